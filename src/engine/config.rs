@@ -1,0 +1,93 @@
+//! Server settings the engine honours, with Swoole's defaults.
+//!
+//! The PHP layer validates `$server->set([...])` and fills this struct; the
+//! engine never sees a PHP value. Settings Swoole accepts but the engine does
+//! not act on are kept by the PHP layer in `$server->setting` only.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// `SWOOLE_BASE` / `SWOOLE_PROCESS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Base,
+    Process,
+}
+
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub mode: Mode,
+    /// Worker processes; Swoole's default is the number of CPUs.
+    pub worker_num: usize,
+    /// Connections a worker keeps open at once; more are closed on accept.
+    pub max_connection: usize,
+    /// Largest request body (and, later, frame) in bytes: 2 MiB by default.
+    pub package_max_length: usize,
+    pub http_parse_post: bool,
+    pub http_parse_cookie: bool,
+    pub http_parse_files: bool,
+    pub upload_tmp_dir: PathBuf,
+    pub http_compression: bool,
+    pub http_compression_level: u32,
+    pub http_compression_min_length: usize,
+    pub document_root: Option<PathBuf>,
+    pub enable_static_handler: bool,
+    /// Time a client has to send a whole request head (an rswoole setting).
+    pub http_header_timeout: Duration,
+    pub log_file: Option<String>,
+    pub log_level: i32,
+    pub enable_coroutine: bool,
+    /// Seconds a stopping worker may take to finish in-flight work.
+    pub max_wait_time: Duration,
+    pub reload_async: bool,
+    pub pid_file: Option<PathBuf>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            mode: Mode::Base,
+            worker_num: cpu_count(),
+            max_connection: 100_000,
+            package_max_length: 2 * 1024 * 1024,
+            http_parse_post: true,
+            http_parse_cookie: true,
+            http_parse_files: true,
+            upload_tmp_dir: PathBuf::from("/tmp"),
+            http_compression: true,
+            http_compression_level: 1,
+            http_compression_min_length: 20,
+            document_root: None,
+            enable_static_handler: false,
+            http_header_timeout: Duration::from_secs(30),
+            log_file: None,
+            log_level: 0,
+            enable_coroutine: true,
+            max_wait_time: Duration::from_secs(3),
+            reload_async: true,
+            pid_file: None,
+        }
+    }
+}
+
+/// Online CPUs, as Swoole's `swoole_cpu_num()`.
+pub fn cpu_count() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_swoole() {
+        let c = ServerConfig::default();
+        assert_eq!(c.package_max_length, 2 * 1024 * 1024);
+        assert_eq!(c.worker_num, cpu_count());
+        assert!(c.enable_coroutine);
+        assert!(c.reload_async);
+        assert_eq!(c.max_wait_time, Duration::from_secs(3));
+    }
+}

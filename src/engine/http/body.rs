@@ -1,0 +1,105 @@
+//! The response body type handed to hyper: a whole buffer, a stream of
+//! `write()` chunks, or a file range read in pieces.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body::{Body, Frame, SizeHint};
+use tokio::sync::mpsc;
+
+const FILE_CHUNK: usize = 64 * 1024;
+
+pub enum RespBody {
+    /// `end($data)`: one buffer, so hyper sends `Content-Length`.
+    Full(Option<Bytes>),
+    /// `write()`: chunks until the sender is dropped by `end()`.
+    Chunks(mpsc::UnboundedReceiver<Bytes>),
+    /// `sendfile()` and the static handler: `remaining` bytes from the file.
+    File { file: File, remaining: u64 },
+}
+
+impl RespBody {
+    pub fn empty() -> Self {
+        RespBody::Full(None)
+    }
+
+    pub fn full(b: impl Into<Bytes>) -> Self {
+        let b = b.into();
+        if b.is_empty() {
+            RespBody::Full(None)
+        } else {
+            RespBody::Full(Some(b))
+        }
+    }
+
+    /// A file range; the file is positioned at `offset`.
+    pub fn file(mut file: File, offset: u64, len: u64) -> std::io::Result<Self> {
+        file.seek(SeekFrom::Start(offset))?;
+        Ok(RespBody::File {
+            file,
+            remaining: len,
+        })
+    }
+}
+
+impl Body for RespBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        match self.get_mut() {
+            RespBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            RespBody::Chunks(rx) => match rx.poll_recv(cx) {
+                Poll::Ready(Some(b)) => Poll::Ready(Some(Ok(Frame::data(b)))),
+                Poll::Ready(None) => Poll::Ready(None),
+                Poll::Pending => Poll::Pending,
+            },
+            RespBody::File { file, remaining } => {
+                if *remaining == 0 {
+                    return Poll::Ready(None);
+                }
+                // Local files: a blocking read of one chunk is short and
+                // bounded, and keeps the worker free of a thread pool.
+                let want = (*remaining).min(FILE_CHUNK as u64) as usize;
+                let mut buf = vec![0u8; want];
+                match file.read(&mut buf) {
+                    Ok(0) => {
+                        *remaining = 0;
+                        Poll::Ready(Some(Err(std::io::Error::new(
+                            std::io::ErrorKind::UnexpectedEof,
+                            "file shrank while being sent",
+                        ))))
+                    }
+                    Ok(n) => {
+                        buf.truncate(n);
+                        *remaining -= n as u64;
+                        Poll::Ready(Some(Ok(Frame::data(Bytes::from(buf)))))
+                    }
+                    Err(e) => Poll::Ready(Some(Err(e))),
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            RespBody::Full(b) => b.is_none(),
+            RespBody::Chunks(_) => false,
+            RespBody::File { remaining, .. } => *remaining == 0,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            RespBody::Full(b) => SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
+            RespBody::Chunks(_) => SizeHint::default(),
+            RespBody::File { remaining, .. } => SizeHint::with_exact(*remaining),
+        }
+    }
+}

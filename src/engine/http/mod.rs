@@ -1,0 +1,12 @@
+//! HTTP/1.1 on hyper: one connection task per client inside a worker.
+
+pub mod body;
+pub mod conn;
+pub mod form;
+pub mod mime;
+pub mod request;
+pub mod response;
+pub mod static_files;
+
+pub use request::HttpRequest;
+pub use response::{Coding, RespContext, RespError, Responder};

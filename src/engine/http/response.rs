@@ -1,0 +1,377 @@
+//! `Responder`: the engine side of `Swoole\Http\Response`.
+//!
+//! The hyper service waits on a oneshot for the response head. `end()`,
+//! `write()` or `sendfile()` send it; if the `Responder` is dropped without
+//! any of them (an exception, a forgotten `end()`), the sender drops and the
+//! service answers 500 itself, so a client always gets an answer.
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::rc::Rc;
+
+use bytes::Bytes;
+use http::header::{HeaderName, HeaderValue};
+use http::{Response, StatusCode};
+use tokio::sync::{mpsc, oneshot};
+
+use super::body::RespBody;
+use super::mime;
+
+/// Why a response call was refused; the PHP layer turns it into a warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RespError {
+    /// The response was ended, or the client is gone.
+    Unavailable,
+    /// A status code outside 100..=999 or a header with CR/LF in it.
+    Invalid(String),
+    /// A file for `sendfile()` could not be opened or read.
+    File(String),
+}
+
+/// Content coding chosen from the request's `Accept-Encoding`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coding {
+    Gzip,
+    Deflate,
+}
+
+impl Coding {
+    /// Picks gzip over deflate, as Swoole does when both are offered.
+    pub fn from_accept(accept: &[u8]) -> Option<Coding> {
+        let s = String::from_utf8_lossy(accept).to_ascii_lowercase();
+        let offered = |name: &str| {
+            s.split(',').any(|item| {
+                let mut it = item.trim().split(';');
+                let n = it.next().unwrap_or("").trim();
+                let q_zero = it.any(|p| {
+                    let p = p.trim();
+                    p == "q=0" || p == "q=0.0" || p == "q=0.00" || p == "q=0.000"
+                });
+                n == name && !q_zero
+            })
+        };
+        if offered("gzip") {
+            Some(Coding::Gzip)
+        } else if offered("deflate") {
+            Some(Coding::Deflate)
+        } else {
+            None
+        }
+    }
+}
+
+/// What the response needs to know about its request and the server settings.
+#[derive(Debug, Clone)]
+pub struct RespContext {
+    pub is_head: bool,
+    pub keep_alive: bool,
+    pub coding: Option<Coding>,
+    /// `(level, min_length)` when `http_compression` is on.
+    pub compression: Option<(u32, usize)>,
+}
+
+struct State {
+    status: u16,
+    reason: Option<String>,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    head_tx: Option<oneshot::Sender<Response<RespBody>>>,
+    chunk_tx: Option<mpsc::UnboundedSender<Bytes>>,
+    ended: bool,
+    ctx: RespContext,
+}
+
+#[derive(Clone)]
+pub struct Responder(Rc<RefCell<State>>);
+
+impl Responder {
+    pub fn new(ctx: RespContext) -> (Responder, oneshot::Receiver<Response<RespBody>>) {
+        let (tx, rx) = oneshot::channel();
+        let state = State {
+            status: 200,
+            reason: None,
+            headers: Vec::new(),
+            head_tx: Some(tx),
+            chunk_tx: None,
+            ended: false,
+            ctx,
+        };
+        (Responder(Rc::new(RefCell::new(state))), rx)
+    }
+
+    /// False once ended, or once the client went away.
+    pub fn is_writable(&self) -> bool {
+        let s = self.0.borrow();
+        if s.ended {
+            return false;
+        }
+        match (&s.head_tx, &s.chunk_tx) {
+            (Some(tx), _) => !tx.is_closed(),
+            (None, Some(tx)) => !tx.is_closed(),
+            (None, None) => false,
+        }
+    }
+
+    /// True once the head went out (after `write()` or `end()`).
+    pub fn head_sent(&self) -> bool {
+        self.0.borrow().head_tx.is_none()
+    }
+
+    pub fn status(&self, code: i64, reason: Option<&str>) -> Result<(), RespError> {
+        let mut s = self.0.borrow_mut();
+        if s.ended || s.head_tx.is_none() {
+            return Err(RespError::Unavailable);
+        }
+        if !(100..=999).contains(&code) {
+            return Err(RespError::Invalid(format!("invalid status code {code}")));
+        }
+        s.status = code as u16;
+        s.reason = reason.filter(|r| !r.is_empty()).map(str::to_string);
+        Ok(())
+    }
+
+    /// Adds (or with `replace`, replaces) a header.
+    pub fn header(&self, name: &str, value: &[u8], replace: bool) -> Result<(), RespError> {
+        let mut s = self.0.borrow_mut();
+        if s.ended || s.head_tx.is_none() {
+            return Err(RespError::Unavailable);
+        }
+        let n = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| RespError::Invalid(format!("invalid header name '{name}'")))?;
+        let v = HeaderValue::from_bytes(value)
+            .map_err(|_| RespError::Invalid(format!("invalid value for header '{name}'")))?;
+        if replace {
+            s.headers.retain(|(k, _)| k != n);
+        }
+        s.headers.push((n, v));
+        Ok(())
+    }
+
+    /// Streams a chunk; the first one sends the head with chunked encoding.
+    pub fn write(&self, data: Bytes) -> Result<(), RespError> {
+        let mut s = self.0.borrow_mut();
+        if s.ended {
+            return Err(RespError::Unavailable);
+        }
+        if s.chunk_tx.is_none() {
+            let (tx, rx) = mpsc::unbounded_channel();
+            let resp = s.build(RespBody::Chunks(rx), None)?;
+            let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
+            head_tx.send(resp).map_err(|_| RespError::Unavailable)?;
+            s.chunk_tx = Some(tx);
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        let tx = s.chunk_tx.as_ref().ok_or(RespError::Unavailable)?;
+        tx.send(data).map_err(|_| RespError::Unavailable)
+    }
+
+    /// Ends the response, with a last piece of body.
+    pub fn end(&self, data: Bytes) -> Result<(), RespError> {
+        let mut s = self.0.borrow_mut();
+        if s.ended {
+            return Err(RespError::Unavailable);
+        }
+        if let Some(tx) = s.chunk_tx.take() {
+            s.ended = true;
+            if !data.is_empty() {
+                tx.send(data).map_err(|_| RespError::Unavailable)?;
+            }
+            return Ok(());
+        }
+        let (body, coding) = s.maybe_compress(data);
+        let resp = s.build(RespBody::full(body), coding)?;
+        s.ended = true;
+        let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
+        head_tx.send(resp).map_err(|_| RespError::Unavailable)
+    }
+
+    /// Sends `length` bytes (0: to the end) of a file from `offset`.
+    pub fn sendfile(&self, path: &std::path::Path, offset: u64, length: u64) -> Result<(), RespError> {
+        let mut s = self.0.borrow_mut();
+        if s.ended || s.head_tx.is_none() {
+            return Err(RespError::Unavailable);
+        }
+        let file = std::fs::File::open(path)
+            .map_err(|e| RespError::File(format!("open({}) failed: {e}", path.display())))?;
+        let size = file
+            .metadata()
+            .map_err(|e| RespError::File(format!("stat({}) failed: {e}", path.display())))?
+            .len();
+        if offset > size || (length > 0 && offset + length > size) {
+            return Err(RespError::File(format!(
+                "offset={offset}, length={length} is out of the file size {size}"
+            )));
+        }
+        let len = if length == 0 { size - offset } else { length };
+        if !s.headers.iter().any(|(k, _)| k == http::header::CONTENT_TYPE) {
+            s.headers.push((
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_static(mime::for_path(path)),
+            ));
+        }
+        let body = RespBody::file(file, offset, len)
+            .map_err(|e| RespError::File(format!("seek failed: {e}")))?;
+        let resp = s.build(body, None)?;
+        s.ended = true;
+        let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
+        head_tx.send(resp).map_err(|_| RespError::Unavailable)
+    }
+
+    /// Answers `code` with an empty body if nothing was sent yet; cuts a
+    /// chunked stream short otherwise. Used after a PHP failure.
+    pub fn fail(&self, code: u16) {
+        let mut s = self.0.borrow_mut();
+        if s.ended {
+            return;
+        }
+        s.ended = true;
+        s.chunk_tx = None;
+        if let Some(tx) = s.head_tx.take() {
+            let _ = tx.send(simple(code, "", false));
+        }
+    }
+}
+
+impl State {
+    fn has(&self, name: &HeaderName) -> bool {
+        self.headers.iter().any(|(k, _)| k == name)
+    }
+
+    fn maybe_compress(&self, data: Bytes) -> (Bytes, Option<Coding>) {
+        let (Some((level, min_len)), Some(coding)) = (self.ctx.compression, self.ctx.coding) else {
+            return (data, None);
+        };
+        if data.len() < min_len || self.has(&http::header::CONTENT_ENCODING) {
+            return (data, None);
+        }
+        let level = flate2::Compression::new(level.clamp(1, 9));
+        let out = match coding {
+            Coding::Gzip => {
+                let mut e = flate2::write::GzEncoder::new(Vec::with_capacity(data.len() / 2), level);
+                e.write_all(&data).and_then(|_| e.finish())
+            }
+            Coding::Deflate => {
+                let mut e =
+                    flate2::write::ZlibEncoder::new(Vec::with_capacity(data.len() / 2), level);
+                e.write_all(&data).and_then(|_| e.finish())
+            }
+        };
+        match out {
+            Ok(v) => (Bytes::from(v), Some(coding)),
+            Err(_) => (data, None),
+        }
+    }
+
+    fn build(&mut self, body: RespBody, coding: Option<Coding>) -> Result<Response<RespBody>, RespError> {
+        let status = StatusCode::from_u16(self.status)
+            .map_err(|_| RespError::Invalid(format!("invalid status code {}", self.status)))?;
+        let mut resp = Response::new(body);
+        *resp.status_mut() = status;
+        if let Some(reason) = self.reason.take() {
+            if let Ok(r) = hyper::ext::ReasonPhrase::try_from(reason.into_bytes()) {
+                resp.extensions_mut().insert(r);
+            }
+        }
+        let h = resp.headers_mut();
+        h.reserve(self.headers.len() + 4);
+        for (k, v) in self.headers.drain(..) {
+            h.append(k, v);
+        }
+        if !h.contains_key(http::header::SERVER) {
+            h.insert(http::header::SERVER, HeaderValue::from_static("swoole-http-server"));
+        }
+        if !h.contains_key(http::header::CONTENT_TYPE) {
+            h.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("text/html"));
+        }
+        if !h.contains_key(http::header::CONNECTION) {
+            h.insert(
+                http::header::CONNECTION,
+                HeaderValue::from_static(if self.ctx.keep_alive { "keep-alive" } else { "close" }),
+            );
+        }
+        if let Some(c) = coding {
+            h.insert(
+                http::header::CONTENT_ENCODING,
+                HeaderValue::from_static(match c {
+                    Coding::Gzip => "gzip",
+                    Coding::Deflate => "deflate",
+                }),
+            );
+            h.append(http::header::VARY, HeaderValue::from_static("Accept-Encoding"));
+        }
+        Ok(resp)
+    }
+}
+
+/// A small engine-made response (errors, 304s) with the default headers.
+pub fn simple(code: u16, body: &'static str, close: bool) -> Response<RespBody> {
+    let mut resp = Response::new(RespBody::full(Bytes::from_static(body.as_bytes())));
+    *resp.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let h = resp.headers_mut();
+    h.insert(http::header::SERVER, HeaderValue::from_static("swoole-http-server"));
+    h.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("text/html"));
+    if close {
+        h.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> RespContext {
+        RespContext {
+            is_head: false,
+            keep_alive: true,
+            coding: Some(Coding::Gzip),
+            compression: Some((1, 20)),
+        }
+    }
+
+    #[test]
+    fn end_twice_is_refused() {
+        let (r, mut rx) = Responder::new(ctx());
+        r.end(Bytes::from_static(b"hi")).expect("first end");
+        assert_eq!(r.end(Bytes::new()), Err(RespError::Unavailable));
+        assert_eq!(r.header("x", b"y", true), Err(RespError::Unavailable));
+        let resp = rx.try_recv().expect("head");
+        assert_eq!(resp.status(), 200);
+        assert_eq!(resp.headers()["content-type"], "text/html");
+        assert_eq!(resp.headers()["connection"], "keep-alive");
+    }
+
+    #[test]
+    fn dropped_responder_closes_channel() {
+        let (r, mut rx) = Responder::new(ctx());
+        drop(r);
+        assert!(rx.try_recv().is_err());
+    }
+
+    #[test]
+    fn big_bodies_are_gzipped_small_ones_not() {
+        let (r, mut rx) = Responder::new(ctx());
+        r.end(Bytes::from(vec![b'a'; 1000])).expect("end");
+        let resp = rx.try_recv().expect("head");
+        assert_eq!(resp.headers()["content-encoding"], "gzip");
+
+        let (r, mut rx) = Responder::new(ctx());
+        r.end(Bytes::from_static(b"tiny")).expect("end");
+        assert!(rx.try_recv().expect("head").headers().get("content-encoding").is_none());
+    }
+
+    #[test]
+    fn accept_encoding_choice() {
+        assert_eq!(Coding::from_accept(b"deflate, gzip;q=0.5"), Some(Coding::Gzip));
+        assert_eq!(Coding::from_accept(b"deflate"), Some(Coding::Deflate));
+        assert_eq!(Coding::from_accept(b"gzip;q=0, br"), None);
+    }
+
+    #[test]
+    fn bad_status_is_invalid() {
+        let (r, _rx) = Responder::new(ctx());
+        assert!(matches!(r.status(42, None), Err(RespError::Invalid(_))));
+        assert!(matches!(r.header("bad\nname", b"v", true), Err(RespError::Invalid(_))));
+    }
+}

@@ -1,0 +1,16 @@
+//! The engine: processes, sockets, HTTP and timers in plain Rust, no PHP.
+//!
+//! Everything here builds and is tested with `cargo test --no-default-features`.
+//! User code is reached only through [`hooks::Hooks`].
+
+pub mod config;
+pub mod error;
+pub mod hooks;
+pub mod http;
+pub mod listener;
+#[macro_use]
+pub mod log;
+pub mod process;
+pub mod worker;
+
+pub use error::{Error, Result};

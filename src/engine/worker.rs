@@ -1,0 +1,217 @@
+//! A worker process: its own current-thread tokio runtime, built after fork,
+//! accepting from the inherited listening socket and serving HTTP on it.
+//!
+//! States (docs/internals.md): Starting (runtime built, `workerStart` runs)
+//! -> Ready (accepting) -> Draining (SIGTERM or a fatal: no more accepts,
+//! connections finish within `max_wait_time`) -> Exited.
+
+use std::cell::Cell;
+use std::net::TcpListener as StdListener;
+use std::os::fd::AsRawFd;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::net::TcpListener;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::{watch, Notify};
+
+use super::config::ServerConfig;
+use super::hooks::{Hooks, Outcome};
+use super::http::conn;
+use super::log::{self, Role};
+
+/// Worker id of this process; -1 in the master and manager.
+static WORKER_ID: AtomicI32 = AtomicI32::new(-1);
+
+pub fn current_worker_id() -> i32 {
+    WORKER_ID.load(Ordering::Relaxed)
+}
+
+/// Named worker states, logged on each transition at debug level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkerState {
+    Starting,
+    Ready,
+    Draining,
+    Exited,
+}
+
+/// Shared by every task of one worker. `Rc`, not `Arc`: a worker is one thread.
+pub struct WorkerCtx {
+    pub id: usize,
+    pub cfg: Rc<ServerConfig>,
+    pub hooks: Rc<dyn Hooks>,
+    pub server_port: u16,
+    /// Flips to true when the worker starts draining; every connection task
+    /// watches it and asks hyper for a graceful shutdown.
+    pub shutdown: watch::Sender<bool>,
+    /// Set when PHP can no longer run here: the exit code to leave with.
+    pub poisoned: Cell<Option<i32>>,
+    /// Open connections; `drained` fires when it reaches zero.
+    pub conns: Cell<usize>,
+    pub drained: Notify,
+    pub requests: Cell<u64>,
+    state: Cell<WorkerState>,
+    wake: Notify,
+}
+
+impl WorkerCtx {
+    pub fn poison(&self, code: i32) {
+        if self.poisoned.get().is_none() {
+            self.poisoned.set(Some(code));
+        }
+        self.wake.notify_one();
+    }
+
+    fn set_state(&self, s: WorkerState) {
+        crate::rlog!(Debug, "worker#{} {:?} -> {:?}", self.id, self.state.get(), s);
+        self.state.set(s);
+    }
+
+    pub fn state(&self) -> WorkerState {
+        self.state.get()
+    }
+
+    pub fn conn_opened(&self) {
+        self.conns.set(self.conns.get() + 1);
+    }
+
+    pub fn conn_closed(&self) {
+        let n = self.conns.get().saturating_sub(1);
+        self.conns.set(n);
+        if n == 0 {
+            self.drained.notify_waiters();
+        }
+    }
+}
+
+/// Runs worker `id` until it stops; returns the process exit code.
+pub fn run(id: usize, listener: StdListener, cfg: Rc<ServerConfig>, hooks: Rc<dyn Hooks>) -> i32 {
+    WORKER_ID.store(id as i32, Ordering::Relaxed);
+    log::set_role(Role::Worker, id as i32);
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            crate::rlog!(Error, "worker#{id}: cannot build runtime: {e}");
+            return 1;
+        }
+    };
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, async move {
+        let (mut term, mut int) = match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+            (Ok(t), Ok(i)) => (t, i),
+            _ => {
+                crate::rlog!(Error, "worker#{id}: cannot install signal handlers");
+                return 1;
+            }
+        };
+        let stop = async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        };
+        serve(id, listener, cfg, hooks, stop).await
+    })
+}
+
+/// The worker's life inside its runtime. `stop` resolves when the worker
+/// should drain (SIGTERM in production, whatever a test likes in tests).
+pub async fn serve(
+    id: usize,
+    listener: StdListener,
+    cfg: Rc<ServerConfig>,
+    hooks: Rc<dyn Hooks>,
+    stop: impl std::future::Future<Output = ()>,
+) -> i32 {
+    let server_port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let (shutdown, _) = watch::channel(false);
+    let ctx = Rc::new(WorkerCtx {
+        id,
+        cfg: cfg.clone(),
+        hooks: hooks.clone(),
+        server_port,
+        shutdown,
+        poisoned: Cell::new(None),
+        conns: Cell::new(0),
+        drained: Notify::new(),
+        requests: Cell::new(0),
+        state: Cell::new(WorkerState::Starting),
+        wake: Notify::new(),
+    });
+
+    if let Err(e) = listener.set_nonblocking(true) {
+        crate::rlog!(Error, "worker#{id}: set_nonblocking: {e}");
+        return 1;
+    }
+    let listener = match TcpListener::from_std(listener) {
+        Ok(l) => l,
+        Err(e) => {
+            crate::rlog!(Error, "worker#{id}: cannot register listener: {e}");
+            return 1;
+        }
+    };
+    tokio::pin!(stop);
+
+    if let Outcome::Fatal(code) = hooks.on_worker_start(id) {
+        return code;
+    }
+    ctx.set_state(WorkerState::Ready);
+
+    loop {
+        tokio::select! {
+            res = listener.accept() => match res {
+                Ok((stream, peer)) => {
+                    if ctx.conns.get() >= cfg.max_connection {
+                        crate::rlog!(Warning, "worker#{id}: max_connection[{}] reached, closing new connection", cfg.max_connection);
+                        drop(stream);
+                        continue;
+                    }
+                    let _ = stream.set_nodelay(true);
+                    let fd = stream.as_raw_fd() as i64;
+                    ctx.conn_opened();
+                    tokio::task::spawn_local(conn::serve(stream, peer, fd, ctx.clone()));
+                }
+                Err(e) => {
+                    crate::rlog!(Warning, "worker#{id}: accept() failed: {e}");
+                    // EMFILE and friends: back off instead of spinning.
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            },
+            _ = &mut stop => break,
+            _ = ctx.wake.notified() => {
+                if ctx.poisoned.get().is_some() {
+                    break;
+                }
+            }
+        }
+    }
+
+    // Draining: our copy of the listening socket goes, so the kernel hands
+    // new connections to the other workers; open ones finish.
+    ctx.set_state(WorkerState::Draining);
+    drop(listener);
+    ctx.shutdown.send_replace(true);
+    let deadline = Instant::now() + cfg.max_wait_time;
+    while ctx.conns.get() > 0 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            crate::rlog!(Warning, "worker#{id}: {} connection(s) still open after max_wait_time, exiting", ctx.conns.get());
+            break;
+        }
+        let _ = tokio::time::timeout(left, ctx.drained.notified()).await;
+    }
+
+    let code = match ctx.poisoned.get() {
+        // The interpreter is unusable: no more PHP callbacks.
+        Some(code) => code,
+        None => {
+            hooks.on_worker_stop(id);
+            hooks.on_worker_exit(id);
+            0
+        }
+    };
+    ctx.set_state(WorkerState::Exited);
+    code
+}

@@ -1,0 +1,11 @@
+//! rswoole: the Swoole API for PHP 8.1+, implemented in Rust.
+//!
+//! Layers, each depending only on the ones below it (see docs/internals.md):
+//! - `php`: one file per PHP class; the only place that touches Zend values.
+//! - `coro`: the coroutine scheduler over PHP Fibers.
+//! - `engine`: processes, sockets, HTTP, timers; no PHP at all.
+
+pub mod engine;
+
+#[cfg(feature = "php")]
+pub mod php;
