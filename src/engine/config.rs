@@ -61,7 +61,7 @@ impl Default for ServerConfig {
             enable_static_handler: false,
             http_header_timeout: Duration::from_secs(30),
             log_file: None,
-            log_level: 0,
+            log_level: 2,
             enable_coroutine: true,
             max_wait_time: Duration::from_secs(3),
             reload_async: true,

@@ -27,8 +27,8 @@ pub fn bind_tcp(host: &str, port: u16, ipv6: bool, backlog: i32) -> Result<TcpLi
     } else {
         Domain::IPV4
     };
-    let sock =
-        Socket::new(domain, Type::STREAM, Some(Protocol::TCP)).map_err(|e| Error::listen(&shown, e))?;
+    let sock = Socket::new(domain, Type::STREAM, Some(Protocol::TCP))
+        .map_err(|e| Error::listen(&shown, e))?;
     sock.set_reuse_address(true)
         .map_err(|e| Error::listen(&shown, e))?;
     if addr.is_ipv6() {

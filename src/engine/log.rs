@@ -156,7 +156,10 @@ mod tests {
         set_role(Role::Worker, 3);
         let line = format_line(Level::Warning, "hello");
         assert!(line.starts_with('['), "{line}");
-        assert!(line.contains(&format!("*{}.3]", std::process::id())), "{line}");
+        assert!(
+            line.contains(&format!("*{}.3]", std::process::id())),
+            "{line}"
+        );
         assert!(line.ends_with("\tWARNING\thello\n"), "{line}");
     }
 }

@@ -166,7 +166,10 @@ pub fn run(cfg: ServerConfig, listener: TcpListener, hooks: Rc<dyn Hooks>) -> Re
             }
         }
         if GOT_ALARM.swap(false, Ordering::SeqCst) && stopping {
-            crate::rlog!(Warning, "workers did not exit within max_wait_time: killing them");
+            crate::rlog!(
+                Warning,
+                "workers did not exit within max_wait_time: killing them"
+            );
             m.kill_all(Signal::SIGKILL);
         }
         if stopping && m.workers.is_empty() {

@@ -65,7 +65,13 @@ impl WorkerCtx {
     }
 
     fn set_state(&self, s: WorkerState) {
-        crate::rlog!(Debug, "worker#{} {:?} -> {:?}", self.id, self.state.get(), s);
+        crate::rlog!(
+            Debug,
+            "worker#{} {:?} -> {:?}",
+            self.id,
+            self.state.get(),
+            s
+        );
         self.state.set(s);
     }
 
@@ -90,7 +96,10 @@ impl WorkerCtx {
 pub fn run(id: usize, listener: StdListener, cfg: Rc<ServerConfig>, hooks: Rc<dyn Hooks>) -> i32 {
     WORKER_ID.store(id as i32, Ordering::Relaxed);
     log::set_role(Role::Worker, id as i32);
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             crate::rlog!(Error, "worker#{id}: cannot build runtime: {e}");
@@ -99,7 +108,10 @@ pub fn run(id: usize, listener: StdListener, cfg: Rc<ServerConfig>, hooks: Rc<dy
     };
     let local = tokio::task::LocalSet::new();
     local.block_on(&rt, async move {
-        let (mut term, mut int) = match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+        let (mut term, mut int) = match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
             (Ok(t), Ok(i)) => (t, i),
             _ => {
                 crate::rlog!(Error, "worker#{id}: cannot install signal handlers");
@@ -197,7 +209,11 @@ pub async fn serve(
     while ctx.conns.get() > 0 {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            crate::rlog!(Warning, "worker#{id}: {} connection(s) still open after max_wait_time, exiting", ctx.conns.get());
+            crate::rlog!(
+                Warning,
+                "worker#{id}: {} connection(s) still open after max_wait_time, exiting",
+                ctx.conns.get()
+            );
             break;
         }
         let _ = tokio::time::timeout(left, ctx.drained.notified()).await;

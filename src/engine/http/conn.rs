@@ -90,7 +90,9 @@ async fn handle(
     if cfg.enable_static_handler {
         if let Some(root) = &cfg.document_root {
             if let Some(file) = static_files::resolve(root, req.uri().path()) {
-                if let Some(resp) = static_files::serve(&file, req.method(), req.headers(), keep_alive) {
+                if let Some(resp) =
+                    static_files::serve(&file, req.method(), req.headers(), keep_alive)
+                {
                     return Ok(resp);
                 }
             }

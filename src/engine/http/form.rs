@@ -17,15 +17,13 @@ pub fn url_decode(input: &[u8]) -> Vec<u8> {
     while i < input.len() {
         match input[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < input.len() => {
-                match (hex(input[i + 1]), hex(input[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push(h << 4 | l);
-                        i += 2;
-                    }
-                    _ => out.push(b'%'),
+            b'%' if i + 2 < input.len() => match (hex(input[i + 1]), hex(input[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    i += 2;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             c => out.push(c),
         }
         i += 1;

@@ -187,7 +187,12 @@ impl Responder {
     }
 
     /// Sends `length` bytes (0: to the end) of a file from `offset`.
-    pub fn sendfile(&self, path: &std::path::Path, offset: u64, length: u64) -> Result<(), RespError> {
+    pub fn sendfile(
+        &self,
+        path: &std::path::Path,
+        offset: u64,
+        length: u64,
+    ) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
         if s.ended || s.head_tx.is_none() {
             return Err(RespError::Unavailable);
@@ -204,7 +209,11 @@ impl Responder {
             )));
         }
         let len = if length == 0 { size - offset } else { length };
-        if !s.headers.iter().any(|(k, _)| k == http::header::CONTENT_TYPE) {
+        if !s
+            .headers
+            .iter()
+            .any(|(k, _)| k == http::header::CONTENT_TYPE)
+        {
             s.headers.push((
                 http::header::CONTENT_TYPE,
                 HeaderValue::from_static(mime::for_path(path)),
@@ -248,7 +257,8 @@ impl State {
         let level = flate2::Compression::new(level.clamp(1, 9));
         let out = match coding {
             Coding::Gzip => {
-                let mut e = flate2::write::GzEncoder::new(Vec::with_capacity(data.len() / 2), level);
+                let mut e =
+                    flate2::write::GzEncoder::new(Vec::with_capacity(data.len() / 2), level);
                 e.write_all(&data).and_then(|_| e.finish())
             }
             Coding::Deflate => {
@@ -263,7 +273,11 @@ impl State {
         }
     }
 
-    fn build(&mut self, body: RespBody, coding: Option<Coding>) -> Result<Response<RespBody>, RespError> {
+    fn build(
+        &mut self,
+        body: RespBody,
+        coding: Option<Coding>,
+    ) -> Result<Response<RespBody>, RespError> {
         let status = StatusCode::from_u16(self.status)
             .map_err(|_| RespError::Invalid(format!("invalid status code {}", self.status)))?;
         let mut resp = Response::new(body);
@@ -279,15 +293,25 @@ impl State {
             h.append(k, v);
         }
         if !h.contains_key(http::header::SERVER) {
-            h.insert(http::header::SERVER, HeaderValue::from_static("swoole-http-server"));
+            h.insert(
+                http::header::SERVER,
+                HeaderValue::from_static("swoole-http-server"),
+            );
         }
         if !h.contains_key(http::header::CONTENT_TYPE) {
-            h.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("text/html"));
+            h.insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html"),
+            );
         }
         if !h.contains_key(http::header::CONNECTION) {
             h.insert(
                 http::header::CONNECTION,
-                HeaderValue::from_static(if self.ctx.keep_alive { "keep-alive" } else { "close" }),
+                HeaderValue::from_static(if self.ctx.keep_alive {
+                    "keep-alive"
+                } else {
+                    "close"
+                }),
             );
         }
         if let Some(c) = coding {
@@ -298,7 +322,10 @@ impl State {
                     Coding::Deflate => "deflate",
                 }),
             );
-            h.append(http::header::VARY, HeaderValue::from_static("Accept-Encoding"));
+            h.append(
+                http::header::VARY,
+                HeaderValue::from_static("Accept-Encoding"),
+            );
         }
         Ok(resp)
     }
@@ -309,8 +336,14 @@ pub fn simple(code: u16, body: &'static str, close: bool) -> Response<RespBody> 
     let mut resp = Response::new(RespBody::full(Bytes::from_static(body.as_bytes())));
     *resp.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let h = resp.headers_mut();
-    h.insert(http::header::SERVER, HeaderValue::from_static("swoole-http-server"));
-    h.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("text/html"));
+    h.insert(
+        http::header::SERVER,
+        HeaderValue::from_static("swoole-http-server"),
+    );
+    h.insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html"),
+    );
     if close {
         h.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
     }
@@ -358,12 +391,20 @@ mod tests {
 
         let (r, mut rx) = Responder::new(ctx());
         r.end(Bytes::from_static(b"tiny")).expect("end");
-        assert!(rx.try_recv().expect("head").headers().get("content-encoding").is_none());
+        assert!(rx
+            .try_recv()
+            .expect("head")
+            .headers()
+            .get("content-encoding")
+            .is_none());
     }
 
     #[test]
     fn accept_encoding_choice() {
-        assert_eq!(Coding::from_accept(b"deflate, gzip;q=0.5"), Some(Coding::Gzip));
+        assert_eq!(
+            Coding::from_accept(b"deflate, gzip;q=0.5"),
+            Some(Coding::Gzip)
+        );
         assert_eq!(Coding::from_accept(b"deflate"), Some(Coding::Deflate));
         assert_eq!(Coding::from_accept(b"gzip;q=0, br"), None);
     }
@@ -372,6 +413,9 @@ mod tests {
     fn bad_status_is_invalid() {
         let (r, _rx) = Responder::new(ctx());
         assert!(matches!(r.status(42, None), Err(RespError::Invalid(_))));
-        assert!(matches!(r.header("bad\nname", b"v", true), Err(RespError::Invalid(_))));
+        assert!(matches!(
+            r.header("bad\nname", b"v", true),
+            Err(RespError::Invalid(_))
+        ));
     }
 }

@@ -29,19 +29,30 @@ pub fn resolve(root: &Path, req_path: &str) -> Option<PathBuf> {
 }
 
 /// Serves `file` for a GET or HEAD request.
-pub fn serve(file: &Path, method: &Method, req_headers: &HeaderMap, keep_alive: bool) -> Option<Response<RespBody>> {
+pub fn serve(
+    file: &Path,
+    method: &Method,
+    req_headers: &HeaderMap,
+    keep_alive: bool,
+) -> Option<Response<RespBody>> {
     if method != Method::GET && method != Method::HEAD {
         return None;
     }
     let f = std::fs::File::open(file).ok()?;
     let meta = f.metadata().ok()?;
     let mtime = meta.modified().unwrap_or(UNIX_EPOCH);
-    let secs = mtime.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let secs = mtime
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     let etag = format!("\"{:x}-{:x}\"", secs, meta.len());
     let last_modified = httpdate::fmt_http_date(UNIX_EPOCH + std::time::Duration::from_secs(secs));
 
     let not_modified = match req_headers.get(header::IF_NONE_MATCH) {
-        Some(inm) => inm.to_str().map(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*")).unwrap_or(false),
+        Some(inm) => inm
+            .to_str()
+            .map(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"))
+            .unwrap_or(false),
         None => req_headers
             .get(header::IF_MODIFIED_SINCE)
             .and_then(|v| v.to_str().ok())
@@ -64,7 +75,10 @@ pub fn serve(file: &Path, method: &Method, req_headers: &HeaderMap, keep_alive: 
         r
     };
     let h = resp.headers_mut();
-    h.insert(header::SERVER, HeaderValue::from_static("swoole-http-server"));
+    h.insert(
+        header::SERVER,
+        HeaderValue::from_static("swoole-http-server"),
+    );
     if let Ok(v) = HeaderValue::from_str(&etag) {
         h.insert(header::ETAG, v);
     }

@@ -1,0 +1,108 @@
+//! The boundary between the engine and the PHP interpreter: every call from
+//! Rust into PHP user code goes through [`call`].
+//!
+//! After each call it decides, in this one place, what happens to what the
+//! call left behind (see docs/internals.md, "Failures"):
+//! - a pending exception is taken out of the engine, logged like PHP's own
+//!   "PHP Fatal error:  Uncaught ..." with its trace, and reported as
+//!   [`CallError::Exception`]; the caller answers 500 and keeps serving;
+//! - `exit()` (an unwind-exit, not a real exception) becomes [`CallError::Exit`];
+//! - a bailout (fatal error, memory limit) becomes [`CallError::Fatal`]: the
+//!   interpreter is not safe to use again in this process;
+//! - a Rust panic below becomes [`CallError::Fatal`] too, never an abort.
+
+use std::panic::AssertUnwindSafe;
+use std::ptr;
+
+use ext_php_rs::ffi::{self, zend_object};
+use ext_php_rs::types::{ZendObject, Zval};
+use ext_php_rs::zend::{try_catch, CatchError, ExecutorGlobals};
+
+use crate::engine::log;
+
+extern "C" {
+    // ZEND_API bool zend_is_unwind_exit(const zend_object *ex);
+    fn zend_is_unwind_exit(ex: *const zend_object) -> bool;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallError {
+    /// An uncaught exception; it was logged and cleared.
+    Exception,
+    /// `exit($code)` was called.
+    Exit(i32),
+    /// A fatal error or a panic: this process must not run PHP again.
+    Fatal(i32),
+}
+
+/// Calls `callable` with `args` and returns its result.
+pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
+    let mut retval = Zval::new();
+    let argc = args.len() as u32;
+    let argv = args.as_mut_ptr();
+    let outcome = try_catch(AssertUnwindSafe(|| {
+        // SAFETY: we are on the PHP thread inside a running request; the
+        // callable, argument array and return slot are live for the call,
+        // and `_call_user_function_impl` only reads `argc` arguments.
+        unsafe {
+            ffi::_call_user_function_impl(
+                ptr::null_mut(),
+                ptr::from_ref(callable).cast_mut(),
+                &raw mut retval,
+                argc,
+                argv,
+                ptr::null_mut(),
+            )
+        }
+    }));
+    match outcome {
+        Err(CatchError::Bailout) => return Err(CallError::Fatal(255)),
+        Err(e) => {
+            log::write_raw(&format!("PHP Fatal error:  rswoole internal error: {e}\n"));
+            return Err(CallError::Fatal(255));
+        }
+        Ok(_) => {}
+    }
+    if let Some(ex) = ExecutorGlobals::take_exception() {
+        // SAFETY: `ex` is a live exception object we now own.
+        if unsafe { zend_is_unwind_exit(ptr::from_ref::<ZendObject>(&ex).cast()) } {
+            let code = ExecutorGlobals::get().exit_status;
+            return Err(CallError::Exit(code));
+        }
+        report_uncaught(&ex);
+        return Err(CallError::Exception);
+    }
+    Ok(retval)
+}
+
+/// Calls a callback whose result does not matter, for lifecycle events.
+pub fn call_void(callable: &Zval, args: &mut [Zval]) -> Result<(), CallError> {
+    call(callable, args).map(|_| ())
+}
+
+/// Logs an exception the way PHP reports an uncaught one.
+pub fn report_uncaught(ex: &ZendObject) {
+    let text = ex
+        .try_call_method("__toString", vec![])
+        .ok()
+        .and_then(|z| z.string())
+        .unwrap_or_else(|| {
+            ex.get_class_name()
+                .unwrap_or_else(|_| "exception".to_string())
+        });
+    let file = ex
+        .try_call_method("getFile", vec![])
+        .ok()
+        .and_then(|z| z.string())
+        .unwrap_or_default();
+    let line = ex
+        .try_call_method("getLine", vec![])
+        .ok()
+        .and_then(|z| z.long())
+        .unwrap_or(0);
+    // A failure inside __toString itself must not leave a new exception behind.
+    drop(ExecutorGlobals::take_exception());
+    log::write_raw(&format!(
+        "PHP Fatal error:  Uncaught {text}\n  thrown in {file} on line {line}\n"
+    ));
+}

@@ -1,0 +1,349 @@
+//! `Swoole\Http\Request`: the request arrays (`header`, `server`, `get`,
+//! `post`, `cookie`, `files`) are built from the engine's `HttpRequest` on
+//! first access, once, and cached as real PHP arrays.
+//!
+//! Query strings, bodies and cookies are split into pairs by the engine and
+//! handed to PHP's own `php_register_variable_safe`, so `a[]=1&b[x]=2`
+//! nests exactly as it does in `$_GET`.
+
+use std::cell::RefCell;
+use std::ffi::CString;
+use std::path::PathBuf;
+
+use bytes::Bytes;
+use ext_php_rs::ffi;
+use ext_php_rs::prelude::*;
+use ext_php_rs::types::{ZendHashTable, ZendStr, Zval};
+
+use crate::engine::http::form;
+
+extern "C" {
+    // PHPAPI void php_register_variable_ex(const char *var, zval *val, zval *track_vars_array);
+    fn php_register_variable_ex(var: *const std::ffi::c_char, val: *mut Zval, track: *mut Zval);
+}
+use crate::engine::http::HttpRequest;
+
+/// What the request needs of the server settings.
+#[derive(Clone)]
+pub struct ParseOptions {
+    pub parse_post: bool,
+    pub parse_cookie: bool,
+    pub upload_tmp_dir: PathBuf,
+}
+
+#[derive(Default)]
+struct Cache {
+    header: Option<Zval>,
+    server: Option<Zval>,
+    get: Option<Zval>,
+    cookie: Option<Zval>,
+    /// `post` and `files` come from one pass over the body.
+    body_parsed: bool,
+    post: Option<Zval>,
+    files: Option<Zval>,
+}
+
+#[php_class]
+#[php(name = "Swoole\\Http\\Request")]
+pub struct Request {
+    req: HttpRequest,
+    opts: ParseOptions,
+    cache: RefCell<Cache>,
+    /// Uploads written for this request; removed when the request is freed.
+    tmpfiles: RefCell<Vec<PathBuf>>,
+}
+
+pub fn bytes_zval(b: &[u8]) -> Zval {
+    let mut z = Zval::new();
+    z.set_zend_string(ZendStr::new(b, false));
+    z
+}
+
+fn array_zval(ht: ext_php_rs::boxed::ZBox<ZendHashTable>) -> Zval {
+    let mut z = Zval::new();
+    z.set_hashtable(ht);
+    z
+}
+
+fn empty_array() -> Zval {
+    array_zval(ZendHashTable::new())
+}
+
+/// Registers `name=value` into the array in `track` with PHP's nesting rules.
+fn register_var(track: &mut Zval, name: &[u8], value: &[u8]) {
+    let Ok(cname) = CString::new(name.split(|&c| c == 0).next().unwrap_or(b"")) else {
+        return;
+    };
+    // SAFETY: `cname` is NUL-terminated, `value` is valid for its length and
+    // `track` is an array zval we own; PHP copies what it keeps.
+    unsafe {
+        ffi::php_register_variable_safe(cname.as_ptr(), value.as_ptr().cast(), value.len(), track);
+    }
+}
+
+/// Registers an arbitrary value (moved into PHP) under `name`.
+fn register_value(track: &mut Zval, name: &[u8], value: Zval) {
+    let Ok(cname) = CString::new(name.split(|&c| c == 0).next().unwrap_or(b"")) else {
+        return;
+    };
+    let mut value = std::mem::ManuallyDrop::new(value);
+    // SAFETY: php_register_variable_ex takes ownership of `value` (it is
+    // moved into the array or released by PHP), hence the ManuallyDrop.
+    unsafe {
+        php_register_variable_ex(cname.as_ptr(), &mut *value, track);
+    }
+}
+
+fn pairs_zval(pairs: Vec<(Vec<u8>, Vec<u8>)>) -> Zval {
+    let mut arr = empty_array();
+    for (k, v) in pairs {
+        register_var(&mut arr, &k, &v);
+    }
+    arr
+}
+
+impl Request {
+    pub fn new(req: HttpRequest, opts: ParseOptions) -> Self {
+        Request {
+            req,
+            opts,
+            cache: RefCell::new(Cache::default()),
+            tmpfiles: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn build_header(&self) -> Zval {
+        let mut ht = ZendHashTable::new();
+        for (k, v) in &self.req.headers {
+            if k == "cookie" && self.opts.parse_cookie {
+                continue;
+            }
+            let _ = ht.insert(k.as_str(), bytes_zval(v));
+        }
+        array_zval(ht)
+    }
+
+    fn build_server(&self) -> Zval {
+        let r = &self.req;
+        let mut ht = ZendHashTable::new();
+        if let Some(q) = r.query.as_ref().filter(|q| !q.is_empty()) {
+            let _ = ht.insert("query_string", q.as_str());
+        }
+        let _ = ht.insert("request_method", r.method.as_str());
+        let _ = ht.insert("request_uri", r.path.as_str());
+        let _ = ht.insert(
+            "path_info",
+            bytes_zval(&form::url_decode(r.path.as_bytes())),
+        );
+        let _ = ht.insert("request_time", r.time as i64);
+        let _ = ht.insert("request_time_float", r.time);
+        let _ = ht.insert("server_protocol", r.protocol);
+        let _ = ht.insert("server_port", r.server_port as i64);
+        let _ = ht.insert("remote_port", r.peer.port() as i64);
+        let _ = ht.insert("remote_addr", r.peer.ip().to_string());
+        let _ = ht.insert("master_time", r.master_time);
+        array_zval(ht)
+    }
+
+    fn parse_body(&self, cache: &mut Cache) {
+        cache.body_parsed = true;
+        if !self.opts.parse_post || self.req.body.is_empty() {
+            return;
+        }
+        let ct = self.req.header("content-type").cloned().unwrap_or_default();
+        let lower = String::from_utf8_lossy(&ct).to_ascii_lowercase();
+        if lower.starts_with("application/x-www-form-urlencoded") {
+            cache.post = Some(pairs_zval(form::parse_query(&self.req.body)));
+        } else if let Some(boundary) = form::multipart_boundary(&ct) {
+            let mut post = empty_array();
+            let mut files = empty_array();
+            let (mut any_post, mut any_file) = (false, false);
+            for part in form::parse_multipart(&self.req.body, &boundary) {
+                match &part.filename {
+                    None => {
+                        any_post = true;
+                        register_var(&mut post, &part.name, &part.data);
+                    }
+                    Some(fname) => {
+                        any_file = true;
+                        let info = self.save_file(fname, &part.content_type, &part.data);
+                        register_value(&mut files, &part.name, info);
+                    }
+                }
+            }
+            if any_post {
+                cache.post = Some(post);
+            }
+            if any_file {
+                cache.files = Some(files);
+            }
+        }
+    }
+
+    /// Writes one upload and returns its `$_FILES`-style entry.
+    fn save_file(&self, name: &[u8], ctype: &[u8], data: &Bytes) -> Zval {
+        let mut ht = ZendHashTable::new();
+        let _ = ht.insert("name", bytes_zval(name));
+        let _ = ht.insert("type", bytes_zval(ctype));
+        match form::save_upload(&self.opts.upload_tmp_dir, data) {
+            Ok(path) => {
+                let _ = ht.insert("tmp_name", bytes_zval(form::path_bytes(&path)));
+                let _ = ht.insert("error", 0i64);
+                let _ = ht.insert("size", data.len() as i64);
+                self.tmpfiles.borrow_mut().push(path);
+            }
+            Err(e) => {
+                crate::rlog!(
+                    Warning,
+                    "upload: cannot write to {}: {e}",
+                    self.opts.upload_tmp_dir.display()
+                );
+                let _ = ht.insert("tmp_name", "");
+                // UPLOAD_ERR_CANT_WRITE
+                let _ = ht.insert("error", 7i64);
+                let _ = ht.insert("size", 0i64);
+            }
+        }
+        array_zval(ht)
+    }
+
+    fn cached(
+        &self,
+        pick: fn(&mut Cache) -> &mut Option<Zval>,
+        build: impl FnOnce(&Self) -> Option<Zval>,
+    ) -> Zval {
+        let mut cache = self.cache.borrow_mut();
+        let slot = pick(&mut cache);
+        if slot.is_none() {
+            *slot = build(self);
+        }
+        slot.as_ref().map(Zval::shallow_clone).unwrap_or_default()
+    }
+
+    fn body_field(&self, pick: fn(&mut Cache) -> &mut Option<Zval>) -> Zval {
+        let mut cache = self.cache.borrow_mut();
+        if !cache.body_parsed {
+            self.parse_body(&mut cache);
+        }
+        pick(&mut cache)
+            .as_ref()
+            .map(Zval::shallow_clone)
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Request {
+    fn drop(&mut self) {
+        for p in self.tmpfiles.get_mut().drain(..) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+#[php_impl]
+impl Request {
+    #[php(getter, name = "fd")]
+    pub fn prop_fd(&self) -> i64 {
+        self.req.fd
+    }
+
+    #[php(getter, name = "streamId")]
+    pub fn prop_stream_id(&self) -> i64 {
+        0
+    }
+
+    #[php(getter, name = "header")]
+    pub fn prop_header(&self) -> Zval {
+        self.cached(|c| &mut c.header, |s| Some(s.build_header()))
+    }
+
+    #[php(getter, name = "server")]
+    pub fn prop_server(&self) -> Zval {
+        self.cached(|c| &mut c.server, |s| Some(s.build_server()))
+    }
+
+    #[php(getter, name = "get")]
+    pub fn prop_get(&self) -> Zval {
+        self.cached(
+            |c| &mut c.get,
+            |s| {
+                s.req
+                    .query
+                    .as_ref()
+                    .filter(|q| !q.is_empty())
+                    .map(|q| pairs_zval(form::parse_query(q.as_bytes())))
+            },
+        )
+    }
+
+    #[php(getter, name = "cookie")]
+    pub fn prop_cookie(&self) -> Zval {
+        self.cached(
+            |c| &mut c.cookie,
+            |s| {
+                if !s.opts.parse_cookie {
+                    return None;
+                }
+                s.req
+                    .header("cookie")
+                    .map(|c| pairs_zval(form::parse_cookie(c)))
+            },
+        )
+    }
+
+    #[php(getter, name = "post")]
+    pub fn prop_post(&self) -> Zval {
+        self.body_field(|c| &mut c.post)
+    }
+
+    #[php(getter, name = "files")]
+    pub fn prop_files(&self) -> Zval {
+        self.body_field(|c| &mut c.files)
+    }
+
+    #[php(getter, name = "tmpfiles")]
+    pub fn prop_tmpfiles(&self) -> Zval {
+        // Uploads are written when `files`/`post` is first read.
+        let _ = self.body_field(|c| &mut c.files);
+        let list = self.tmpfiles.borrow();
+        if list.is_empty() {
+            return Zval::new();
+        }
+        let mut ht = ZendHashTable::new();
+        for p in list.iter() {
+            let _ = ht.push(bytes_zval(form::path_bytes(p)));
+        }
+        array_zval(ht)
+    }
+
+    /// The request body, or false when there is none.
+    pub fn raw_content(&self) -> Zval {
+        if self.req.body.is_empty() {
+            let mut z = Zval::new();
+            z.set_bool(false);
+            return z;
+        }
+        bytes_zval(&self.req.body)
+    }
+
+    pub fn get_content(&self) -> Zval {
+        self.raw_content()
+    }
+
+    /// The whole request as text (rebuilt: hyper does not keep the raw bytes).
+    pub fn get_data(&self) -> Zval {
+        bytes_zval(&self.req.raw())
+    }
+
+    pub fn get_method(&self) -> String {
+        self.req.method.clone()
+    }
+
+    pub fn is_completed(&self) -> bool {
+        true
+    }
+}
+
+pub fn register(module: ModuleBuilder) -> ModuleBuilder {
+    module.class::<Request>()
+}

@@ -1,0 +1,495 @@
+//! `Swoole\Http\Response`: status, headers, cookies, `write()`, `end()`,
+//! `sendfile()`, `redirect()`, over the engine's `Responder`.
+//!
+//! After `end()` every method warns and returns false (the engine refuses
+//! the call); nothing here can crash the worker.
+
+use bytes::Bytes;
+use ext_php_rs::error::php_error;
+use ext_php_rs::flags::{DataType, ErrorType};
+use ext_php_rs::prelude::*;
+use ext_php_rs::types::Zval;
+
+use crate::engine::http::{RespError, Responder};
+
+#[php_class]
+#[php(name = "Swoole\\Http\\Response")]
+pub struct Response {
+    r: Responder,
+    fd: i64,
+}
+
+impl Response {
+    pub fn new(r: Responder, fd: i64) -> Self {
+        Response { r, fd }
+    }
+}
+
+fn warn(method: &str, err: &RespError) -> bool {
+    let msg = match err {
+        RespError::Unavailable => {
+            "http response is unavailable (maybe it has been ended or detached)".to_string()
+        }
+        RespError::Invalid(m) | RespError::File(m) => m.clone(),
+    };
+    php_error(
+        &ErrorType::Warning,
+        &format!("Swoole\\Http\\Response::{method}(): {msg}"),
+    );
+    false
+}
+
+fn done(method: &str, r: Result<(), RespError>) -> bool {
+    match r {
+        Ok(()) => true,
+        Err(e) => warn(method, &e),
+    }
+}
+
+/// A scalar argument as bytes, as PHP's `string` coercion would give it.
+fn scalar_bytes(z: &Zval) -> Option<Vec<u8>> {
+    match z.get_type() {
+        DataType::Null => Some(Vec::new()),
+        DataType::String => z.zend_str().map(|s| s.as_bytes().to_vec()),
+        DataType::Long => z.long().map(|n| n.to_string().into_bytes()),
+        DataType::Double => z.double().map(|f| f.to_string().into_bytes()),
+        DataType::True => Some(b"1".to_vec()),
+        DataType::False => Some(Vec::new()),
+        _ => None,
+    }
+}
+
+/// Swoole's header-name formatting: each `-`-separated part capitalised.
+pub fn format_header_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut up = true;
+    for c in name.chars() {
+        if up {
+            out.push(c.to_ascii_uppercase());
+        } else {
+            out.push(c.to_ascii_lowercase());
+        }
+        up = c == '-';
+    }
+    out
+}
+
+fn urlencode(s: &[u8]) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &b in s {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => out.push(b as char),
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Builds a `Set-Cookie` value the way Swoole's `HttpCookie::toString` does.
+#[allow(clippy::too_many_arguments)]
+pub fn cookie_line(
+    name: &str,
+    value: &[u8],
+    encode: bool,
+    expires: i64,
+    path: &str,
+    domain: &str,
+    secure: bool,
+    httponly: bool,
+    samesite: &str,
+    priority: &str,
+    partitioned: bool,
+) -> Result<String, String> {
+    if name.is_empty() {
+        return Err("The name cannot be empty".into());
+    }
+    if name.chars().any(|c| "=,; \t\r\n\u{b}\u{c}".contains(c)) {
+        return Err(
+            r#"The name cannot contain "=", ",", ";", " ", "\t", "\r", "\n", "\013", or "\014""#
+                .into(),
+        );
+    }
+    if expires >= 253_402_300_800 {
+        return Err("The expires cannot have a year greater than 9999".into());
+    }
+    let mut out = String::new();
+    out.push_str(name);
+    out.push('=');
+    if value.is_empty() {
+        out.push_str("deleted; expires=Thu, 01-Jan-1970 00:00:01 GMT; Max-Age=0");
+    } else {
+        if encode {
+            out.push_str(&urlencode(value));
+        } else {
+            out.push_str(&String::from_utf8_lossy(value));
+        }
+        if expires > 0 {
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(expires as u64);
+            // "Thu, 01 Jan 1970 ..." -> cookie style "Thu, 01-Jan-1970 ..."
+            let d = httpdate::fmt_http_date(t);
+            let parts: Vec<&str> = d.split(' ').collect();
+            let date = if parts.len() == 6 {
+                format!(
+                    "{} {}-{}-{} {} {}",
+                    parts[0], parts[1], parts[2], parts[3], parts[4], parts[5]
+                )
+            } else {
+                d.clone()
+            };
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0);
+            out.push_str(&format!(
+                "; expires={date}; Max-Age={}",
+                (expires - now).max(0)
+            ));
+        }
+    }
+    if !path.is_empty() {
+        out.push_str("; path=");
+        out.push_str(path);
+    }
+    if !domain.is_empty() {
+        out.push_str("; domain=");
+        out.push_str(domain);
+    }
+    if secure {
+        out.push_str("; secure");
+    }
+    if httponly {
+        out.push_str("; HttpOnly");
+    }
+    if !samesite.is_empty() {
+        out.push_str("; SameSite=");
+        out.push_str(samesite);
+    }
+    if !priority.is_empty() {
+        out.push_str("; Priority=");
+        out.push_str(priority);
+    }
+    if partitioned {
+        out.push_str("; Partitioned");
+    }
+    Ok(out)
+}
+
+impl Response {
+    #[allow(clippy::too_many_arguments)]
+    fn put_cookie(
+        &self,
+        method: &str,
+        encode: bool,
+        name: &str,
+        value: Option<&Zval>,
+        expires: i64,
+        path: &str,
+        domain: &str,
+        secure: bool,
+        httponly: bool,
+        samesite: &str,
+        priority: &str,
+        partitioned: bool,
+    ) -> bool {
+        let value = value.and_then(scalar_bytes).unwrap_or_default();
+        match cookie_line(
+            name,
+            &value,
+            encode,
+            expires,
+            path,
+            domain,
+            secure,
+            httponly,
+            samesite,
+            priority,
+            partitioned,
+        ) {
+            Ok(line) => done(method, self.r.header("set-cookie", line.as_bytes(), false)),
+            Err(msg) => {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("Swoole\\Http\\Response::{method}(): {msg}"),
+                );
+                false
+            }
+        }
+    }
+}
+
+#[php_impl]
+impl Response {
+    #[php(getter, name = "fd")]
+    pub fn prop_fd(&self) -> i64 {
+        self.fd
+    }
+
+    pub fn status(&self, http_code: i64, reason: Option<String>) -> bool {
+        done("status", self.r.status(http_code, reason.as_deref()))
+    }
+
+    pub fn set_status_code(&self, http_code: i64, reason: Option<String>) -> bool {
+        done("setStatusCode", self.r.status(http_code, reason.as_deref()))
+    }
+
+    #[php(defaults(format = true))]
+    pub fn header(&self, key: String, value: &Zval, format: bool) -> bool {
+        self.add_header("header", key, value, format)
+    }
+
+    #[php(defaults(format = true))]
+    pub fn set_header(&self, key: String, value: &Zval, format: bool) -> bool {
+        self.add_header("setHeader", key, value, format)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn cookie(
+        &self,
+        name: String,
+        value: Option<&Zval>,
+        expires: Option<i64>,
+        path: Option<String>,
+        domain: Option<String>,
+        secure: Option<bool>,
+        httponly: Option<bool>,
+        samesite: Option<String>,
+        priority: Option<String>,
+        partitioned: Option<bool>,
+    ) -> bool {
+        self.put_cookie(
+            "cookie",
+            true,
+            &name,
+            value,
+            expires.unwrap_or(0),
+            path.as_deref().unwrap_or(""),
+            domain.as_deref().unwrap_or(""),
+            secure.unwrap_or(false),
+            httponly.unwrap_or(false),
+            samesite.as_deref().unwrap_or(""),
+            priority.as_deref().unwrap_or(""),
+            partitioned.unwrap_or(false),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn set_cookie(
+        &self,
+        name: String,
+        value: Option<&Zval>,
+        expires: Option<i64>,
+        path: Option<String>,
+        domain: Option<String>,
+        secure: Option<bool>,
+        httponly: Option<bool>,
+        samesite: Option<String>,
+        priority: Option<String>,
+        partitioned: Option<bool>,
+    ) -> bool {
+        self.put_cookie(
+            "setCookie",
+            true,
+            &name,
+            value,
+            expires.unwrap_or(0),
+            path.as_deref().unwrap_or(""),
+            domain.as_deref().unwrap_or(""),
+            secure.unwrap_or(false),
+            httponly.unwrap_or(false),
+            samesite.as_deref().unwrap_or(""),
+            priority.as_deref().unwrap_or(""),
+            partitioned.unwrap_or(false),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn rawcookie(
+        &self,
+        name: String,
+        value: Option<&Zval>,
+        expires: Option<i64>,
+        path: Option<String>,
+        domain: Option<String>,
+        secure: Option<bool>,
+        httponly: Option<bool>,
+        samesite: Option<String>,
+        priority: Option<String>,
+        partitioned: Option<bool>,
+    ) -> bool {
+        self.put_cookie(
+            "rawcookie",
+            false,
+            &name,
+            value,
+            expires.unwrap_or(0),
+            path.as_deref().unwrap_or(""),
+            domain.as_deref().unwrap_or(""),
+            secure.unwrap_or(false),
+            httponly.unwrap_or(false),
+            samesite.as_deref().unwrap_or(""),
+            priority.as_deref().unwrap_or(""),
+            partitioned.unwrap_or(false),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn set_raw_cookie(
+        &self,
+        name: String,
+        value: Option<&Zval>,
+        expires: Option<i64>,
+        path: Option<String>,
+        domain: Option<String>,
+        secure: Option<bool>,
+        httponly: Option<bool>,
+        samesite: Option<String>,
+        priority: Option<String>,
+        partitioned: Option<bool>,
+    ) -> bool {
+        self.put_cookie(
+            "setRawCookie",
+            false,
+            &name,
+            value,
+            expires.unwrap_or(0),
+            path.as_deref().unwrap_or(""),
+            domain.as_deref().unwrap_or(""),
+            secure.unwrap_or(false),
+            httponly.unwrap_or(false),
+            samesite.as_deref().unwrap_or(""),
+            priority.as_deref().unwrap_or(""),
+            partitioned.unwrap_or(false),
+        )
+    }
+
+    /// Sends a chunk (`Transfer-Encoding: chunked`).
+    pub fn write(&self, content: &Zval) -> bool {
+        let Some(data) = scalar_bytes(content) else {
+            return warn(
+                "write",
+                &RespError::Invalid("the data sent must be a string".into()),
+            );
+        };
+        if data.is_empty() {
+            php_error(
+                &ErrorType::Warning,
+                "Swoole\\Http\\Response::write(): the data sent must not be empty",
+            );
+            return false;
+        }
+        done("write", self.r.write(Bytes::from(data)))
+    }
+
+    /// Sends the response (or the last chunk) and ends it.
+    pub fn end(&self, content: Option<&Zval>) -> bool {
+        let data = match content {
+            None => Vec::new(),
+            Some(z) => match scalar_bytes(z) {
+                Some(d) => d,
+                None => {
+                    return warn(
+                        "end",
+                        &RespError::Invalid("the data sent must be a string".into()),
+                    )
+                }
+            },
+        };
+        done("end", self.r.end(Bytes::from(data)))
+    }
+
+    #[php(defaults(offset = 0, length = 0))]
+    pub fn sendfile(&self, filename: String, offset: i64, length: i64) -> bool {
+        if offset < 0 || length < 0 {
+            return warn(
+                "sendfile",
+                &RespError::Invalid("offset and length must not be negative".into()),
+            );
+        }
+        done(
+            "sendfile",
+            self.r.sendfile(
+                std::path::Path::new(&filename),
+                offset as u64,
+                length as u64,
+            ),
+        )
+    }
+
+    #[php(defaults(http_code = 302))]
+    pub fn redirect(&self, location: String, http_code: i64) -> bool {
+        done("redirect", self.r.status(http_code, None))
+            && done(
+                "redirect",
+                self.r.header("location", location.as_bytes(), true),
+            )
+            && done("redirect", self.r.end(Bytes::new()))
+    }
+
+    pub fn is_writable(&self) -> bool {
+        self.r.is_writable()
+    }
+}
+
+impl Response {
+    fn add_header(&self, method: &str, key: String, value: &Zval, format: bool) -> bool {
+        if key.len() > 127 {
+            php_error(
+                &ErrorType::Warning,
+                &format!("Swoole\\Http\\Response::{method}(): header key is too long"),
+            );
+            return false;
+        }
+        let name = if format {
+            format_header_name(&key)
+        } else {
+            key
+        };
+        if let Some(arr) = value.array() {
+            let mut first = true;
+            for (_, v) in arr.iter() {
+                let Some(b) = scalar_bytes(v) else { continue };
+                if !done(method, self.r.header(&name, &b, first)) {
+                    return false;
+                }
+                first = false;
+            }
+            return true;
+        }
+        match scalar_bytes(value) {
+            Some(b) => done(method, self.r.header(&name, &b, true)),
+            None => warn(
+                method,
+                &RespError::Invalid(format!("invalid value for header '{name}'")),
+            ),
+        }
+    }
+}
+
+pub fn register(module: ModuleBuilder) -> ModuleBuilder {
+    module.class::<Response>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_names() {
+        assert_eq!(format_header_name("x-my-HEADER"), "X-My-Header");
+        assert_eq!(format_header_name("content_type"), "Content_type");
+    }
+
+    #[test]
+    fn cookies() {
+        let c =
+            cookie_line("a", b"b c", true, 0, "/", "", false, true, "Lax", "", false).expect("ok");
+        assert_eq!(c, "a=b+c; path=/; HttpOnly; SameSite=Lax");
+        let d = cookie_line("a", b"", true, 0, "", "", false, false, "", "", false).expect("ok");
+        assert_eq!(
+            d,
+            "a=deleted; expires=Thu, 01-Jan-1970 00:00:01 GMT; Max-Age=0"
+        );
+        assert!(cookie_line("a;b", b"x", true, 0, "", "", false, false, "", "", false).is_err());
+    }
+}

@@ -1,0 +1,140 @@
+//! The PHP binding layer: the `swoole` module, one file per PHP class, each
+//! with the same `register(module)` shape.
+//!
+//! This is the only layer that touches Zend values. Calls into PHP user code
+//! go through `boundary`, which decides what happens to exceptions, `exit()`,
+//! fatal errors and panics.
+
+pub mod boundary;
+pub mod callbacks;
+pub mod constants;
+pub mod exception;
+pub mod http_request;
+pub mod http_response;
+pub mod http_server;
+pub mod server;
+pub mod settings;
+
+use std::ffi::CString;
+use std::sync::OnceLock;
+
+use ext_php_rs::builders::ModuleBuilder;
+use ext_php_rs::ffi::zend_class_entry;
+use ext_php_rs::internal::{
+    ext_php_rs_startup, startup_guard, ModuleStartupMutex, MODULE_STARTUP_INIT,
+};
+use ext_php_rs::zend::{ClassEntry, ModuleEntry, StaticModuleEntry};
+use ext_php_rs::{info_table_end, info_table_row, info_table_start};
+
+extern "C" {
+    // ZEND_API zend_result zend_register_class_alias_ex(const char *name,
+    //     size_t name_len, zend_class_entry *ce, bool persistent);
+    fn zend_register_class_alias_ex(
+        name: *const std::ffi::c_char,
+        name_len: usize,
+        ce: *mut zend_class_entry,
+        persistent: bool,
+    ) -> i32;
+}
+
+/// `ZEND_ACC_ALLOW_DYNAMIC_PROPERTIES` (PHP 8.2+): `$server->redis = ...`
+/// is what Swoole's own examples do.
+const ZEND_ACC_ALLOW_DYNAMIC_PROPERTIES: u32 = 1 << 15;
+
+/// Marks a class so PHP 8.2 does not deprecate dynamic properties on it.
+pub fn allow_dynamic_properties(ce: &'static ClassEntry) {
+    let ptr = std::ptr::from_ref(ce).cast_mut();
+    // SAFETY: called during module startup, before any request, on a class
+    // entry we registered; nothing else reads or writes it concurrently.
+    unsafe { (*ptr).ce_flags |= ZEND_ACC_ALLOW_DYNAMIC_PROPERTIES };
+}
+
+/// Registers a legacy class name (e.g. `swoole_http_server`) for `ce`.
+pub fn class_alias(alias: &str, ce: &'static ClassEntry) {
+    let Ok(name) = CString::new(alias) else {
+        return;
+    };
+    // SAFETY: module startup; `name` is valid for the call and copied by PHP,
+    // `ce` is a registered, persistent class entry.
+    unsafe {
+        zend_register_class_alias_ex(
+            name.as_ptr(),
+            alias.len(),
+            std::ptr::from_ref(ce).cast_mut(),
+            true,
+        );
+    }
+}
+
+fn build(module: ModuleBuilder) -> ModuleBuilder {
+    let m = module.info_function(module_info);
+    let m = constants::register(m);
+    let m = exception::register(m);
+    let m = server::register(m);
+    let m = http_request::register(m);
+    http_response::register(m)
+}
+
+/// What must run after every `#[php_class]` is registered: internal
+/// subclasses and the legacy aliases.
+fn after_classes() -> ext_php_rs::error::Result<()> {
+    allow_dynamic_properties(server::server_ce());
+    class_alias("swoole_server", server::server_ce());
+    http_server::register_subclass()?;
+    Ok(())
+}
+
+extern "C" fn module_info(_module: *mut ModuleEntry) {
+    info_table_start!();
+    info_table_row!("Swoole", "enabled (rswoole)");
+    info_table_row!("Implementation", "rswoole, written in Rust");
+    info_table_row!("rswoole version", env!("CARGO_PKG_VERSION"));
+    info_table_row!("Swoole API version", constants::SWOOLE_VERSION);
+    info_table_row!("Modes", "SWOOLE_BASE (SWOOLE_PROCESS runs as BASE for now)");
+    info_table_row!("HTTP", "hyper 1, HTTP/1.1");
+    info_table_end!();
+}
+
+static STARTUP: ModuleStartupMutex = MODULE_STARTUP_INIT;
+static BUILD_ERROR: OnceLock<String> = OnceLock::new();
+
+extern "C" fn minit(ty: i32, module_number: i32) -> i32 {
+    startup_guard(|| {
+        ext_php_rs_startup();
+        if let Some(err) = BUILD_ERROR.get() {
+            return Err(ext_php_rs::error::Error::InvalidScope).inspect_err(|_| {
+                ext_php_rs::error::php_error(
+                    &ext_php_rs::flags::ErrorType::CoreWarning,
+                    &format!("rswoole could not be built: {err}"),
+                )
+            });
+        }
+        if let Some(startup) = STARTUP.lock().as_ref() {
+            startup.startup(ty, module_number)?;
+        }
+        after_classes()
+    })
+}
+
+/// The module entry PHP asks for. Written by hand (rather than with
+/// `#[php_module]`) for one reason: `after_classes` must run in MINIT after
+/// the classes exist, and the macro offers no hook there.
+#[unsafe(no_mangle)]
+pub extern "C" fn get_module() -> *mut ModuleEntry {
+    static ENTRY: StaticModuleEntry = StaticModuleEntry::new();
+    ENTRY.get_or_init(|| {
+        let builder = build(ModuleBuilder::new("swoole", env!("CARGO_PKG_VERSION")));
+        let built = builder.try_into().or_else(|e: ext_php_rs::error::Error| {
+            let _ = BUILD_ERROR.set(e.to_string());
+            ModuleBuilder::new("swoole", env!("CARGO_PKG_VERSION")).try_into()
+        });
+        match built {
+            Ok((mut entry, startup, owned)) => {
+                entry.module_startup_func = Some(minit);
+                STARTUP.lock().replace(startup);
+                (entry, owned)
+            }
+            Err(_) => unreachable!("a module with only static strings always builds"),
+        }
+    })
+}

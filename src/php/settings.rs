@@ -1,0 +1,488 @@
+//! `$server->set([...])`: Swoole's option names, type checks for the options
+//! rswoole acts on, and the translation into `engine::config::ServerConfig`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ext_php_rs::error::php_error;
+use ext_php_rs::exception::PhpException;
+use ext_php_rs::flags::{DataType, ErrorType};
+use ext_php_rs::types::{ArrayKey, ZendHashTable, Zval};
+
+use super::exception::type_error;
+use crate::engine::config::ServerConfig;
+
+/// Every option name Swoole 6 accepts on a server or port (lower-case).
+/// Anything else gets Swoole's "unsupported option" warning.
+const KNOWN: &[&str] = &[
+    // global
+    "debug_mode",
+    "trace_flags",
+    "log_file",
+    "log_level",
+    "log_date_format",
+    "log_date_with_microseconds",
+    "log_rotation",
+    "display_errors",
+    "dns_server",
+    "socket_dns_timeout",
+    "socket_connect_timeout",
+    "socket_write_timeout",
+    "socket_send_timeout",
+    "socket_read_timeout",
+    "socket_recv_timeout",
+    "socket_buffer_size",
+    "socket_timeout",
+    "http2_header_table_size",
+    "http2_enable_push",
+    "http2_max_concurrent_streams",
+    "http2_init_window_size",
+    "http2_max_frame_size",
+    "http2_max_header_list_size",
+    "http2_max_headers",
+    // server
+    "chroot",
+    "user",
+    "group",
+    "daemonize",
+    "pid_file",
+    "reactor_num",
+    "single_thread",
+    "worker_num",
+    "max_wait_time",
+    "max_queued_bytes",
+    "max_concurrency",
+    "worker_max_concurrency",
+    "enable_coroutine",
+    "send_timeout",
+    "dispatch_mode",
+    "send_yield",
+    "dispatch_func",
+    "discard_timeout_request",
+    "enable_unsafe_event",
+    "enable_delay_receive",
+    "enable_reuse_port",
+    "task_use_object",
+    "task_object",
+    "event_object",
+    "task_enable_coroutine",
+    "task_worker_num",
+    "task_ipc_mode",
+    "task_tmpdir",
+    "task_max_request",
+    "task_max_request_grace",
+    "max_connection",
+    "max_conn",
+    "start_session_id",
+    "heartbeat_check_interval",
+    "heartbeat_idle_time",
+    "max_request",
+    "max_request_grace",
+    "reload_async",
+    "open_cpu_affinity",
+    "cpu_affinity_ignore",
+    "http_parse_cookie",
+    "http_parse_post",
+    "http_parse_files",
+    "http_compression",
+    "http_compression_level",
+    "compression_level",
+    "http_gzip_level",
+    "http_compression_min_length",
+    "compression_min_length",
+    "websocket_compression",
+    "upload_tmp_dir",
+    "upload_max_filesize",
+    "enable_static_handler",
+    "document_root",
+    "http_autoindex",
+    "http_index_files",
+    "http_compression_types",
+    "compression_types",
+    "static_handler_locations",
+    "input_buffer_size",
+    "buffer_input_size",
+    "output_buffer_size",
+    "buffer_output_size",
+    "message_queue_key",
+    "bootstrap",
+    "init_arguments",
+    "url_rewrite_rules",
+    // port
+    "ssl_cert_file",
+    "ssl_key_file",
+    "backlog",
+    "kernel_socket_recv_buffer_size",
+    "kernel_socket_send_buffer_size",
+    "buffer_high_watermark",
+    "buffer_low_watermark",
+    "open_tcp_nodelay",
+    "tcp_defer_accept",
+    "open_tcp_keepalive",
+    "open_eof_check",
+    "open_eof_split",
+    "package_eof",
+    "open_http_protocol",
+    "open_websocket_protocol",
+    "websocket_subprotocol",
+    "open_websocket_close_frame",
+    "open_websocket_ping_frame",
+    "open_websocket_pong_frame",
+    "open_http2_protocol",
+    "open_mqtt_protocol",
+    "open_redis_protocol",
+    "max_idle_time",
+    "tcp_keepidle",
+    "tcp_keepinterval",
+    "tcp_keepcount",
+    "tcp_user_timeout",
+    "tcp_fastopen",
+    "open_length_check",
+    "package_length_type",
+    "package_length_offset",
+    "package_body_offset",
+    "package_body_start",
+    "package_length_func",
+    "package_max_length",
+    "ssl_compress",
+    "ssl_protocols",
+    "ssl_verify_peer",
+    "ssl_allow_self_signed",
+    "ssl_client_cert_file",
+    "ssl_cafile",
+    "ssl_capath",
+    "ssl_verify_depth",
+    "ssl_prefer_server_ciphers",
+    "ssl_ciphers",
+    "ssl_ecdh_curve",
+    "ssl_dhparam",
+    "ssl_sni_certs",
+    // aio
+    "aio_core_worker_num",
+    "aio_worker_num",
+    "aio_max_wait_time",
+    "aio_max_idle_time",
+    "iouring_entries",
+    "iouring_workers",
+    "iouring_flag",
+    "enable_signalfd",
+    "wait_signal",
+    "dns_cache_refresh_time",
+    "thread_num",
+    "min_thread_num",
+    "max_thread_num",
+    "socket_dontwait",
+    "dns_lookup_random",
+    "use_async_resolver",
+    // coroutine
+    "max_coro_num",
+    "max_coroutine",
+    "enable_deadlock_check",
+    "hook_flags",
+    "enable_preemptive_scheduler",
+    "c_stack_size",
+    "stack_size",
+    "name_resolver",
+    "dns_cache_expire",
+    "dns_cache_capacity",
+    // helper
+    "stats_file",
+    "stats_timer_interval",
+    "admin_server",
+    // rswoole's own
+    "http_header_timeout",
+    "max_worker_memory",
+];
+
+/// The option types rswoole checks before it acts on a value.
+#[derive(Clone, Copy)]
+enum Kind {
+    Int,
+    Size,
+    Float,
+    Bool,
+    Str,
+}
+
+fn kind_of(key: &str) -> Option<Kind> {
+    Some(match key {
+        "worker_num"
+        | "max_connection"
+        | "max_conn"
+        | "log_level"
+        | "http_compression_level"
+        | "compression_level"
+        | "http_gzip_level"
+        | "backlog"
+        | "max_request"
+        | "task_worker_num"
+        | "reactor_num"
+        | "dispatch_mode" => Kind::Int,
+        "package_max_length"
+        | "http_compression_min_length"
+        | "compression_min_length"
+        | "buffer_output_size"
+        | "output_buffer_size"
+        | "socket_buffer_size"
+        | "max_worker_memory" => Kind::Size,
+        "max_wait_time" | "http_header_timeout" => Kind::Float,
+        "http_parse_post"
+        | "http_parse_cookie"
+        | "http_parse_files"
+        | "http_compression"
+        | "enable_static_handler"
+        | "enable_coroutine"
+        | "reload_async"
+        | "daemonize"
+        | "open_tcp_nodelay" => Kind::Bool,
+        "upload_tmp_dir" | "document_root" | "log_file" | "pid_file" => Kind::Str,
+        _ => return None,
+    })
+}
+
+fn type_name(z: &Zval) -> &'static str {
+    match z.get_type() {
+        DataType::Null => "null",
+        DataType::False | DataType::True | DataType::Bool => "bool",
+        DataType::Long => "int",
+        DataType::Double => "float",
+        DataType::String => "string",
+        DataType::Array => "array",
+        DataType::Object(_) => "object",
+        _ => "unknown",
+    }
+}
+
+fn wrong(class: &str, key: &str, want: &str, z: &Zval) -> PhpException {
+    type_error(format!(
+        "{class}::set(): option '{key}' must be of type {want}, {} given",
+        type_name(z)
+    ))
+}
+
+/// "2M", "512K", "1G" or a plain number, as Swoole's size options take.
+fn parse_size(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (num, mul) = match s.chars().last()? {
+        'k' | 'K' => (&s[..s.len() - 1], 1024),
+        'm' | 'M' => (&s[..s.len() - 1], 1024 * 1024),
+        'g' | 'G' => (&s[..s.len() - 1], 1024 * 1024 * 1024),
+        _ => (s, 1),
+    };
+    num.trim().parse::<i64>().ok().map(|n| n * mul)
+}
+
+fn as_int(class: &str, key: &str, z: &Zval, size: bool) -> Result<i64, PhpException> {
+    if let Some(n) = z.long() {
+        return Ok(n);
+    }
+    if let Some(f) = z.double() {
+        if f.fract() == 0.0 {
+            return Ok(f as i64);
+        }
+    }
+    if let Some(s) = z.str() {
+        let parsed = if size {
+            parse_size(s)
+        } else {
+            s.trim().parse::<i64>().ok()
+        };
+        if let Some(n) = parsed {
+            return Ok(n);
+        }
+    }
+    if let Some(b) = z.bool() {
+        return Ok(b as i64);
+    }
+    Err(wrong(class, key, "int", z))
+}
+
+fn as_float(class: &str, key: &str, z: &Zval) -> Result<f64, PhpException> {
+    if let Some(n) = z.long() {
+        return Ok(n as f64);
+    }
+    if let Some(f) = z.double() {
+        return Ok(f);
+    }
+    if let Some(f) = z.str().and_then(|s| s.trim().parse::<f64>().ok()) {
+        return Ok(f);
+    }
+    Err(wrong(class, key, "float", z))
+}
+
+fn as_bool(class: &str, key: &str, z: &Zval) -> Result<bool, PhpException> {
+    if let Some(b) = z.bool() {
+        return Ok(b);
+    }
+    if let Some(n) = z.long() {
+        return Ok(n != 0);
+    }
+    match z.str() {
+        Some("1") | Some("true") | Some("on") | Some("yes") => Ok(true),
+        Some("0") | Some("") | Some("false") | Some("off") | Some("no") => Ok(false),
+        _ => Err(wrong(class, key, "bool", z)),
+    }
+}
+
+fn as_str(class: &str, key: &str, z: &Zval) -> Result<String, PhpException> {
+    z.str()
+        .map(str::to_string)
+        .ok_or_else(|| wrong(class, key, "string", z))
+}
+
+/// Checks every option of one `set()` call: warns on unknown names, throws a
+/// `TypeError` on a wrong type for an option rswoole acts on.
+pub fn validate(class: &str, arr: &ZendHashTable) -> Result<(), PhpException> {
+    for (key, val) in arr.iter() {
+        let key = match key {
+            ArrayKey::Long(n) => n.to_string(),
+            ArrayKey::String(s) => s,
+            ArrayKey::Str(s) => s.to_string(),
+            ArrayKey::ZendString(s) => String::from_utf8_lossy(s.as_bytes()).into_owned(),
+        };
+        if val.is_null() {
+            continue;
+        }
+        let lower = key.to_ascii_lowercase();
+        if !KNOWN.contains(&lower.as_str()) {
+            php_error(&ErrorType::Warning, &format!("unsupported option [{key}]"));
+            continue;
+        }
+        match kind_of(&key) {
+            Some(Kind::Int) => {
+                as_int(class, &key, val, false)?;
+            }
+            Some(Kind::Size) => {
+                as_int(class, &key, val, true)?;
+            }
+            Some(Kind::Float) => {
+                as_float(class, &key, val)?;
+            }
+            Some(Kind::Bool) => {
+                as_bool(class, &key, val)?;
+            }
+            Some(Kind::Str) => {
+                as_str(class, &key, val)?;
+            }
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+/// Builds the engine configuration from the merged `$server->setting`.
+pub fn to_config(
+    class: &str,
+    arr: Option<&ZendHashTable>,
+    mode_process: bool,
+) -> Result<ServerConfig, PhpException> {
+    let mut c = ServerConfig::default();
+    if mode_process {
+        c.mode = crate::engine::config::Mode::Process;
+    }
+    let Some(arr) = arr else {
+        return Ok(c);
+    };
+    let get = |k: &str| arr.get(k).filter(|z| !z.is_null());
+    if let Some(z) = get("worker_num") {
+        let n = as_int(class, "worker_num", z, false)?;
+        c.worker_num = if n <= 0 {
+            crate::engine::config::cpu_count()
+        } else {
+            n as usize
+        };
+    }
+    for key in ["max_connection", "max_conn"] {
+        if let Some(z) = get(key) {
+            let n = as_int(class, key, z, false)?;
+            if n > 0 {
+                c.max_connection = n as usize;
+            }
+        }
+    }
+    if let Some(z) = get("package_max_length") {
+        let n = as_int(class, "package_max_length", z, true)?;
+        if n > 0 {
+            c.package_max_length = n as usize;
+        }
+    }
+    if let Some(z) = get("http_parse_post") {
+        c.http_parse_post = as_bool(class, "http_parse_post", z)?;
+    }
+    if let Some(z) = get("http_parse_cookie") {
+        c.http_parse_cookie = as_bool(class, "http_parse_cookie", z)?;
+    }
+    if let Some(z) = get("http_parse_files") {
+        c.http_parse_files = as_bool(class, "http_parse_files", z)?;
+    }
+    if let Some(z) = get("upload_tmp_dir") {
+        let dir = PathBuf::from(as_str(class, "upload_tmp_dir", z)?);
+        // Swoole creates the directory.
+        let _ = std::fs::create_dir_all(&dir);
+        c.upload_tmp_dir = dir;
+    }
+    if let Some(z) = get("http_compression") {
+        c.http_compression = as_bool(class, "http_compression", z)?;
+    }
+    for key in [
+        "http_compression_level",
+        "compression_level",
+        "http_gzip_level",
+    ] {
+        if let Some(z) = get(key) {
+            c.http_compression_level = as_int(class, key, z, false)?.clamp(1, 9) as u32;
+        }
+    }
+    for key in ["http_compression_min_length", "compression_min_length"] {
+        if let Some(z) = get(key) {
+            c.http_compression_min_length = as_int(class, key, z, true)?.max(0) as usize;
+        }
+    }
+    if let Some(z) = get("document_root") {
+        c.document_root = Some(PathBuf::from(as_str(class, "document_root", z)?));
+    }
+    if let Some(z) = get("enable_static_handler") {
+        c.enable_static_handler = as_bool(class, "enable_static_handler", z)?;
+    }
+    if let Some(z) = get("http_header_timeout") {
+        let f = as_float(class, "http_header_timeout", z)?;
+        if f > 0.0 {
+            c.http_header_timeout = Duration::from_secs_f64(f);
+        }
+    }
+    if let Some(z) = get("log_file") {
+        c.log_file = Some(as_str(class, "log_file", z)?);
+    }
+    if let Some(z) = get("log_level") {
+        c.log_level = as_int(class, "log_level", z, false)? as i32;
+    }
+    if let Some(z) = get("enable_coroutine") {
+        c.enable_coroutine = as_bool(class, "enable_coroutine", z)?;
+    }
+    if let Some(z) = get("max_wait_time") {
+        let f = as_float(class, "max_wait_time", z)?;
+        if f > 0.0 {
+            c.max_wait_time = Duration::from_secs_f64(f);
+        }
+    }
+    if let Some(z) = get("reload_async") {
+        c.reload_async = as_bool(class, "reload_async", z)?;
+    }
+    if let Some(z) = get("pid_file") {
+        c.pid_file = Some(PathBuf::from(as_str(class, "pid_file", z)?));
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("2M"), Some(2 * 1024 * 1024));
+        assert_eq!(parse_size("512k"), Some(512 * 1024));
+        assert_eq!(parse_size("100"), Some(100));
+        assert_eq!(parse_size("abc"), None);
+    }
+}
