@@ -7,37 +7,23 @@
 
 use std::sync::OnceLock;
 
-use ext_php_rs::builders::ClassBuilder;
 use ext_php_rs::zend::ClassEntry;
 
 use super::server::server_ce;
+use super::CeRef;
 
-struct CePtr(&'static ClassEntry);
-// SAFETY: a class entry registered at module startup is immutable and lives
-// for the whole process; we only ever read through it.
-unsafe impl Send for CePtr {}
-// SAFETY: as above.
-unsafe impl Sync for CePtr {}
+static HTTP_SERVER: OnceLock<CeRef> = OnceLock::new();
 
-static HTTP_SERVER: OnceLock<CePtr> = OnceLock::new();
-
-/// The class entry of `Swoole\Http\Server`. Panics before module startup.
+/// The class entry of `Swoole\Http\Server` (`Swoole\Server` before startup).
 pub fn http_server_ce() -> &'static ClassEntry {
-    match HTTP_SERVER.get() {
-        Some(p) => p.0,
-        None => panic!("Swoole\\Http\\Server is not registered"),
-    }
+    HTTP_SERVER.get().map_or_else(server_ce, |c| c.0)
 }
 
-/// Registers the class; called once from module startup, after `Swoole\Server`.
-pub fn register_subclass() -> ext_php_rs::error::Result<()> {
-    ClassBuilder::new("Swoole\\Http\\Server")
-        .extends((server_ce, "Swoole\\Server"))
-        .registration(|ce, _| {
-            let _ = HTTP_SERVER.set(CePtr(ce));
-        })
-        .register()?;
-    super::allow_dynamic_properties(http_server_ce());
-    super::class_alias("swoole_http_server", http_server_ce());
+/// Registers the class and its legacy alias; called once from module startup.
+pub fn register_classes() -> ext_php_rs::error::Result<()> {
+    let ce = super::internal_subclass("Swoole\\Http\\Server", (server_ce, "Swoole\\Server"))?;
+    let _ = HTTP_SERVER.set(CeRef(ce));
+    super::allow_dynamic_properties(ce);
+    super::class_alias("swoole_http_server", ce);
     Ok(())
 }

@@ -16,6 +16,7 @@ pub mod server;
 pub mod settings;
 
 use std::ffi::CString;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 use ext_php_rs::builders::ModuleBuilder;
@@ -66,10 +67,39 @@ pub fn class_alias(alias: &str, ce: &'static ClassEntry) {
     }
 }
 
+/// A class entry registered at module startup. It is never written after
+/// startup and lives as long as the process.
+pub struct CeRef(pub &'static ClassEntry);
+// SAFETY: see the type comment: read-only after MINIT, process lifetime.
+unsafe impl Send for CeRef {}
+// SAFETY: as above.
+unsafe impl Sync for CeRef {}
+
+/// Registers `name` as an internal subclass of `parent` with no methods of
+/// its own. Unlike a `#[php_class]`, it inherits the parent's
+/// `create_object` and constructor, so the parent's methods (Rust or PHP)
+/// work on its objects.
+pub fn internal_subclass(
+    name: &str,
+    parent: ext_php_rs::class::ClassEntryInfo,
+) -> ext_php_rs::error::Result<&'static ClassEntry> {
+    // `registration` takes a plain fn, so the new entry comes back through
+    // this slot (module startup is single-threaded).
+    static LAST: AtomicPtr<ClassEntry> = AtomicPtr::new(std::ptr::null_mut());
+    LAST.store(std::ptr::null_mut(), Ordering::SeqCst);
+    ext_php_rs::builders::ClassBuilder::new(name)
+        .extends(parent)
+        .registration(|ce, _| LAST.store(ce, Ordering::SeqCst))
+        .register()?;
+    let ptr = LAST.load(Ordering::SeqCst);
+    // SAFETY: non-null pointers in LAST come from the `&'static mut` PHP just
+    // handed to the registration callback.
+    unsafe { ptr.as_ref() }.ok_or(ext_php_rs::error::Error::InvalidPointer)
+}
+
 fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = module.info_function(module_info);
     let m = constants::register(m);
-    let m = exception::register(m);
     let m = server::register(m);
     let m = http_request::register(m);
     http_response::register(m)
@@ -78,9 +108,10 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
 /// What must run after every `#[php_class]` is registered: internal
 /// subclasses and the legacy aliases.
 fn after_classes() -> ext_php_rs::error::Result<()> {
+    exception::register_classes()?;
     allow_dynamic_properties(server::server_ce());
     class_alias("swoole_server", server::server_ce());
-    http_server::register_subclass()?;
+    http_server::register_classes()?;
     Ok(())
 }
 

@@ -1,0 +1,76 @@
+# Makefile: set-up, build, run, test, install and bench for rswoole.
+#   make run      installs what is missing, builds, serves examples/http_server.php on 127.0.0.1:9501
+#   make test     installs what is missing, builds, runs every test
+#   make install  copies the extension to $(php-config --extension-dir)/rswoole.so
+#   make bench    reproduces seed 000's benchmark (bench/run.sh)
+
+SHELL := /bin/bash
+CARGO ?= cargo
+PHP ?= php
+SO := $(CURDIR)/target/release/librswoole.so
+# Debian's package names; `php-cli`/`php-dev` are the fallback on distros without 8.2.
+APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 build-essential pkg-config
+APT_FALLBACK := php-cli php-dev libclang-dev curl python3 build-essential pkg-config
+
+.PHONY: all deps build run test test-engine test-php lint stubs stubs-check install bench clean
+
+all: build
+
+# Installs missing system packages as root; as a normal user prints the command.
+deps:
+	@missing=""; \
+	command -v $(PHP) >/dev/null 2>&1 || missing="$$missing php"; \
+	command -v php-config >/dev/null 2>&1 || missing="$$missing php-dev"; \
+	ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || ls /usr/lib/*/libclang*.so* >/dev/null 2>&1 || missing="$$missing libclang"; \
+	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
+	command -v cc >/dev/null 2>&1 || missing="$$missing cc"; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: missing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -q && \
+	    ( apt-get install -y -q $(APT_PKGS) || apt-get install -y -q $(APT_FALLBACK) ); \
+	  else \
+	    echo "deps: run as root:  apt-get update && apt-get install -y $(APT_PKGS)"; exit 1; \
+	  fi; \
+	fi
+	@command -v $(CARGO) >/dev/null 2>&1 || { echo "deps: cargo not found: install Rust from rustup (https://rustup.rs) and re-run"; exit 1; }
+	@$(PHP) -r 'exit(PHP_VERSION_ID >= 80100 ? 0 : 1);' || { echo "deps: PHP >= 8.1 is required (Fibers); found $$($(PHP) -r 'echo PHP_VERSION;')"; exit 1; }
+
+build: deps
+	$(CARGO) build --release
+	@test -f $(SO)
+
+run: build
+	$(PHP) -d extension=$(SO) examples/http_server.php
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+	$(CARGO) clippy --no-default-features --all-targets -- -D warnings
+
+test-engine:
+	$(CARGO) test --no-default-features
+
+stubs: build
+	$(PHP) -n -d extension=$(SO) tools/gen-stubs.php > stubs/swoole.stub.php
+
+stubs-check: build
+	@$(PHP) -n -d extension=$(SO) tools/gen-stubs.php | diff -u stubs/swoole.stub.php - \
+	  || { echo "stubs/swoole.stub.php is out of date: run 'make stubs'"; exit 1; }
+
+test-php: build
+	RSWOOLE_SO=$(SO) bash tests/run.sh
+
+test: build lint test-engine stubs-check test-php
+
+install: build
+	install -m 0755 $(SO) "$$(php-config --extension-dir)/rswoole.so"
+	@echo "installed: $$(php-config --extension-dir)/rswoole.so  (enable with extension=rswoole)"
+
+bench: build
+	SO=$(SO) bash bench/run.sh
+
+clean:
+	$(CARGO) clean
