@@ -9,3 +9,9 @@ pub mod engine;
 
 #[cfg(feature = "php")]
 pub mod php;
+
+/// mimalloc for every Rust allocation (PHP values keep using the Zend
+/// allocator): the request path makes many small short-lived allocations,
+/// and glibc malloc was ~8% of a worker's CPU in `perf` (bench/RESULTS.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

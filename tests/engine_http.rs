@@ -29,17 +29,18 @@ impl Hooks for Echo {
         self.events.borrow_mut().push(format!("stop{id}"));
     }
     fn on_request(&self, req: HttpRequest, resp: Responder) -> Outcome {
-        if req.path == "/forget" {
+        if req.path() == "/forget" {
             return Outcome::Done; // never answers: the engine must send 500
         }
-        if req.path == "/chunks" {
+        if req.path() == "/chunks" {
             resp.write(Bytes::from_static(b"ab")).expect("write");
             resp.write(Bytes::from_static(b"cd")).expect("write");
             resp.end(Bytes::new()).expect("end");
             return Outcome::Done;
         }
-        let body = format!("{} {} {}", req.method, req.path, req.body.len());
-        resp.header("X-Seen", req.protocol.as_bytes(), true).expect("header");
+        let body = format!("{} {} {}", req.method, req.path(), req.body.len());
+        resp.header("X-Seen", req.protocol.as_bytes(), true)
+            .expect("header");
         resp.end(Bytes::from(body)).expect("end");
         Outcome::Done
     }
@@ -79,7 +80,8 @@ fn with_worker<T: Send + 'static>(
 
 fn roundtrip(port: u16, raw: &[u8]) -> String {
     let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
+    s.set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
     s.write_all(raw).expect("write");
     let mut out = Vec::new();
     let _ = s.read_to_end(&mut out);
@@ -109,13 +111,20 @@ fn keep_alive_pipelining_and_lifecycle() {
 fn http10_closes_and_head_has_no_body() {
     let (out, _) = with_worker(ServerConfig::default(), |port| {
         let a = roundtrip(port, b"GET /x HTTP/1.0\r\n\r\n");
-        let b = roundtrip(port, b"HEAD /h HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let b = roundtrip(
+            port,
+            b"HEAD /h HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        );
         (a, b)
     });
     assert!(out.0.starts_with("HTTP/1.0 200"), "{}", out.0);
     assert!(out.0.ends_with("GET /x 0"), "{}", out.0);
     assert!(out.1.contains("Content-Length: 9"), "{}", out.1);
-    assert!(out.1.ends_with("\r\n\r\n"), "HEAD must have no body: {}", out.1);
+    assert!(
+        out.1.ends_with("\r\n\r\n"),
+        "HEAD must have no body: {}",
+        out.1
+    );
 }
 
 #[test]
@@ -135,7 +144,8 @@ fn bodies_chunked_continue_and_limits() {
             port,
             b"POST /big HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n",
         );
-        let mut big_chunked = b"POST /bc HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+        let mut big_chunked =
+            b"POST /bc HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
         for _ in 0..3 {
             big_chunked.extend_from_slice(b"200\r\n");
             big_chunked.extend_from_slice(&[b'z'; 512]);
@@ -152,15 +162,40 @@ fn bodies_chunked_continue_and_limits() {
         // A client that goes away mid-body must not hurt the next one.
         {
             let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-            s.write_all(b"POST /v HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhalf").expect("w");
+            s.write_all(b"POST /v HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhalf")
+                .expect("w");
         }
-        let after = roundtrip(port, b"GET /after HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        let forgot = roundtrip(port, b"GET /forget HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        let chunks = roundtrip(port, b"GET /chunks HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        (chunked, cont, big, big_chunked, bad, huge_head, after, forgot, chunks)
+        let after = roundtrip(
+            port,
+            b"GET /after HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        );
+        let forgot = roundtrip(
+            port,
+            b"GET /forget HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        );
+        let chunks = roundtrip(
+            port,
+            b"GET /chunks HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        );
+        (
+            chunked,
+            cont,
+            big,
+            big_chunked,
+            bad,
+            huge_head,
+            after,
+            forgot,
+            chunks,
+        )
     });
     assert!(out.0.ends_with("POST /c 5"), "{}", out.0);
-    assert!(out.1.starts_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200"), "{}", out.1);
+    assert!(
+        out.1
+            .starts_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200"),
+        "{}",
+        out.1
+    );
     assert!(out.2.starts_with("HTTP/1.1 413"), "{}", out.2);
     assert!(out.3.starts_with("HTTP/1.1 413"), "{}", out.3);
     assert!(out.4.starts_with("HTTP/1.1 400"), "{}", out.4);
@@ -168,5 +203,9 @@ fn bodies_chunked_continue_and_limits() {
     assert!(out.6.ends_with("GET /after 0"), "{}", out.6);
     assert!(out.7.starts_with("HTTP/1.1 500"), "{}", out.7);
     assert!(out.8.contains("Transfer-Encoding: chunked"), "{}", out.8);
-    assert!(out.8.contains("2\r\nab\r\n2\r\ncd\r\n0\r\n\r\n"), "{}", out.8);
+    assert!(
+        out.8.contains("2\r\nab\r\n2\r\ncd\r\n0\r\n\r\n"),
+        "{}",
+        out.8
+    );
 }

@@ -115,10 +115,10 @@ impl Request {
     fn build_header(&self) -> Zval {
         let mut ht = ZendHashTable::new();
         for (k, v) in &self.req.headers {
-            if k == "cookie" && self.opts.parse_cookie {
+            if k == http::header::COOKIE && self.opts.parse_cookie {
                 continue;
             }
-            let _ = ht.insert(k.as_str(), bytes_zval(v));
+            let _ = ht.insert(k.as_str(), bytes_zval(v.as_bytes()));
         }
         array_zval(ht)
     }
@@ -126,14 +126,14 @@ impl Request {
     fn build_server(&self) -> Zval {
         let r = &self.req;
         let mut ht = ZendHashTable::new();
-        if let Some(q) = r.query.as_ref().filter(|q| !q.is_empty()) {
-            let _ = ht.insert("query_string", q.as_str());
+        if let Some(q) = r.query().filter(|q| !q.is_empty()) {
+            let _ = ht.insert("query_string", q);
         }
         let _ = ht.insert("request_method", r.method.as_str());
-        let _ = ht.insert("request_uri", r.path.as_str());
+        let _ = ht.insert("request_uri", r.path());
         let _ = ht.insert(
             "path_info",
-            bytes_zval(&form::url_decode(r.path.as_bytes())),
+            bytes_zval(&form::url_decode(r.path().as_bytes())),
         );
         let _ = ht.insert("request_time", r.time as i64);
         let _ = ht.insert("request_time_float", r.time);
@@ -150,7 +150,11 @@ impl Request {
         if !self.opts.parse_post || self.req.body.is_empty() {
             return;
         }
-        let ct = self.req.header("content-type").cloned().unwrap_or_default();
+        let ct = self
+            .req
+            .header("content-type")
+            .map(|v| v.as_bytes().to_vec())
+            .unwrap_or_default();
         let lower = String::from_utf8_lossy(&ct).to_ascii_lowercase();
         if lower.starts_with("application/x-www-form-urlencoded") {
             cache.post = Some(pairs_zval(form::parse_query(&self.req.body)));
@@ -268,8 +272,7 @@ impl Request {
             |c| &mut c.get,
             |s| {
                 s.req
-                    .query
-                    .as_ref()
+                    .query()
                     .filter(|q| !q.is_empty())
                     .map(|q| pairs_zval(form::parse_query(q.as_bytes())))
             },
@@ -286,7 +289,7 @@ impl Request {
                 }
                 s.req
                     .header("cookie")
-                    .map(|c| pairs_zval(form::parse_cookie(c)))
+                    .map(|c| pairs_zval(form::parse_cookie(c.as_bytes())))
             },
         )
     }
@@ -336,7 +339,7 @@ impl Request {
     }
 
     pub fn get_method(&self) -> String {
-        self.req.method.clone()
+        self.req.method.as_str().to_string()
     }
 
     pub fn is_completed(&self) -> bool {

@@ -59,21 +59,6 @@ fn scalar_bytes(z: &Zval) -> Option<Vec<u8>> {
     }
 }
 
-/// Swoole's header-name formatting: each `-`-separated part capitalised.
-pub fn format_header_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut up = true;
-    for c in name.chars() {
-        if up {
-            out.push(c.to_ascii_uppercase());
-        } else {
-            out.push(c.to_ascii_lowercase());
-        }
-        up = c == '-';
-    }
-    out
-}
-
 fn urlencode(s: &[u8]) -> String {
     let mut out = String::with_capacity(s.len());
     for &b in s {
@@ -233,14 +218,16 @@ impl Response {
         done("setStatusCode", self.r.status(http_code, reason.as_deref()))
     }
 
-    #[php(defaults(format = true))]
-    pub fn header(&self, key: String, value: &Zval, format: bool) -> bool {
-        self.add_header("header", key, value, format)
+    /// `$format` is accepted for compatibility: hyper writes every header
+    /// name in Title-Case itself (docs/compat.md).
+    pub fn header(&self, key: &str, value: &Zval, format: Option<bool>) -> bool {
+        let _ = format;
+        self.add_header("header", key, value)
     }
 
-    #[php(defaults(format = true))]
-    pub fn set_header(&self, key: String, value: &Zval, format: bool) -> bool {
-        self.add_header("setHeader", key, value, format)
+    pub fn set_header(&self, key: &str, value: &Zval, format: Option<bool>) -> bool {
+        let _ = format;
+        self.add_header("setHeader", key, value)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -432,24 +419,19 @@ impl Response {
 }
 
 impl Response {
-    fn add_header(&self, method: &str, key: String, value: &Zval, format: bool) -> bool {
-        if key.len() > 127 {
+    fn add_header(&self, method: &str, name: &str, value: &Zval) -> bool {
+        if name.len() > 127 {
             php_error(
                 &ErrorType::Warning,
                 &format!("Swoole\\Http\\Response::{method}(): header key is too long"),
             );
             return false;
         }
-        let name = if format {
-            format_header_name(&key)
-        } else {
-            key
-        };
         if let Some(arr) = value.array() {
             let mut first = true;
             for (_, v) in arr.iter() {
                 let Some(b) = scalar_bytes(v) else { continue };
-                if !done(method, self.r.header(&name, &b, first)) {
+                if !done(method, self.r.header(name, &b, first)) {
                     return false;
                 }
                 first = false;
@@ -457,7 +439,7 @@ impl Response {
             return true;
         }
         match scalar_bytes(value) {
-            Some(b) => done(method, self.r.header(&name, &b, true)),
+            Some(b) => done(method, self.r.header(name, &b, true)),
             None => warn(
                 method,
                 &RespError::Invalid(format!("invalid value for header '{name}'")),
@@ -473,12 +455,6 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn header_names() {
-        assert_eq!(format_header_name("x-my-HEADER"), "X-My-Header");
-        assert_eq!(format_header_name("content_type"), "Content_type");
-    }
 
     #[test]
     fn cookies() {

@@ -30,11 +30,12 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
     let io = TokioIo::new(stream);
     let svc_ctx = ctx.clone();
     let svc = service_fn(move |req| handle(req, svc_ctx.clone(), fd, peer));
+    // Header names go out lower-case, as hyper stores them: its Title-Case
+    // writer cost ~15% of a hello-world request (docs/compat.md).
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(ctx.cfg.http_header_timeout)
-        .title_case_headers(true)
         .max_buf_size(MAX_HEAD.max(8192))
         .max_header_size(MAX_HEAD)
         .keep_alive(true);
@@ -127,23 +128,16 @@ async fn handle(
         .headers
         .get(header::ACCEPT_ENCODING)
         .and_then(|v| Coding::from_accept(v.as_bytes()));
-    let uri = parts.uri.to_string();
     let request = HttpRequest {
         fd,
-        method: parts.method.as_str().to_string(),
-        path: parts.uri.path().to_string(),
-        query: parts.uri.query().map(str::to_string),
-        uri,
         protocol: if parts.version == Version::HTTP_10 {
             "HTTP/1.0"
         } else {
             "HTTP/1.1"
         },
-        headers: parts
-            .headers
-            .iter()
-            .map(|(k, v)| (k.as_str().to_string(), Bytes::copy_from_slice(v.as_bytes())))
-            .collect(),
+        method: parts.method,
+        uri: parts.uri,
+        headers: parts.headers,
         body,
         peer,
         server_port: ctx.server_port,

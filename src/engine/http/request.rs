@@ -4,20 +4,21 @@
 use std::net::SocketAddr;
 
 use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Method, Uri};
 
+/// hyper's parsed head is kept as it is (no copies on the hot path); the
+/// PHP layer turns it into arrays only when a script reads them.
 #[derive(Debug, Clone)]
 pub struct HttpRequest {
     /// Connection id (`$request->fd`).
     pub fd: i64,
-    pub method: String,
+    pub method: Method,
     /// The request target as sent (`/path?query`).
-    pub uri: String,
-    pub path: String,
-    pub query: Option<String>,
+    pub uri: Uri,
     /// `HTTP/1.1` or `HTTP/1.0`.
     pub protocol: &'static str,
-    /// Names lower-cased, in arrival order; values as bytes.
-    pub headers: Vec<(String, Bytes)>,
+    /// Names lower-cased, in arrival order.
+    pub headers: HeaderMap,
     pub body: Bytes,
     pub peer: SocketAddr,
     pub server_port: u16,
@@ -29,24 +30,32 @@ pub struct HttpRequest {
 
 impl HttpRequest {
     /// The first header called `name` (lower-case).
-    pub fn header(&self, name: &str) -> Option<&Bytes> {
-        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    pub fn header(&self, name: &str) -> Option<&HeaderValue> {
+        self.headers.get(name)
+    }
+
+    pub fn path(&self) -> &str {
+        self.uri.path()
+    }
+
+    pub fn query(&self) -> Option<&str> {
+        self.uri.query()
     }
 
     /// The raw request as text: request line, headers and body (`getData()`).
     /// hyper does not keep the bytes it parsed, so this is rebuilt from them.
     pub fn raw(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(128 + self.body.len());
-        out.extend_from_slice(self.method.as_bytes());
+        out.extend_from_slice(self.method.as_str().as_bytes());
         out.push(b' ');
-        out.extend_from_slice(self.uri.as_bytes());
+        out.extend_from_slice(self.uri.to_string().as_bytes());
         out.push(b' ');
         out.extend_from_slice(self.protocol.as_bytes());
         out.extend_from_slice(b"\r\n");
         for (k, v) in &self.headers {
-            out.extend_from_slice(k.as_bytes());
+            out.extend_from_slice(k.as_str().as_bytes());
             out.extend_from_slice(b": ");
-            out.extend_from_slice(v);
+            out.extend_from_slice(v.as_bytes());
             out.extend_from_slice(b"\r\n");
         }
         out.extend_from_slice(b"\r\n");

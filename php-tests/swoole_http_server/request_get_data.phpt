@@ -1,0 +1,21 @@
+--TEST--
+swoole_http_server: getData() returns the raw request (request line, headers and body)
+--SKIPIF--
+<?php require __DIR__ . '/../include/skipif.inc'; ?>
+--FILE--
+<?php
+// The exact bytes the client sent come back from getData().
+require __DIR__ . '/../include/bootstrap.php';
+rsw_run_server(rsw_http_server_fn(function ($req, $resp) {
+    $resp->end($req->getData());
+}), function ($port) {
+    $raw = "POST /data?q=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Test: yes\r\nContent-Length: 11\r\nConnection: close\r\n\r\nhello=world";
+    $c = new RswConn($port);
+    $c->send($raw);
+    $r = $c->readResponse();
+    var_dump($r['status'], $r['body'] === $raw);
+});
+?>
+--EXPECT--
+int(200)
+bool(true)
