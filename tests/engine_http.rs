@@ -129,8 +129,10 @@ fn http10_closes_and_head_has_no_body() {
 
 #[test]
 fn bodies_chunked_continue_and_limits() {
-    let mut cfg = ServerConfig::default();
-    cfg.package_max_length = 1024;
+    let cfg = ServerConfig {
+        package_max_length: 1024,
+        ..Default::default()
+    };
     let (out, _) = with_worker(cfg, |port| {
         let chunked = roundtrip(
             port,

@@ -154,10 +154,10 @@ extern "C" fn minit(ty: i32, module_number: i32) -> i32 {
 pub extern "C" fn get_module() -> *mut ModuleEntry {
     static ENTRY: StaticModuleEntry = StaticModuleEntry::new();
     ENTRY.get_or_init(|| {
-        let builder = build(ModuleBuilder::new("swoole", env!("CARGO_PKG_VERSION")));
+        let builder = build(ModuleBuilder::new("swoole", constants::SWOOLE_VERSION));
         let built = builder.try_into().or_else(|e: ext_php_rs::error::Error| {
             let _ = BUILD_ERROR.set(e.to_string());
-            ModuleBuilder::new("swoole", env!("CARGO_PKG_VERSION")).try_into()
+            ModuleBuilder::new("swoole", constants::SWOOLE_VERSION).try_into()
         });
         match built {
             Ok((mut entry, startup, owned)) => {

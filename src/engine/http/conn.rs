@@ -30,12 +30,13 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
     let io = TokioIo::new(stream);
     let svc_ctx = ctx.clone();
     let svc = service_fn(move |req| handle(req, svc_ctx.clone(), fd, peer));
-    // Header names go out lower-case, as hyper stores them: its Title-Case
-    // writer cost ~15% of a hello-world request (docs/compat.md).
+    // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
+    // a hello-world request's user CPU (bench/RESULTS.md); drop-in wins.
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(ctx.cfg.http_header_timeout)
+        .title_case_headers(true)
         .max_buf_size(MAX_HEAD.max(8192))
         .max_header_size(MAX_HEAD)
         .keep_alive(true);
