@@ -64,13 +64,13 @@ namespace Swoole\Http {
         public function __construct() {}
         public function cookie(string $name, mixed $value = NULL, ?int $expires = NULL, ?string $path = NULL, ?string $domain = NULL, ?bool $secure = NULL, ?bool $httponly = NULL, ?string $samesite = NULL, ?string $priority = NULL, ?bool $partitioned = NULL): bool {}
         public function end(mixed $content = NULL): bool {}
-        public function header(string $key, mixed $value, bool $format = true): bool {}
+        public function header(string $key, mixed $value, ?bool $format = NULL): bool {}
         public function isWritable(): bool {}
         public function rawcookie(string $name, mixed $value = NULL, ?int $expires = NULL, ?string $path = NULL, ?string $domain = NULL, ?bool $secure = NULL, ?bool $httponly = NULL, ?string $samesite = NULL, ?string $priority = NULL, ?bool $partitioned = NULL): bool {}
         public function redirect(string $location, int $http_code = 302): bool {}
         public function sendfile(string $filename, int $offset = 0, int $length = 0): bool {}
         public function setCookie(string $name, mixed $value = NULL, ?int $expires = NULL, ?string $path = NULL, ?string $domain = NULL, ?bool $secure = NULL, ?bool $httponly = NULL, ?string $samesite = NULL, ?string $priority = NULL, ?bool $partitioned = NULL): bool {}
-        public function setHeader(string $key, mixed $value, bool $format = true): bool {}
+        public function setHeader(string $key, mixed $value, ?bool $format = NULL): bool {}
         public function setRawCookie(string $name, mixed $value = NULL, ?int $expires = NULL, ?string $path = NULL, ?string $domain = NULL, ?bool $secure = NULL, ?bool $httponly = NULL, ?string $samesite = NULL, ?string $priority = NULL, ?bool $partitioned = NULL): bool {}
         public function setStatusCode(int $http_code, ?string $reason = NULL): bool {}
         public function status(int $http_code, ?string $reason = NULL): bool {}
@@ -108,14 +108,12 @@ namespace Swoole {
 namespace Swoole {
     class Error extends \Error
     {
-        public function __construct() {}
     }
 }
 
 namespace Swoole {
     class Exception extends \Exception
     {
-        public function __construct() {}
     }
 }
 
