@@ -5,12 +5,14 @@
 
 pub mod config;
 pub mod error;
+pub mod event_loop;
 pub mod hooks;
 pub mod http;
 pub mod listener;
 #[macro_use]
 pub mod log;
 pub mod process;
+pub mod timer;
 pub mod worker;
 
 pub use error::{Error, Result};

@@ -106,8 +106,7 @@ pub fn run(id: usize, listener: StdListener, cfg: Rc<ServerConfig>, hooks: Rc<dy
             return 1;
         }
     };
-    let local = tokio::task::LocalSet::new();
-    local.block_on(&rt, async move {
+    super::event_loop::block_on(&rt, async move {
         let (mut term, mut int) = match (
             signal(SignalKind::terminate()),
             signal(SignalKind::interrupt()),
@@ -224,7 +223,25 @@ pub async fn serve(
         Some(code) => code,
         None => {
             hooks.on_worker_stop(id);
-            hooks.on_worker_exit(id);
+            // With reload_async the loop keeps running while it has work
+            // (timers): workerExit fires again each round, so the
+            // application can clear them, until max_wait_time.
+            loop {
+                hooks.on_worker_exit(id);
+                if !cfg.reload_async || super::timer::pending() == 0 {
+                    break;
+                }
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    crate::rlog!(
+                        Warning,
+                        "worker#{id}: {} timer(s) still active after max_wait_time, exiting",
+                        super::timer::pending()
+                    );
+                    break;
+                }
+                tokio::time::sleep(left.min(Duration::from_millis(100))).await;
+            }
             0
         }
     };

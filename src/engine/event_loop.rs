@@ -1,0 +1,93 @@
+//! The process's one `LocalSet`: timers, coroutine wake-ups and (in a worker)
+//! connections are all tasks on it.
+//!
+//! A worker drives it with its own runtime (`worker::run`); a plain CLI script
+//! drives it from `Swoole\Event::wait()` / `Co\run()` (`run_until_idle`). Tasks
+//! can be queued before the loop runs: `spawn` never needs a runtime context.
+//! No runtime and no thread exist until a loop runs, so a script may still fork.
+
+use std::cell::Cell;
+use std::future::Future;
+use std::rc::Rc;
+
+use tokio::sync::Notify;
+use tokio::task::{JoinHandle, LocalSet};
+
+thread_local! {
+    static LOCAL: LocalSet = LocalSet::new();
+    /// Tasks spawned through `spawn` that have not finished.
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    /// Fires whenever a tracked task ends or `wake()` is called.
+    static CHANGED: Rc<Notify> = Rc::new(Notify::new());
+    /// Set by `Swoole\Event::exit()`.
+    static EXIT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Decrements the live-task count when the task ends or is aborted.
+struct LiveGuard;
+
+impl Drop for LiveGuard {
+    fn drop(&mut self) {
+        LIVE.with(|l| l.set(l.get().saturating_sub(1)));
+        wake();
+    }
+}
+
+/// Queues a task on the process's loop.
+pub fn spawn<F: Future + 'static>(fut: F) -> JoinHandle<F::Output> {
+    LIVE.with(|l| l.set(l.get() + 1));
+    let guard = LiveGuard;
+    LOCAL.with(|local| {
+        local.spawn_local(async move {
+            let _guard = guard;
+            fut.await
+        })
+    })
+}
+
+/// Tasks queued through `spawn` that are still pending.
+pub fn live_tasks() -> usize {
+    LIVE.with(Cell::get)
+}
+
+/// Tells `run_until_idle` to look at its condition again.
+pub fn wake() {
+    CHANGED.with(|n| n.notify_waiters());
+}
+
+/// `Swoole\Event::exit()`: the running `run_until_idle` returns soon.
+pub fn request_exit() {
+    EXIT.with(|e| e.set(true));
+    wake();
+}
+
+/// Runs `fut` on the process's `LocalSet` with `rt`.
+pub fn block_on<F: Future>(rt: &tokio::runtime::Runtime, fut: F) -> F::Output {
+    LOCAL.with(|local| local.block_on(rt, fut))
+}
+
+/// Builds a current-thread runtime and runs the loop until `idle()` holds (or
+/// `Event::exit()`); returns false if it could not build the runtime.
+pub fn run_until_idle(idle: impl Fn() -> bool) -> bool {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+        return false;
+    };
+    EXIT.with(|e| e.set(false));
+    block_on(&rt, async {
+        loop {
+            if EXIT.with(Cell::get) || idle() {
+                break;
+            }
+            let changed = CHANGED.with(Rc::clone);
+            let notified = changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if EXIT.with(Cell::get) || idle() {
+                break;
+            }
+            notified.await;
+        }
+    });
+    EXIT.with(|e| e.set(false));
+    true
+}

@@ -1,0 +1,202 @@
+//! Timers: `Swoole\Timer::tick/after` in engine terms. A timer is a task on
+//! the process's loop; the table keeps what `info()`/`list()`/`stats()` show.
+//!
+//! The engine never sees a PHP callable: a timer carries a Rust callback that
+//! receives the timer id, and the PHP layer keeps the callable under that id.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use tokio::task::AbortHandle;
+
+use super::event_loop;
+
+pub type TimerId = i64;
+
+/// What `Swoole\Timer::info()` reports.
+#[derive(Debug, Clone)]
+pub struct TimerInfo {
+    pub exec_msec: i64,
+    pub exec_count: i64,
+    pub interval: i64,
+    pub round: i64,
+    pub removed: bool,
+}
+
+struct Entry {
+    info: TimerInfo,
+    abort: Option<AbortHandle>,
+}
+
+thread_local! {
+    static TABLE: RefCell<BTreeMap<TimerId, Entry>> = const { RefCell::new(BTreeMap::new()) };
+    static NEXT_ID: Cell<TimerId> = const { Cell::new(1) };
+    static ROUND: Cell<i64> = const { Cell::new(0) };
+    static BORN: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+fn since_start_ms() -> i64 {
+    let born = BORN.with(|b| match b.get() {
+        Some(t) => t,
+        None => {
+            let t = Instant::now();
+            b.set(Some(t));
+            t
+        }
+    });
+    born.elapsed().as_millis() as i64
+}
+
+/// Starts a timer: `cb(id)` after `interval`, and every `interval` after that
+/// when `repeat`. Returns the id (> 0).
+pub fn add(interval: Duration, repeat: bool, cb: Rc<dyn Fn(TimerId)>) -> TimerId {
+    let id = NEXT_ID.with(|n| {
+        let id = n.get();
+        n.set(id + 1);
+        id
+    });
+    let first = Instant::now() + interval;
+    let ms = interval.as_millis() as i64;
+    TABLE.with(|t| {
+        t.borrow_mut().insert(
+            id,
+            Entry {
+                info: TimerInfo {
+                    exec_msec: since_start_ms() + ms,
+                    exec_count: 0,
+                    interval: ms,
+                    round: ROUND.with(Cell::get),
+                    removed: false,
+                },
+                abort: None,
+            },
+        )
+    });
+    let handle = event_loop::spawn(async move {
+        let mut next = first;
+        loop {
+            tokio::time::sleep_until(next.into()).await;
+            let alive = TABLE.with(|t| match t.borrow_mut().get_mut(&id) {
+                Some(e) if !e.info.removed => {
+                    e.info.exec_count += 1;
+                    true
+                }
+                _ => false,
+            });
+            if !alive {
+                break;
+            }
+            ROUND.with(|r| r.set(r.get() + 1));
+            cb(id);
+            if !repeat || !exists(id) {
+                break;
+            }
+            next += interval;
+            // A callback slower than the interval: skip the missed beats.
+            let now = Instant::now();
+            if next < now {
+                next = now + interval;
+            }
+            TABLE.with(|t| {
+                if let Some(e) = t.borrow_mut().get_mut(&id) {
+                    e.info.exec_msec = since_start_ms() + interval.as_millis() as i64;
+                }
+            });
+        }
+        TABLE.with(|t| t.borrow_mut().remove(&id));
+    });
+    TABLE.with(|t| {
+        if let Some(e) = t.borrow_mut().get_mut(&id) {
+            e.abort = Some(handle.abort_handle());
+        }
+    });
+    id
+}
+
+/// Stops a timer; false if there is no such (live) timer.
+pub fn clear(id: TimerId) -> bool {
+    let entry = TABLE.with(|t| t.borrow_mut().remove(&id));
+    match entry {
+        Some(e) => {
+            if let Some(a) = e.abort {
+                a.abort();
+            }
+            event_loop::wake();
+            true
+        }
+        None => false,
+    }
+}
+
+pub fn clear_all() -> bool {
+    let ids: Vec<TimerId> = list();
+    for id in &ids {
+        clear(*id);
+    }
+    !ids.is_empty()
+}
+
+pub fn exists(id: TimerId) -> bool {
+    TABLE.with(|t| t.borrow().get(&id).is_some_and(|e| !e.info.removed))
+}
+
+pub fn info(id: TimerId) -> Option<TimerInfo> {
+    TABLE.with(|t| t.borrow().get(&id).map(|e| e.info.clone()))
+}
+
+pub fn list() -> Vec<TimerId> {
+    TABLE.with(|t| t.borrow().keys().copied().collect())
+}
+
+/// Live timers: a reason to keep a loop (or a draining worker) running.
+pub fn pending() -> usize {
+    TABLE.with(|t| t.borrow().len())
+}
+
+pub fn round() -> i64 {
+    ROUND.with(Cell::get)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_and_clears() {
+        let hits = Rc::new(Cell::new(0));
+        let h = hits.clone();
+        let id = add(
+            Duration::from_millis(5),
+            true,
+            Rc::new(move |id| {
+                h.set(h.get() + 1);
+                if h.get() == 3 {
+                    clear(id);
+                }
+            }),
+        );
+        assert!(id > 0 && exists(id));
+        let once = Rc::new(Cell::new(0));
+        let o = once.clone();
+        let after = add(Duration::from_millis(1), false, Rc::new(move |_| o.set(o.get() + 1)));
+        assert!(event_loop::run_until_idle(|| pending() == 0));
+        assert_eq!(hits.get(), 3);
+        assert_eq!(once.get(), 1);
+        assert!(!exists(id) && !exists(after));
+        assert!(!clear(id));
+    }
+
+    #[test]
+    fn info_and_list() {
+        let id = add(Duration::from_millis(50), false, Rc::new(|_| {}));
+        let i = info(id).expect("info");
+        assert_eq!(i.interval, 50);
+        assert_eq!(i.exec_count, 0);
+        assert!(list().contains(&id));
+        assert!(clear_all());
+        assert_eq!(pending(), 0);
+        assert!(event_loop::run_until_idle(|| event_loop::live_tasks() == 0));
+    }
+}
