@@ -8,6 +8,8 @@
 pub mod engine;
 
 #[cfg(feature = "php")]
+pub mod coro;
+#[cfg(feature = "php")]
 pub mod php;
 
 /// mimalloc for every Rust allocation (PHP values keep using the Zend

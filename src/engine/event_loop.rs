@@ -45,6 +45,11 @@ pub fn spawn<F: Future + 'static>(fut: F) -> JoinHandle<F::Output> {
     })
 }
 
+/// Queues a task that does not keep the loop alive (`Event::cycle`).
+pub fn spawn_untracked<F: Future + 'static>(fut: F) -> JoinHandle<F::Output> {
+    LOCAL.with(|local| local.spawn_local(fut))
+}
+
 /// Tasks queued through `spawn` that are still pending.
 pub fn live_tasks() -> usize {
     LIVE.with(Cell::get)
@@ -69,7 +74,10 @@ pub fn block_on<F: Future>(rt: &tokio::runtime::Runtime, fut: F) -> F::Output {
 /// Builds a current-thread runtime and runs the loop until `idle()` holds (or
 /// `Event::exit()`); returns false if it could not build the runtime.
 pub fn run_until_idle(idle: impl Fn() -> bool) -> bool {
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
         return false;
     };
     EXIT.with(|e| e.set(false));

@@ -23,6 +23,8 @@ use crate::engine::log;
 extern "C" {
     // ZEND_API bool zend_is_unwind_exit(const zend_object *ex);
     fn zend_is_unwind_exit(ex: *const zend_object) -> bool;
+    // ZEND_API bool zend_is_graceful_exit(const zend_object *ex);
+    fn zend_is_graceful_exit(ex: *const zend_object) -> bool;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +35,9 @@ pub enum CallError {
     Exit(i32),
     /// A fatal error or a panic: this process must not run PHP again.
     Fatal(i32),
+    /// PHP is destroying the fiber this call ran in (its "graceful exit" is
+    /// left pending so it keeps unwinding): return without calling PHP.
+    Unwind,
 }
 
 /// Calls `callable` with `args` and returns its result.
@@ -62,6 +67,11 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
             return Err(CallError::Fatal(255));
         }
         Ok(_) => {}
+    }
+    let pending = ExecutorGlobals::get().exception;
+    // SAFETY: a non-null EG(exception) is a live object.
+    if !pending.is_null() && unsafe { zend_is_graceful_exit(pending) } {
+        return Err(CallError::Unwind);
     }
     if let Some(ex) = ExecutorGlobals::take_exception() {
         // SAFETY: `ex` is a live exception object we now own.

@@ -9,7 +9,11 @@ use std::collections::HashMap;
 use ext_php_rs::convert::IntoZval;
 use ext_php_rs::types::{ZendClassObject, ZendObject, Zval};
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use super::boundary::{self, CallError};
+use super::coroutine::{self, Job};
 use super::http_request::{ParseOptions, Request};
 use super::http_response::Response;
 use crate::engine::config::ServerConfig;
@@ -28,6 +32,9 @@ pub struct Callbacks {
     pub worker_exit: Option<Zval>,
     pub worker_error: Option<Zval>,
     pub request: Option<Zval>,
+    pub before_shutdown: Option<Zval>,
+    pub before_reload: Option<Zval>,
+    pub after_reload: Option<Zval>,
 }
 
 impl Callbacks {
@@ -43,6 +50,9 @@ impl Callbacks {
             worker_exit: get("workerexit"),
             worker_error: get("workererror"),
             request: get("request"),
+            before_shutdown: get("beforeshutdown"),
+            before_reload: get("beforereload"),
+            after_reload: get("afterreload"),
         }
     }
 }
@@ -53,6 +63,11 @@ pub struct PhpHooks {
     server: *mut ZendObject,
     cb: Callbacks,
     parse: ParseOptions,
+    /// `enable_coroutine`: each request runs in its own coroutine.
+    coroutine: bool,
+    /// Set by a coroutine whose body hit `exit()` or a fatal error, so the
+    /// request that started it can tell the engine (`Outcome::Fatal`).
+    fatal: Rc<Cell<Option<i32>>>,
 }
 
 impl PhpHooks {
@@ -65,6 +80,8 @@ impl PhpHooks {
                 parse_cookie: cfg.http_parse_cookie,
                 upload_tmp_dir: cfg.upload_tmp_dir.clone(),
             },
+            coroutine: cfg.enable_coroutine,
+            fatal: Rc::new(Cell::new(None)),
         }
     }
 
@@ -91,6 +108,7 @@ impl PhpHooks {
             Ok(()) | Err(CallError::Exception) => Outcome::Done,
             Err(CallError::Exit(code)) => Outcome::Fatal(code),
             Err(CallError::Fatal(code)) => Outcome::Fatal(code),
+            Err(CallError::Unwind) => Outcome::Done,
         }
     }
 }
@@ -100,6 +118,37 @@ fn object_zval(obj: ext_php_rs::boxed::ZBox<ZendObject>) -> Zval {
     // Moves the box's one reference into the zval.
     let _ = obj.set_zval(&mut z, false);
     z
+}
+
+impl PhpHooks {
+    /// Runs the request callback in a new coroutine: it runs at once until
+    /// it first waits; the response may be ended later, from the coroutine.
+    fn request_in_coroutine(&self, cb: &Zval, args: [Zval; 2], resp: Responder) -> Outcome {
+        let fatal = self.fatal.clone();
+        let job = Job {
+            callable: cb.shallow_clone(),
+            args: args.into(),
+            done: Some(Box::new(move |result| match result {
+                Ok(()) => {}
+                Err(CallError::Exception) | Err(CallError::Unwind) => resp.fail(500),
+                Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+                    resp.fail(500);
+                    fatal.set(Some(code));
+                    // After the coroutine's first wait nobody returns an
+                    // Outcome any more: drain this worker the usual way.
+                    // SAFETY: raise() on our own process.
+                    unsafe { libc::raise(libc::SIGTERM) };
+                }
+            })),
+        };
+        if let Err(e) = coroutine::spawn(job) {
+            crate::rlog!(Warning, "cannot start a coroutine for the request: {e:?}");
+        }
+        match self.fatal.take() {
+            Some(code) => Outcome::Fatal(code),
+            None => Outcome::Done,
+        }
+    }
 }
 
 impl Hooks for PhpHooks {
@@ -150,6 +199,9 @@ impl Hooks for PhpHooks {
         let resp_obj: ext_php_rs::boxed::ZBox<ZendObject> =
             ZendClassObject::new(Response::new(resp.clone(), fd)).into();
         let mut args = [object_zval(req_obj), object_zval(resp_obj)];
+        if self.coroutine {
+            return self.request_in_coroutine(cb, args, resp);
+        }
         let result = boundary::call(cb, &mut args);
         drop(args);
         match result {
@@ -162,11 +214,27 @@ impl Hooks for PhpHooks {
                 resp.fail(500);
                 Outcome::Fatal(code)
             }
+            Err(CallError::Unwind) => {
+                resp.fail(500);
+                Outcome::Done
+            }
         }
     }
 
     fn on_shutdown(&self) {
         self.fire(&self.cb.shutdown, &[]);
+    }
+
+    fn on_before_shutdown(&self) {
+        self.fire(&self.cb.before_shutdown, &[]);
+    }
+
+    fn on_before_reload(&self) {
+        self.fire(&self.cb.before_reload, &[]);
+    }
+
+    fn on_after_reload(&self) {
+        self.fire(&self.cb.after_reload, &[]);
     }
 
     fn before_process_exit(&self) {

@@ -32,10 +32,8 @@ fn warn(method: &str, err: &RespError) -> bool {
         }
         RespError::Invalid(m) | RespError::File(m) => m.clone(),
     };
-    php_error(
-        &ErrorType::Warning,
-        &format!("Swoole\\Http\\Response::{method}(): {msg}"),
-    );
+    let _ = method;
+    php_error(&ErrorType::Warning, &msg);
     false
 }
 
@@ -193,10 +191,7 @@ impl Response {
         ) {
             Ok(line) => done(method, self.r.header("set-cookie", line.as_bytes(), false)),
             Err(msg) => {
-                php_error(
-                    &ErrorType::Warning,
-                    &format!("Swoole\\Http\\Response::{method}(): {msg}"),
-                );
+                php_error(&ErrorType::Warning, &msg);
                 false
             }
         }
@@ -359,10 +354,7 @@ impl Response {
             );
         };
         if data.is_empty() {
-            php_error(
-                &ErrorType::Warning,
-                "Swoole\\Http\\Response::write(): the data sent must not be empty",
-            );
+            php_error(&ErrorType::Warning, "the data sent must not be empty");
             return false;
         }
         done("write", self.r.write(Bytes::from(data)))
@@ -421,10 +413,7 @@ impl Response {
 impl Response {
     fn add_header(&self, method: &str, name: &str, value: &Zval) -> bool {
         if name.len() > 127 {
-            php_error(
-                &ErrorType::Warning,
-                &format!("Swoole\\Http\\Response::{method}(): header key is too long"),
-            );
+            php_error(&ErrorType::Warning, "header key is too long");
             return false;
         }
         if let Some(arr) = value.array() {

@@ -7,24 +7,32 @@
 
 pub mod boundary;
 pub mod callbacks;
+pub mod channel;
 pub mod constants;
+pub mod coroutine;
+pub mod event;
 pub mod exception;
 pub mod http_request;
 pub mod http_response;
 pub mod http_server;
 pub mod server;
 pub mod settings;
+pub mod timer;
 
 use std::ffi::CString;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 use ext_php_rs::builders::ModuleBuilder;
+use ext_php_rs::class::RegisteredClass;
 use ext_php_rs::ffi::zend_class_entry;
+use ext_php_rs::flags::IniEntryPermission;
 use ext_php_rs::internal::{
     ext_php_rs_startup, startup_guard, ModuleStartupMutex, MODULE_STARTUP_INIT,
 };
-use ext_php_rs::zend::{ClassEntry, ModuleEntry, StaticModuleEntry};
+use ext_php_rs::zend::{
+    ClassEntry, ExecutorGlobals, IniEntryDef, IniEntryDefs, ModuleEntry, StaticModuleEntry,
+};
 use ext_php_rs::{info_table_end, info_table_row, info_table_start};
 
 extern "C" {
@@ -102,13 +110,73 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = constants::register(m);
     let m = server::register(m);
     let m = http_request::register(m);
-    http_response::register(m)
+    let m = http_response::register(m);
+    let m = coroutine::register(m);
+    let m = timer::register(m);
+    let m = event::register(m);
+    channel::register(m).request_shutdown_function(rshutdown)
+}
+
+/// `swoole.use_shortname` (default On): `go()`, `defer()`, `Co\run()`, `Co`, `Chan`.
+static INI: IniEntryDefs<2> = IniEntryDefs::new([
+    IniEntryDef::new(c"swoole.use_shortname", c"On", IniEntryPermission::System),
+    IniEntryDef::end(),
+]);
+
+fn use_shortname() -> bool {
+    let v = ExecutorGlobals::get()
+        .ini_values()
+        .get("swoole.use_shortname")
+        .cloned()
+        .flatten()
+        .unwrap_or_else(|| "On".into());
+    !matches!(
+        v.to_ascii_lowercase().as_str(),
+        "0" | "off" | "false" | "no" | ""
+    )
+}
+
+/// Removes the short function names when `swoole.use_shortname` is off.
+fn drop_short_functions() {
+    let mut eg = ExecutorGlobals::get_mut();
+    if let Some(table) = eg.function_table_mut() {
+        for name in coroutine::SHORT_FUNCTIONS {
+            table.remove(*name);
+        }
+    }
+}
+
+extern "C" fn rshutdown(_ty: i32, _module_number: i32) -> i32 {
+    coroutine::shutdown();
+    timer::shutdown();
+    event::shutdown();
+    0
 }
 
 /// What must run after every `#[php_class]` is registered: internal
 /// subclasses and the legacy aliases.
 fn after_classes() -> ext_php_rs::error::Result<()> {
     exception::register_classes()?;
+    coroutine::init();
+    if use_shortname() {
+        class_alias(
+            "Co",
+            <coroutine::Coroutine as RegisteredClass>::get_metadata().ce(),
+        );
+        class_alias(
+            "Co\\System",
+            <coroutine::System as RegisteredClass>::get_metadata().ce(),
+        );
+        let chan = <channel::Channel as RegisteredClass>::get_metadata().ce();
+        class_alias("Chan", chan);
+        class_alias("Co\\Channel", chan);
+        class_alias(
+            "Co\\WaitGroup",
+            <channel::WaitGroup as RegisteredClass>::get_metadata().ce(),
+        );
+    } else {
+        drop_short_functions();
+    }
     allow_dynamic_properties(server::server_ce());
     class_alias("swoole_server", server::server_ce());
     http_server::register_classes()?;
@@ -140,6 +208,7 @@ extern "C" fn minit(ty: i32, module_number: i32) -> i32 {
                 )
             });
         }
+        IniEntryDef::register(INI.as_slice(), module_number);
         if let Some(startup) = STARTUP.lock().as_ref() {
             startup.startup(ty, module_number)?;
         }

@@ -1,0 +1,508 @@
+//! The coroutine scheduler: Swoole coroutines on PHP Fibers, one thread,
+//! woken by tasks on the engine's event loop.
+//!
+//! The Fiber protocol (docs/internals.md, "Coroutines"):
+//! - a coroutine runs on a pooled fiber whose entry is `fiber_main`, a loop:
+//!   take the next cid from the hand-off slot, run it through the entry hook
+//!   the PHP layer installed, return the fiber to the pool, `Fiber::suspend()`
+//!   until reused. Creating a `\Fiber` per coroutine is avoided (~15 µs);
+//! - `create` runs the new coroutine at once, until it first waits;
+//! - `wait` suspends the current coroutine; `resume` continues a waiting one
+//!   (from the loop, or from another coroutine, as Swoole does);
+//! - nothing borrowed (no `RefCell` borrow, no PHP value guard) is held
+//!   across a suspension.
+//!
+//! This layer never holds user values: the PHP layer keeps callables, args,
+//! contexts and defers in tables keyed by cid.
+
+pub mod fiber;
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashSet};
+use std::time::{Duration, Instant};
+
+use fiber::Fiber;
+
+use crate::engine::event_loop;
+
+pub type Cid = i64;
+
+/// Why a waiting coroutine was resumed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// Someone resumed it (data ready, sleep over, `resume($cid)`).
+    Resumed,
+    /// Its timeout ran out first.
+    Timeout,
+}
+
+/// What a waiting coroutine waits for; `Coroutine::resume()` only resumes `User`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitKind {
+    User,
+    Sleep,
+    Channel,
+    Join,
+    Io,
+}
+
+#[derive(Debug)]
+pub enum Error {
+    /// Called outside any coroutine.
+    NotInCoroutine,
+    /// `max_coroutine` reached.
+    Limit(usize),
+    /// The fiber could not be created or resumed.
+    Fiber,
+}
+
+struct Coro {
+    pcid: Cid,
+    started: Instant,
+    fiber: Option<Fiber>,
+    /// Set while suspended in `wait`; bumped on every wait so a stale timeout
+    /// cannot wake a later wait.
+    waiting: Option<(WaitKind, u64)>,
+    wake: Wake,
+}
+
+struct Sched {
+    coros: BTreeMap<Cid, Coro>,
+    next_cid: Cid,
+    peak: usize,
+    max: usize,
+    /// The coroutine each nested resume is running, innermost last.
+    stack: Vec<Cid>,
+    idle: Vec<Fiber>,
+    /// cid handed to the fiber being started or reused.
+    handoff: Option<Cid>,
+    seq: u64,
+    /// Coroutines waiting in `join` for any coroutine to end.
+    join_waiters: Vec<Cid>,
+    /// Coroutines already reported as deadlocked.
+    stuck: HashSet<Cid>,
+    entry_name: &'static str,
+    entry: Option<fn(Cid)>,
+}
+
+/// Idle fibers kept for reuse.
+const POOL_MAX: usize = 512;
+/// Swoole's default `max_coroutine`.
+pub const DEFAULT_MAX: usize = 100_000;
+
+thread_local! {
+    static S: RefCell<Sched> = RefCell::new(Sched {
+        coros: BTreeMap::new(),
+        next_cid: 1,
+        peak: 0,
+        max: DEFAULT_MAX,
+        stack: Vec::new(),
+        idle: Vec::new(),
+        handoff: None,
+        seq: 0,
+        join_waiters: Vec::new(),
+        stuck: HashSet::new(),
+        entry_name: "",
+        entry: None,
+    });
+    /// True while a fiber of ours is suspended in `Fiber::suspend()` because
+    /// PHP is destroying it: no more scheduling.
+    static SHUTTING_DOWN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Installs the PHP function every fiber starts in (it must call
+/// `fiber_main`) and the hook that runs coroutine `cid`'s body.
+pub fn init(entry_fn_name: &'static str, entry: fn(Cid)) {
+    S.with(|s| {
+        let mut s = s.borrow_mut();
+        s.entry_name = entry_fn_name;
+        s.entry = Some(entry);
+    });
+}
+
+pub fn set_max(n: usize) {
+    S.with(|s| s.borrow_mut().max = if n == 0 { DEFAULT_MAX } else { n });
+}
+
+pub fn max() -> usize {
+    S.with(|s| s.borrow().max)
+}
+
+/// The running coroutine, or -1 outside any.
+pub fn current() -> Cid {
+    S.with(|s| s.borrow().stack.last().copied().unwrap_or(-1))
+}
+
+pub fn parent(cid: Cid) -> Option<Cid> {
+    S.with(|s| s.borrow().coros.get(&cid).map(|c| c.pcid))
+}
+
+pub fn exists(cid: Cid) -> bool {
+    S.with(|s| s.borrow().coros.contains_key(&cid))
+}
+
+pub fn list() -> Vec<Cid> {
+    S.with(|s| s.borrow().coros.keys().copied().collect())
+}
+
+pub fn count() -> usize {
+    S.with(|s| s.borrow().coros.len())
+}
+
+pub fn peak() -> usize {
+    S.with(|s| s.borrow().peak)
+}
+
+pub fn last_cid() -> Cid {
+    S.with(|s| s.borrow().next_cid - 1)
+}
+
+pub fn elapsed_ms(cid: Cid) -> Option<i64> {
+    S.with(|s| {
+        s.borrow()
+            .coros
+            .get(&cid)
+            .map(|c| c.started.elapsed().as_millis() as i64)
+    })
+}
+
+/// True when `cid` is suspended in a wait of `kind`.
+pub fn is_waiting(cid: Cid, kind: WaitKind) -> bool {
+    S.with(|s| {
+        s.borrow()
+            .coros
+            .get(&cid)
+            .is_some_and(|c| matches!(c.waiting, Some((k, _)) if k == kind))
+    })
+}
+
+/// Reserves a cid for a new coroutine; the PHP layer stores its body under
+/// it, then calls `run`.
+pub fn reserve() -> Result<Cid, Error> {
+    S.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.coros.len() >= s.max {
+            return Err(Error::Limit(s.max));
+        }
+        let cid = s.next_cid;
+        s.next_cid += 1;
+        let pcid = s.stack.last().copied().unwrap_or(-1);
+        s.coros.insert(
+            cid,
+            Coro {
+                pcid,
+                started: Instant::now(),
+                fiber: None,
+                waiting: None,
+                wake: Wake::Resumed,
+            },
+        );
+        s.peak = s.peak.max(s.coros.len());
+        Ok(cid)
+    })
+}
+
+/// Starts coroutine `cid` (from `reserve`) and runs it until it first waits
+/// or ends.
+pub fn run(cid: Cid) -> Result<(), Error> {
+    let (fiber, fresh) = S.with(|s| {
+        let mut s = s.borrow_mut();
+        s.handoff = Some(cid);
+        match s.idle.pop() {
+            Some(f) => (Some(f), false),
+            None => (None, true),
+        }
+    });
+    let fiber = match fiber {
+        Some(f) => f,
+        None => {
+            let name = S.with(|s| s.borrow().entry_name);
+            match Fiber::new(name) {
+                Some(f) => f,
+                None => {
+                    finish(cid);
+                    return Err(Error::Fiber);
+                }
+            }
+        }
+    };
+    // The fiber object is kept in the coroutine while it runs, so it can be
+    // resumed and, when the body ends, returned to the pool.
+    let handle = fiber_handle(&fiber);
+    S.with(|s| {
+        if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
+            c.fiber = Some(fiber);
+        }
+    });
+    push(cid);
+    let r = if fresh {
+        handle.start()
+    } else {
+        handle.resume()
+    };
+    pop(cid);
+    r.map_err(|_| Error::Fiber)
+}
+
+/// A second owner of the same `\Fiber` object (a PHP reference).
+fn fiber_handle(f: &Fiber) -> Fiber {
+    f.clone_ref()
+}
+
+fn push(cid: Cid) {
+    S.with(|s| s.borrow_mut().stack.push(cid));
+}
+
+fn pop(cid: Cid) {
+    S.with(|s| {
+        let mut s = s.borrow_mut();
+        if let Some(pos) = s.stack.iter().rposition(|c| *c == cid) {
+            s.stack.remove(pos);
+        }
+    });
+}
+
+/// The body every pooled fiber runs (called by the PHP entry function).
+pub fn fiber_main() {
+    loop {
+        let Some(cid) = S.with(|s| s.borrow_mut().handoff.take()) else {
+            return;
+        };
+        let entry = S.with(|s| s.borrow().entry);
+        if let Some(entry) = entry {
+            entry(cid);
+        }
+        if SHUTTING_DOWN.with(Cell::get) {
+            S.with(|s| s.borrow_mut().coros.remove(&cid));
+            return;
+        }
+        let fiber = finish(cid);
+        let Some(fiber) = fiber else {
+            return;
+        };
+        let pooled = S.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.idle.len() < POOL_MAX {
+                s.idle.push(fiber);
+                true
+            } else {
+                false
+            }
+        });
+        if !pooled {
+            return;
+        }
+        if Fiber::suspend().is_err() {
+            // PHP is destroying this fiber: unwind out of it.
+            SHUTTING_DOWN.with(|f| f.set(true));
+            return;
+        }
+    }
+}
+
+/// Removes `cid`, wakes joiners; returns its fiber for reuse.
+fn finish(cid: Cid) -> Option<Fiber> {
+    let (fiber, joiners) = S.with(|s| {
+        let mut s = s.borrow_mut();
+        let fiber = s.coros.remove(&cid).and_then(|c| c.fiber);
+        (fiber, std::mem::take(&mut s.join_waiters))
+    });
+    for j in joiners {
+        resume_kind(j, WaitKind::Join, Wake::Resumed);
+    }
+    event_loop::wake();
+    fiber
+}
+
+/// Suspends the running coroutine until `resume` (or `timeout`).
+pub fn wait(kind: WaitKind, timeout: Option<Duration>) -> Result<Wake, Error> {
+    let cid = current();
+    if cid < 0 {
+        return Err(Error::NotInCoroutine);
+    }
+    let seq = S.with(|s| {
+        let mut s = s.borrow_mut();
+        s.seq += 1;
+        let seq = s.seq;
+        if let Some(c) = s.coros.get_mut(&cid) {
+            c.waiting = Some((kind, seq));
+            c.wake = Wake::Resumed;
+        }
+        seq
+    });
+    let timer = timeout.map(|d| {
+        event_loop::spawn(async move {
+            tokio::time::sleep(d).await;
+            let still = S.with(|s| {
+                s.borrow()
+                    .coros
+                    .get(&cid)
+                    .is_some_and(|c| c.waiting.is_some_and(|(_, q)| q == seq))
+            });
+            if still {
+                resume_with(cid, Wake::Timeout);
+            }
+        })
+    });
+    // The resumer (`run`/`resume_with`) pushed this cid and pops it when
+    // the switch returns, so the stack needs no change here.
+    let suspended = Fiber::suspend();
+    if let Some(t) = timer {
+        t.abort();
+    }
+    if suspended.is_err() {
+        SHUTTING_DOWN.with(|f| f.set(true));
+        return Err(Error::Fiber);
+    }
+    Ok(S.with(|s| {
+        let mut s = s.borrow_mut();
+        match s.coros.get_mut(&cid) {
+            Some(c) => {
+                c.waiting = None;
+                c.wake
+            }
+            None => Wake::Resumed,
+        }
+    }))
+}
+
+/// Resumes `cid` if it is waiting (any kind). False otherwise.
+pub fn resume(cid: Cid) -> bool {
+    resume_with(cid, Wake::Resumed)
+}
+
+/// Resumes `cid` only if it waits for `kind` (e.g. `Coroutine::resume()`
+/// only continues a `Coroutine::yield()`).
+pub fn resume_kind(cid: Cid, kind: WaitKind, wake: Wake) -> bool {
+    if !is_waiting(cid, kind) {
+        return false;
+    }
+    resume_with(cid, wake)
+}
+
+fn resume_with(cid: Cid, wake: Wake) -> bool {
+    if SHUTTING_DOWN.with(Cell::get) {
+        return false;
+    }
+    let handle = S.with(|s| {
+        let mut s = s.borrow_mut();
+        let c = s.coros.get_mut(&cid)?;
+        c.waiting?;
+        c.waiting = None;
+        c.wake = wake;
+        c.fiber.as_ref().map(Fiber::clone_ref)
+    });
+    let Some(handle) = handle else {
+        return false;
+    };
+    push(cid);
+    let r = handle.resume();
+    pop(cid);
+    if r.is_err() {
+        crate::engine::log::write_raw("rswoole: could not resume a coroutine\n");
+        if let Some(ex) = ext_php_rs::zend::ExecutorGlobals::take_exception() {
+            drop(ex);
+        }
+    }
+    true
+}
+
+/// `Co::sleep()`: suspends the running coroutine for `d`.
+pub fn sleep(d: Duration) -> Result<(), Error> {
+    let cid = current();
+    if cid < 0 {
+        return Err(Error::NotInCoroutine);
+    }
+    let seq_before = S.with(|s| s.borrow().seq);
+    event_loop::spawn(async move {
+        tokio::time::sleep(d).await;
+        // Only the wait this sleep started (seq_before + 1).
+        let ours = S.with(|s| {
+            s.borrow().coros.get(&cid).is_some_and(
+                |c| matches!(c.waiting, Some((WaitKind::Sleep, q)) if q == seq_before + 1),
+            )
+        });
+        if ours {
+            resume_with(cid, Wake::Resumed);
+        }
+    });
+    wait(WaitKind::Sleep, None).map(|_| ())
+}
+
+/// `Coroutine::join()`: waits until every cid in `cids` has ended.
+pub fn join(cids: &[Cid], timeout: Option<Duration>) -> Result<bool, Error> {
+    let me = current();
+    if me < 0 {
+        return Err(Error::NotInCoroutine);
+    }
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let set: HashSet<Cid> = cids.iter().copied().collect();
+    loop {
+        if !set.iter().any(|c| exists(*c)) {
+            return Ok(true);
+        }
+        let left = match deadline {
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Ok(false);
+                }
+                Some(left)
+            }
+            None => None,
+        };
+        S.with(|s| s.borrow_mut().join_waiters.push(me));
+        if wait(WaitKind::Join, left)? == Wake::Timeout {
+            S.with(|s| s.borrow_mut().join_waiters.retain(|c| *c != me));
+            if set.iter().any(|c| exists(*c)) {
+                return Ok(false);
+            }
+        }
+    }
+}
+
+/// Runs the event loop until no task is left; returns the number of
+/// coroutines still alive then (> 0 means they can never wake: deadlock).
+pub fn run_loop() -> usize {
+    event_loop::run_until_idle(|| event_loop::live_tasks() == 0);
+    count()
+}
+
+/// Coroutines alive with nothing left that could wake them, not reported
+/// before; marks them reported.
+pub fn newly_stuck() -> usize {
+    S.with(|s| {
+        let mut s = s.borrow_mut();
+        let alive: Vec<Cid> = s.coros.keys().copied().collect();
+        let mut n = 0;
+        for cid in alive {
+            if s.stuck.insert(cid) {
+                n += 1;
+            }
+        }
+        n
+    })
+}
+
+/// PHP is destroying fibers (request shutdown): stop scheduling.
+pub fn set_unwinding() {
+    SHUTTING_DOWN.with(|f| f.set(true));
+}
+
+/// Swoole's deadlock report, printed to stdout.
+pub fn deadlock_report(n: usize) -> String {
+    let rule = "=".repeat(64 + n.to_string().len());
+    format!(
+        "\n {rule}\n  [FATAL ERROR]: all coroutines (count: {n}) are asleep - deadlock!\n {rule}\n"
+    )
+}
+
+/// Drops every pooled fiber (request shutdown): PHP must free them while
+/// the engine is still up.
+pub fn shutdown() {
+    SHUTTING_DOWN.with(|f| f.set(true));
+    let idle = S.with(|s| std::mem::take(&mut s.borrow_mut().idle));
+    drop(idle);
+    let coros = S.with(|s| std::mem::take(&mut s.borrow_mut().coros));
+    drop(coros);
+}

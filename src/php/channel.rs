@@ -1,0 +1,278 @@
+//! `Swoole\Coroutine\Channel` (alias `Chan`): a bounded queue between
+//! coroutines. Values stay PHP values here; waiting and waking is the coro
+//! layer's, by cid. A push to a waiting consumer resumes it at once, as
+//! Swoole does.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use ext_php_rs::exception::PhpResult;
+use ext_php_rs::prelude::*;
+use ext_php_rs::types::{ZendHashTable, Zval};
+
+use super::exception::error_ce;
+use crate::coro::{self, Cid, WaitKind, Wake};
+
+pub const SWOOLE_CHANNEL_OK: i64 = 0;
+pub const SWOOLE_CHANNEL_TIMEOUT: i64 = -1;
+pub const SWOOLE_CHANNEL_CLOSED: i64 = -2;
+pub const SWOOLE_CHANNEL_CANCELED: i64 = -3;
+
+#[php_class]
+#[php(name = "Swoole\\Coroutine\\Channel")]
+pub struct Channel {
+    capacity: i64,
+    err_code: Cell<i64>,
+    queue: RefCell<VecDeque<Zval>>,
+    consumers: RefCell<VecDeque<Cid>>,
+    producers: RefCell<VecDeque<Cid>>,
+    closed: Cell<bool>,
+}
+
+fn timeout_of(t: Option<f64>) -> Option<Duration> {
+    t.filter(|t| *t > 0.0 && t.is_finite())
+        .map(Duration::from_secs_f64)
+}
+
+fn not_in_coroutine(api: &str) -> PhpException {
+    PhpException::new(
+        format!("Swoole\\Coroutine\\Channel::{api}(): API must be called in the coroutine"),
+        0,
+        error_ce(),
+    )
+}
+
+impl Channel {
+    /// Waits in `list` until woken or timed out; removes us from the list.
+    fn wait_in(
+        &self,
+        list: &RefCell<VecDeque<Cid>>,
+        timeout: Option<f64>,
+        api: &str,
+    ) -> PhpResult<Wake> {
+        let me = coro::current();
+        if me < 0 {
+            return Err(not_in_coroutine(api));
+        }
+        list.borrow_mut().push_back(me);
+        // A timeout of 0 (or less than 0 but not -1) does not wait at all.
+        let t = timeout.unwrap_or(-1.0);
+        let wake = if t == 0.0 || (t < 0.0 && t != -1.0) {
+            Wake::Timeout
+        } else {
+            coro::wait(WaitKind::Channel, timeout_of(timeout)).map_err(|_| not_in_coroutine(api))?
+        };
+        list.borrow_mut().retain(|c| *c != me);
+        Ok(wake)
+    }
+
+    fn wake_one(list: &RefCell<VecDeque<Cid>>) {
+        let next = list.borrow_mut().pop_front();
+        if let Some(cid) = next {
+            coro::resume_kind(cid, WaitKind::Channel, Wake::Resumed);
+        }
+    }
+}
+
+#[php_impl]
+impl Channel {
+    pub fn __construct(capacity: Option<i64>) -> Self {
+        Channel {
+            capacity: capacity.unwrap_or(1).max(1),
+            err_code: Cell::new(SWOOLE_CHANNEL_OK),
+            queue: RefCell::new(VecDeque::new()),
+            consumers: RefCell::new(VecDeque::new()),
+            producers: RefCell::new(VecDeque::new()),
+            closed: Cell::new(false),
+        }
+    }
+
+    #[php(getter, name = "capacity")]
+    pub fn prop_capacity(&self) -> i64 {
+        self.capacity
+    }
+
+    #[php(getter, name = "errCode")]
+    pub fn prop_err_code(&self) -> i64 {
+        self.err_code.get()
+    }
+
+    #[php(setter, name = "errCode")]
+    pub fn set_err_code(&self, code: i64) {
+        self.err_code.set(code);
+    }
+
+    /// Adds `$data`; waits while the channel is full (up to `$timeout` s).
+    pub fn push(&self, data: &Zval, timeout: Option<f64>) -> PhpResult<bool> {
+        if self.closed.get() {
+            self.err_code.set(SWOOLE_CHANNEL_CLOSED);
+            return Ok(false);
+        }
+        while self.queue.borrow().len() as i64 >= self.capacity {
+            let wake = self.wait_in(&self.producers, timeout, "push")?;
+            if self.closed.get() {
+                self.err_code.set(SWOOLE_CHANNEL_CLOSED);
+                return Ok(false);
+            }
+            if wake == Wake::Timeout && self.queue.borrow().len() as i64 >= self.capacity {
+                self.err_code.set(SWOOLE_CHANNEL_TIMEOUT);
+                return Ok(false);
+            }
+        }
+        self.queue.borrow_mut().push_back(data.shallow_clone());
+        self.err_code.set(SWOOLE_CHANNEL_OK);
+        Self::wake_one(&self.consumers);
+        Ok(true)
+    }
+
+    /// Takes the oldest value; waits while empty (up to `$timeout` s).
+    /// False on timeout or when closed (see `errCode`).
+    pub fn pop(&self, timeout: Option<f64>) -> PhpResult<Zval> {
+        loop {
+            let item = self.queue.borrow_mut().pop_front();
+            if let Some(v) = item {
+                self.err_code.set(SWOOLE_CHANNEL_OK);
+                Self::wake_one(&self.producers);
+                return Ok(v);
+            }
+            let mut f = Zval::new();
+            f.set_bool(false);
+            if self.closed.get() {
+                self.err_code.set(SWOOLE_CHANNEL_CLOSED);
+                return Ok(f);
+            }
+            let wake = self.wait_in(&self.consumers, timeout, "pop")?;
+            if wake == Wake::Timeout && self.queue.borrow().is_empty() {
+                self.err_code.set(if self.closed.get() {
+                    SWOOLE_CHANNEL_CLOSED
+                } else {
+                    SWOOLE_CHANNEL_TIMEOUT
+                });
+                return Ok(f);
+            }
+        }
+    }
+
+    /// Closes the channel and wakes every waiting producer and consumer.
+    pub fn close(&self) -> bool {
+        if self.closed.replace(true) {
+            return false;
+        }
+        let waiting: Vec<Cid> = self
+            .consumers
+            .borrow_mut()
+            .drain(..)
+            .chain(self.producers.borrow_mut().drain(..))
+            .collect();
+        for cid in waiting {
+            coro::resume_kind(cid, WaitKind::Channel, Wake::Resumed);
+        }
+        true
+    }
+
+    pub fn length(&self) -> i64 {
+        self.queue.borrow().len() as i64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queue.borrow().is_empty()
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.queue.borrow().len() as i64 >= self.capacity
+    }
+
+    pub fn stats(&self) -> Zval {
+        let mut ht = ZendHashTable::new();
+        let _ = ht.insert("consumer_num", self.consumers.borrow().len() as i64);
+        let _ = ht.insert("producer_num", self.producers.borrow().len() as i64);
+        let _ = ht.insert("queue_num", self.queue.borrow().len() as i64);
+        let mut z = Zval::new();
+        z.set_hashtable(ht);
+        z
+    }
+}
+
+#[php_class]
+#[php(name = "Swoole\\Coroutine\\WaitGroup")]
+pub struct WaitGroup {
+    count: Cell<i64>,
+    waiters: RefCell<Vec<Cid>>,
+}
+
+#[php_impl]
+impl WaitGroup {
+    pub fn __construct(delta: Option<i64>) -> Self {
+        WaitGroup {
+            count: Cell::new(delta.unwrap_or(0).max(0)),
+            waiters: RefCell::new(Vec::new()),
+        }
+    }
+
+    pub fn add(&self, delta: Option<i64>) -> PhpResult<()> {
+        let n = self.count.get() + delta.unwrap_or(1);
+        if n < 0 {
+            return Err(PhpException::new(
+                "WaitGroup misuse: negative counter".into(),
+                0,
+                error_ce(),
+            ));
+        }
+        self.count.set(n);
+        if n == 0 {
+            self.release();
+        }
+        Ok(())
+    }
+
+    pub fn done(&self) -> PhpResult<()> {
+        self.add(Some(-1))
+    }
+
+    pub fn count(&self) -> i64 {
+        self.count.get()
+    }
+
+    /// Waits until the counter is zero; false on timeout.
+    pub fn wait(&self, timeout: Option<f64>) -> PhpResult<bool> {
+        let me = coro::current();
+        if me < 0 {
+            return Err(PhpException::new(
+                "Swoole\\Coroutine\\WaitGroup::wait(): API must be called in the coroutine".into(),
+                0,
+                error_ce(),
+            ));
+        }
+        if self.count.get() == 0 {
+            return Ok(true);
+        }
+        self.waiters.borrow_mut().push(me);
+        let wake = coro::wait(WaitKind::Channel, timeout_of(timeout));
+        self.waiters.borrow_mut().retain(|c| *c != me);
+        match wake {
+            Ok(Wake::Resumed) => Ok(self.count.get() == 0),
+            Ok(Wake::Timeout) => Ok(false),
+            Err(_) => Ok(false),
+        }
+    }
+}
+
+impl WaitGroup {
+    fn release(&self) {
+        let waiters: Vec<Cid> = self.waiters.borrow_mut().drain(..).collect();
+        for cid in waiters {
+            coro::resume_kind(cid, WaitKind::Channel, Wake::Resumed);
+        }
+    }
+}
+
+pub fn register(module: ModuleBuilder) -> ModuleBuilder {
+    module
+        .class::<Channel>()
+        .class::<WaitGroup>()
+        .constant(("SWOOLE_CHANNEL_OK", SWOOLE_CHANNEL_OK, &[]))
+        .constant(("SWOOLE_CHANNEL_TIMEOUT", SWOOLE_CHANNEL_TIMEOUT, &[]))
+        .constant(("SWOOLE_CHANNEL_CLOSED", SWOOLE_CHANNEL_CLOSED, &[]))
+        .constant(("SWOOLE_CHANNEL_CANCELED", SWOOLE_CHANNEL_CANCELED, &[]))
+}

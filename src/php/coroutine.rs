@@ -1,0 +1,470 @@
+//! `Swoole\Coroutine` (alias `Co`), `Swoole\Coroutine\System`, and the
+//! functions `go()`, `defer()`, `Swoole\Coroutine\run()` / `Co\run()`.
+//!
+//! This file keeps what the coro layer must not hold: each coroutine's
+//! callable and arguments, its context object and its defer stack, in tables
+//! keyed by cid. It also decides what an uncaught exception in a coroutine
+//! does: in a server worker it is logged and the worker goes on; in a plain
+//! script it ends the script like PHP's own uncaught exception.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::time::Duration;
+
+use ext_php_rs::error::php_error;
+use ext_php_rs::exception::PhpResult;
+use ext_php_rs::flags::ErrorType;
+use ext_php_rs::prelude::*;
+use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
+use ext_php_rs::zend::ClassEntry;
+
+use super::boundary::{self, CallError};
+use super::exception::{error_ce, type_error};
+use crate::coro::{self, Cid, WaitKind, Wake};
+use crate::engine::{event_loop, worker};
+
+/// What a coroutine runs and what to do when it ends.
+pub struct Job {
+    pub callable: Zval,
+    pub args: Vec<Zval>,
+    /// Called with the body's outcome (e.g. a request answers 500).
+    pub done: Option<Box<dyn FnOnce(Result<(), CallError>)>>,
+}
+
+thread_local! {
+    static JOBS: RefCell<HashMap<Cid, Job>> = RefCell::new(HashMap::new());
+    static CONTEXTS: RefCell<HashMap<Cid, Zval>> = RefCell::new(HashMap::new());
+    static DEFERS: RefCell<HashMap<Cid, Vec<Zval>>> = RefCell::new(HashMap::new());
+    /// `Swoole\Event::wait` is registered as a shutdown function once.
+    static LOOP_SCHEDULED: Cell<bool> = const { Cell::new(false) };
+    /// A `Co\run()` / `Event::wait()` is running the loop.
+    static LOOP_RUNNING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The PHP function every pooled fiber starts in.
+pub const FIBER_ENTRY: &str = "Swoole\\Coroutine\\__fiber_entry";
+
+/// Internal: the body of every coroutine fiber. Not for user code.
+#[php_function]
+#[php(name = "Swoole\\Coroutine\\__fiber_entry")]
+pub fn fiber_entry() {
+    coro::fiber_main();
+}
+
+/// Runs coroutine `cid`'s body; installed as the coro layer's entry hook.
+fn entry(cid: Cid) {
+    let Some(mut job) = JOBS.with(|j| j.borrow_mut().remove(&cid)) else {
+        return;
+    };
+    let result = boundary::call(&job.callable, &mut job.args).map(|_| ());
+    if result == Err(CallError::Unwind) {
+        // PHP is tearing the fiber down: no defers, no more PHP here.
+        coro::set_unwinding();
+        return;
+    }
+    drop(job.args);
+    drop(job.callable);
+    run_defers(cid);
+    // The context object goes with its coroutine.
+    let ctx = CONTEXTS.with(|c| c.borrow_mut().remove(&cid));
+    drop(ctx);
+    match job.done.take() {
+        Some(done) => done(result),
+        None => after_failure(result),
+    }
+}
+
+fn run_defers(cid: Cid) {
+    loop {
+        let next = DEFERS.with(|d| d.borrow_mut().get_mut(&cid).and_then(Vec::pop));
+        let Some(cb) = next else {
+            break;
+        };
+        let r = boundary::call(&cb, &mut []).map(|_| ());
+        if r == Err(CallError::Unwind) {
+            coro::set_unwinding();
+            return;
+        }
+        after_failure(r);
+    }
+    DEFERS.with(|d| d.borrow_mut().remove(&cid));
+}
+
+/// What a failed coroutine body means for the process.
+fn after_failure(result: Result<(), CallError>) {
+    match result {
+        Ok(()) => {}
+        // In a worker the exception was logged; the worker keeps serving.
+        Err(CallError::Exception) if worker::current_worker_id() >= 0 => {}
+        // In a script: like PHP's own uncaught exception, the script ends.
+        Err(CallError::Exception) => exit_process(255),
+        Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => exit_process(code),
+        Err(CallError::Unwind) => coro::set_unwinding(),
+    }
+}
+
+fn exit_process(code: i32) -> ! {
+    // SAFETY: flush PHP's output buffers on the PHP thread, then leave.
+    unsafe { ext_php_rs::ffi::php_output_end_all() };
+    // SAFETY: ends the process; nothing is expected to run after this.
+    unsafe { libc::_exit(code) }
+}
+
+/// Installs the entry hook; called at module startup.
+pub fn init() {
+    coro::init(FIBER_ENTRY, entry);
+}
+
+/// Makes sure the loop runs at the end of a plain script (as Swoole does).
+pub fn schedule_loop() {
+    if worker::current_worker_id() >= 0 || LOOP_RUNNING.with(Cell::get) {
+        return;
+    }
+    if LOOP_SCHEDULED.with(|s| s.replace(true)) {
+        return;
+    }
+    if let Ok(f) = ext_php_rs::types::ZendCallable::try_from_name("register_shutdown_function") {
+        let mut cb = Zval::new();
+        let _ = cb.set_string("Swoole\\Event::wait", false);
+        let _ = f.try_call(vec![&cb]);
+    }
+}
+
+/// Runs the loop until nothing is left; reports a deadlock. False when a
+/// loop is already running.
+pub fn run_loop() -> bool {
+    if LOOP_RUNNING.with(|r| r.replace(true)) {
+        return false;
+    }
+    coro::run_loop();
+    LOOP_RUNNING.with(|r| r.set(false));
+    // Coroutines that can never wake; each is reported once.
+    let stuck = coro::newly_stuck();
+    if stuck > 0 {
+        ext_php_rs::php_print!("{}", coro::deadlock_report(stuck));
+    }
+    true
+}
+
+/// Starts a coroutine running `job`; returns its cid, or false (with a
+/// warning) at the `max_coroutine` limit.
+pub fn spawn(job: Job) -> Result<Cid, coro::Error> {
+    let cid = coro::reserve()?;
+    JOBS.with(|j| j.borrow_mut().insert(cid, job));
+    schedule_loop();
+    coro::run(cid)?;
+    Ok(cid)
+}
+
+fn go_impl(func: &Zval, args: &[&Zval]) -> PhpResult<Zval> {
+    if !func.is_callable() {
+        return Err(type_error(
+            "Swoole\\Coroutine::create(): Argument #1 ($func) must be a valid callback",
+        ));
+    }
+    let job = Job {
+        callable: func.shallow_clone(),
+        args: args.iter().map(|z| z.shallow_clone()).collect(),
+        done: None,
+    };
+    let mut out = Zval::new();
+    match spawn(job) {
+        Ok(cid) => out.set_long(cid),
+        Err(coro::Error::Limit(n)) => {
+            php_error(
+                &ErrorType::Warning,
+                &format!("exceed max number of coroutine {n}"),
+            );
+            out.set_bool(false);
+        }
+        Err(_) => out.set_bool(false),
+    }
+    Ok(out)
+}
+
+fn need_coroutine(api: &str) -> PhpException {
+    PhpException::new(
+        format!("{api}: API must be called in the coroutine"),
+        0,
+        error_ce(),
+    )
+}
+
+fn long_or_false(v: Option<i64>) -> Zval {
+    let mut z = Zval::new();
+    match v {
+        Some(n) => z.set_long(n),
+        None => z.set_bool(false),
+    }
+    z
+}
+
+fn int_array(items: impl IntoIterator<Item = (&'static str, i64)>) -> Zval {
+    let mut ht = ZendHashTable::new();
+    for (k, v) in items {
+        let _ = ht.insert(k, v);
+    }
+    let mut z = Zval::new();
+    z.set_hashtable(ht);
+    z
+}
+
+fn new_object(class: &str, args: Vec<&dyn ext_php_rs::convert::IntoZvalDyn>) -> Option<Zval> {
+    use ext_php_rs::convert::IntoZval;
+    let ce = ClassEntry::try_find(class)?;
+    let obj = ZendObject::new(ce);
+    obj.try_call_method("__construct", args).ok()?;
+    let mut z = Zval::new();
+    obj.set_zval(&mut z, false).ok()?;
+    Some(z)
+}
+
+fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
+    if coro::current() < 0 {
+        return Err(need_coroutine(api));
+    }
+    if seconds < 0.0 || !seconds.is_finite() {
+        return Ok(false);
+    }
+    coro::sleep(Duration::from_secs_f64(seconds)).map_err(|_| need_coroutine(api))?;
+    Ok(true)
+}
+
+fn timeout_of(t: f64) -> Option<Duration> {
+    (t > 0.0 && t.is_finite()).then(|| Duration::from_secs_f64(t))
+}
+
+#[php_class]
+#[php(name = "Swoole\\Coroutine")]
+pub struct Coroutine;
+
+#[php_impl]
+impl Coroutine {
+    /// Starts a coroutine; returns its cid.
+    pub fn create(func: &Zval, args: &[&Zval]) -> PhpResult<Zval> {
+        go_impl(func, args)
+    }
+
+    pub fn get_cid() -> i64 {
+        coro::current()
+    }
+
+    pub fn get_pcid(cid: Option<i64>) -> Zval {
+        let cid = cid.filter(|c| *c > 0).unwrap_or_else(coro::current);
+        long_or_false(coro::parent(cid))
+    }
+
+    pub fn exists(cid: i64) -> bool {
+        coro::exists(cid)
+    }
+
+    /// An iterator over the live cids (Swoole returns an `ArrayIterator`).
+    pub fn list() -> Zval {
+        let mut ht = ZendHashTable::new();
+        for cid in coro::list() {
+            let _ = ht.push(cid);
+        }
+        let mut arr = Zval::new();
+        arr.set_hashtable(ht);
+        new_object("ArrayIterator", vec![&arr]).unwrap_or(arr)
+    }
+
+    pub fn stats() -> Zval {
+        int_array([
+            ("event_num", event_loop::live_tasks() as i64),
+            ("signal_listener_num", 0),
+            ("aio_task_num", 0),
+            ("aio_worker_num", 0),
+            ("aio_queue_size", 0),
+            ("c_stack_size", 2 * 1024 * 1024),
+            ("coroutine_num", coro::count() as i64),
+            ("coroutine_peak_num", coro::peak() as i64),
+            ("coroutine_last_cid", coro::last_cid()),
+        ])
+    }
+
+    /// The coroutine's context (an `ArrayObject`), freed when it ends.
+    pub fn get_context(cid: Option<i64>) -> Zval {
+        let cid = cid.filter(|c| *c > 0).unwrap_or_else(coro::current);
+        if !coro::exists(cid) {
+            let mut z = Zval::new();
+            z.set_null();
+            return z;
+        }
+        if let Some(z) = CONTEXTS.with(|c| c.borrow().get(&cid).map(Zval::shallow_clone)) {
+            return z;
+        }
+        let Some(obj) = new_object("ArrayObject", vec![]) else {
+            return Zval::new();
+        };
+        CONTEXTS.with(|c| c.borrow_mut().insert(cid, obj.shallow_clone()));
+        obj
+    }
+
+    /// Runs `$callback` when the current coroutine ends (LIFO).
+    pub fn defer(callback: &Zval) -> PhpResult<()> {
+        defer_impl(callback)
+    }
+
+    pub fn sleep(seconds: f64) -> PhpResult<bool> {
+        sleep_impl("Swoole\\Coroutine::sleep()", seconds)
+    }
+
+    /// Suspends the current coroutine until `resume($cid)`.
+    #[php(name = "yield")]
+    pub fn yield_() -> PhpResult<bool> {
+        coro::wait(WaitKind::User, None)
+            .map(|w| w == Wake::Resumed)
+            .map_err(|_| need_coroutine("Swoole\\Coroutine::yield()"))
+    }
+
+    pub fn suspend() -> PhpResult<bool> {
+        coro::wait(WaitKind::User, None)
+            .map(|w| w == Wake::Resumed)
+            .map_err(|_| need_coroutine("Swoole\\Coroutine::suspend()"))
+    }
+
+    pub fn resume(cid: i64) -> bool {
+        coro::resume_kind(cid, WaitKind::User, Wake::Resumed)
+    }
+
+    /// Waits for every cid in `$cid_array` to end; false on timeout.
+    pub fn join(cid_array: Vec<i64>, timeout: Option<f64>) -> PhpResult<bool> {
+        coro::join(&cid_array, timeout.and_then(timeout_of))
+            .map_err(|_| need_coroutine("Swoole\\Coroutine::join()"))
+    }
+
+    pub fn get_elapsed(cid: Option<i64>) -> i64 {
+        let cid = cid.filter(|c| *c > 0).unwrap_or_else(coro::current);
+        coro::elapsed_ms(cid).unwrap_or(-1)
+    }
+
+    /// The current coroutine's backtrace (other coroutines: false).
+    pub fn get_back_trace(cid: Option<i64>, options: Option<i64>, limit: Option<i64>) -> Zval {
+        let cid = cid.filter(|c| *c > 0).unwrap_or_else(coro::current);
+        if cid != coro::current() {
+            let mut z = Zval::new();
+            z.set_bool(false);
+            return z;
+        }
+        let f = ext_php_rs::types::ZendCallable::try_from_name("debug_backtrace");
+        let (o, l) = (options.unwrap_or(1), limit.unwrap_or(0));
+        f.ok()
+            .and_then(|f| f.try_call(vec![&o, &l]).ok())
+            .unwrap_or_default()
+    }
+
+    /// `['max_coroutine' => n, ...]`; other coroutine options are accepted.
+    pub fn set(options: &ZendHashTable) -> bool {
+        for key in ["max_coroutine", "max_coro_num"] {
+            if let Some(n) = options.get(key).and_then(Zval::long) {
+                coro::set_max(n.max(0) as usize);
+            }
+        }
+        true
+    }
+
+    pub fn get_options() -> Zval {
+        int_array([("max_coroutine", coro::max() as i64)])
+    }
+}
+
+fn defer_impl(callback: &Zval) -> PhpResult<()> {
+    let cid = coro::current();
+    if cid < 0 {
+        return Err(need_coroutine("Swoole\\Coroutine::defer()"));
+    }
+    if !callback.is_callable() {
+        return Err(type_error(
+            "Swoole\\Coroutine::defer(): Argument #1 ($callback) must be a valid callback",
+        ));
+    }
+    DEFERS.with(|d| {
+        d.borrow_mut()
+            .entry(cid)
+            .or_default()
+            .push(callback.shallow_clone())
+    });
+    Ok(())
+}
+
+#[php_class]
+#[php(name = "Swoole\\Coroutine\\System")]
+pub struct System;
+
+#[php_impl]
+impl System {
+    pub fn sleep(seconds: f64) -> PhpResult<bool> {
+        sleep_impl("Swoole\\Coroutine\\System::sleep()", seconds)
+    }
+}
+
+/// `go($func, ...$args)`: short name of `Swoole\Coroutine::create()`.
+#[php_function]
+pub fn go(func: &Zval, args: &[&Zval]) -> PhpResult<Zval> {
+    go_impl(func, args)
+}
+
+/// `defer($callback)`: short name of `Swoole\Coroutine::defer()`.
+#[php_function]
+pub fn defer(callback: &Zval) -> PhpResult<()> {
+    defer_impl(callback)
+}
+
+fn run_impl(func: &Zval, args: &[&Zval]) -> PhpResult<bool> {
+    if LOOP_RUNNING.with(Cell::get) || coro::current() >= 0 || worker::current_worker_id() >= 0 {
+        return Err(PhpException::new(
+            "eventLoop has already been created. unable to create Swoole\\Coroutine\\Scheduler"
+                .into(),
+            0,
+            error_ce(),
+        ));
+    }
+    let z = go_impl(func, args)?;
+    if z.long().is_none() {
+        return Ok(false);
+    }
+    Ok(run_loop())
+}
+
+/// `Swoole\Coroutine\run($fn, ...$args)`: runs `$fn` in a coroutine and the
+/// loop until every coroutine has ended.
+#[php_function]
+#[php(name = "Swoole\\Coroutine\\run")]
+pub fn co_run(func: &Zval, args: &[&Zval]) -> PhpResult<bool> {
+    run_impl(func, args)
+}
+
+/// `Co\run()`: the short name.
+#[php_function]
+#[php(name = "Co\\run")]
+pub fn co_run_short(func: &Zval, args: &[&Zval]) -> PhpResult<bool> {
+    run_impl(func, args)
+}
+
+/// Short names that `swoole.use_shortname=Off` removes at startup.
+pub const SHORT_FUNCTIONS: &[&str] = &["go", "defer", "co\\run"];
+
+pub fn register(module: ModuleBuilder) -> ModuleBuilder {
+    module
+        .class::<Coroutine>()
+        .class::<System>()
+        .function(wrap_function!(fiber_entry))
+        .function(wrap_function!(go))
+        .function(wrap_function!(defer))
+        .function(wrap_function!(co_run))
+        .function(wrap_function!(co_run_short))
+}
+
+/// Request shutdown: drop every PHP value the coroutine tables still hold.
+pub fn shutdown() {
+    JOBS.with(|j| j.borrow_mut().clear());
+    CONTEXTS.with(|c| c.borrow_mut().clear());
+    DEFERS.with(|d| d.borrow_mut().clear());
+    coro::shutdown();
+}
+
+/// The loop flag, for `Swoole\Event`.
+pub fn loop_running() -> bool {
+    LOOP_RUNNING.with(Cell::get)
+}
