@@ -41,6 +41,28 @@ pub struct ServerConfig {
     pub max_wait_time: Duration,
     pub reload_async: bool,
     pub pid_file: Option<PathBuf>,
+    /// Requests after which a worker is replaced (0: never).
+    pub max_request: u64,
+    /// Random extra requests (0..=grace) so workers do not all recycle at
+    /// once; `None` means Swoole's default, `max_request / 2` above 10.
+    pub max_request_grace: Option<u64>,
+    /// RSS in bytes above which a worker is replaced after its current
+    /// request (an rswoole setting; 0: never).
+    pub max_worker_memory: u64,
+    /// Detach from the terminal at start (fork, setsid, stdio to `log_file`
+    /// or /dev/null, cwd `/`).
+    pub daemonize: bool,
+}
+
+impl ServerConfig {
+    /// Swoole's effective `max_request_grace`.
+    pub fn request_grace(&self) -> u64 {
+        match self.max_request_grace {
+            Some(g) => g,
+            None if self.max_request > 10 => self.max_request / 2,
+            None => 0,
+        }
+    }
 }
 
 impl Default for ServerConfig {
@@ -66,6 +88,10 @@ impl Default for ServerConfig {
             max_wait_time: Duration::from_secs(3),
             reload_async: true,
             pid_file: None,
+            max_request: 0,
+            max_request_grace: None,
+            max_worker_memory: 0,
+            daemonize: false,
         }
     }
 }
@@ -89,5 +115,11 @@ mod tests {
         assert!(c.enable_coroutine);
         assert!(c.reload_async);
         assert_eq!(c.max_wait_time, Duration::from_secs(3));
+        assert_eq!(c.request_grace(), 0);
+        let c = ServerConfig {
+            max_request: 100,
+            ..ServerConfig::default()
+        };
+        assert_eq!(c.request_grace(), 50);
     }
 }

@@ -37,6 +37,12 @@ pub trait Hooks {
     fn on_request(&self, req: HttpRequest, resp: Responder) -> Outcome;
     /// In the master, after every worker has exited.
     fn on_shutdown(&self) {}
+    /// In the master, when a stop is requested, before the workers are told.
+    fn on_before_shutdown(&self) {}
+    /// In the master, when a reload starts, before any worker is replaced.
+    fn on_before_reload(&self) {}
+    /// In the master, once every worker of a reload has been replaced.
+    fn on_after_reload(&self) {}
     /// In a worker just before the process exits: flush what must be flushed.
     fn before_process_exit(&self) {}
 }

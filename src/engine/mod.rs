@@ -12,6 +12,7 @@ pub mod listener;
 #[macro_use]
 pub mod log;
 pub mod process;
+pub mod stats;
 pub mod timer;
 pub mod worker;
 

@@ -2,8 +2,10 @@
 //! accepting from the inherited listening socket and serving HTTP on it.
 //!
 //! States (docs/internals.md): Starting (runtime built, `workerStart` runs)
-//! -> Ready (accepting) -> Draining (SIGTERM or a fatal: no more accepts,
-//! connections finish within `max_wait_time`) -> Exited.
+//! -> Ready (accepting; the master is told) -> Draining (SIGTERM or a fatal:
+//! no more accepts, connections finish within `max_wait_time`) -> Exited.
+//! A worker that reaches `max_request` or `max_worker_memory` asks the master
+//! for a replacement and keeps serving until the master's SIGTERM.
 
 use std::cell::Cell;
 use std::net::TcpListener as StdListener;
@@ -52,6 +54,13 @@ pub struct WorkerCtx {
     pub conns: Cell<usize>,
     pub drained: Notify,
     pub requests: Cell<u64>,
+    /// Requests after which this worker asks to be replaced (0: never):
+    /// `max_request` plus a random share of `max_request_grace`.
+    pub request_limit: u64,
+    /// A replacement was asked for (once).
+    retiring: Cell<bool>,
+    /// Drain without a SIGTERM (retiring with no master to ask).
+    stop_self: Cell<bool>,
     state: Cell<WorkerState>,
     wake: Notify,
 }
@@ -79,6 +88,53 @@ impl WorkerCtx {
         self.state.get()
     }
 
+    /// Called after each request: asks for a replacement once the worker
+    /// has served `request_limit` requests or its RSS passed
+    /// `max_worker_memory`.
+    pub fn after_request(&self) {
+        if self.retiring.get() {
+            return;
+        }
+        let n = self.requests.get();
+        if self.request_limit > 0 && n >= self.request_limit {
+            self.retire(&format!("max_request reached ({n} requests)"));
+            return;
+        }
+        let max_mem = self.cfg.max_worker_memory;
+        if max_mem > 0 {
+            if let Some(rss) = super::stats::my_rss() {
+                if rss > max_mem {
+                    self.retire(&format!(
+                        "max_worker_memory exceeded (rss={rss} > {max_mem} bytes)"
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Asks the master to replace this worker; it keeps serving until the
+    /// master's SIGTERM arrives (after the replacement is ready). Without a
+    /// master (a worker run by a test), it drains by itself.
+    pub fn retire(&self, why: &str) {
+        if self.retiring.replace(true) {
+            return;
+        }
+        crate::rlog!(
+            Info,
+            "worker#{}(pid={}) {why}: it will be replaced",
+            self.id,
+            std::process::id()
+        );
+        if !super::process::notify_master(super::process::Notice::Retire) {
+            self.stop_self.set(true);
+            self.wake.notify_one();
+        }
+    }
+
+    pub fn is_draining(&self) -> bool {
+        self.state.get() == WorkerState::Draining
+    }
+
     pub fn conn_opened(&self) {
         self.conns.set(self.conns.get() + 1);
     }
@@ -90,6 +146,24 @@ impl WorkerCtx {
             self.drained.notify_waiters();
         }
     }
+}
+
+/// `max_request` plus a pseudo-random 0..=grace, so workers started together
+/// do not all recycle at the same moment (Swoole's `max_request_grace`).
+fn request_limit(cfg: &ServerConfig) -> u64 {
+    if cfg.max_request == 0 {
+        return 0;
+    }
+    let grace = cfg.request_grace();
+    if grace == 0 {
+        return cfg.max_request;
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() as u64)
+        .unwrap_or(0);
+    let seed = (std::process::id() as u64) ^ nanos.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    cfg.max_request + seed % (grace + 1)
 }
 
 /// Runs worker `id` until it stops; returns the process exit code.
@@ -148,6 +222,9 @@ pub async fn serve(
         conns: Cell::new(0),
         drained: Notify::new(),
         requests: Cell::new(0),
+        request_limit: request_limit(&cfg),
+        retiring: Cell::new(false),
+        stop_self: Cell::new(false),
         state: Cell::new(WorkerState::Starting),
         wake: Notify::new(),
     });
@@ -169,6 +246,7 @@ pub async fn serve(
         return code;
     }
     ctx.set_state(WorkerState::Ready);
+    super::process::notify_master(super::process::Notice::Ready);
 
     loop {
         tokio::select! {
@@ -181,6 +259,7 @@ pub async fn serve(
                     }
                     let _ = stream.set_nodelay(true);
                     let fd = stream.as_raw_fd() as i64;
+                    super::stats::on_accept();
                     ctx.conn_opened();
                     tokio::task::spawn_local(conn::serve(stream, peer, fd, ctx.clone()));
                 }
@@ -192,7 +271,7 @@ pub async fn serve(
             },
             _ = &mut stop => break,
             _ = ctx.wake.notified() => {
-                if ctx.poisoned.get().is_some() {
+                if ctx.poisoned.get().is_some() || ctx.stop_self.get() {
                     break;
                 }
             }

@@ -1,11 +1,20 @@
 //! One client connection: hyper's HTTP/1.1 state machine plus our service,
 //! which reads the body (bounded by `package_max_length`), hands the request
 //! to the hooks and waits for the response head.
+//!
+//! When the worker drains (reload, recycle, shutdown), a connection is not
+//! cut while a client may be sending on it: the next response carries
+//! `Connection: close` (hyper then closes after it), and a connection idle at
+//! that moment is kept open for a short grace so a request already on its
+//! way is still answered.
 
 use std::convert::Infallible;
+use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::rc::Rc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::task::{Context, Poll};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::{Bytes, BytesMut};
 use http::{header, Request, Response, Version};
@@ -14,6 +23,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 use super::body::RespBody;
@@ -21,13 +31,76 @@ use super::request::HttpRequest;
 use super::response::{simple, Coding, RespContext, Responder};
 use super::static_files;
 use crate::engine::hooks::Outcome;
+use crate::engine::stats;
 use crate::engine::worker::WorkerCtx;
 
 /// Largest request head hyper buffers before answering 431.
 const MAX_HEAD: usize = 64 * 1024;
 
+/// How long a draining worker keeps an idle keep-alive connection open for
+/// a request that may already be on its way (capped at half of
+/// `max_wait_time`).
+const DRAIN_IDLE_GRACE: Duration = Duration::from_secs(1);
+
+/// The client socket, counting bytes for `stats()`.
+struct Counted(TcpStream);
+
+impl AsyncRead for Counted {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let res = Pin::new(&mut self.0).poll_read(cx, buf);
+        let n = buf.filled().len() - before;
+        if n > 0 {
+            stats::on_recv(n);
+        }
+        res
+    }
+}
+
+impl AsyncWrite for Counted {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let res = Pin::new(&mut self.0).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = res {
+            stats::on_send(n);
+        }
+        res
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let res = Pin::new(&mut self.0).poll_write_vectored(cx, bufs);
+        if let Poll::Ready(Ok(n)) = res {
+            stats::on_send(n);
+        }
+        res
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.0.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_shutdown(cx)
+    }
+}
+
 pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerCtx>) {
-    let io = TokioIo::new(stream);
+    let io = TokioIo::new(Counted(stream));
     let svc_ctx = ctx.clone();
     let svc = service_fn(move |req| handle(req, svc_ctx.clone(), fd, peer));
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
@@ -52,16 +125,29 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
             _ = shutdown.changed() => {}
         }
     }
+    // Draining. A request arriving now is answered with `Connection: close`
+    // (see `handle`) and hyper closes after it. hyper's graceful_shutdown
+    // would close an idle connection at once, racing a client that is
+    // sending its next request right now; so wait a little first.
+    let grace = DRAIN_IDLE_GRACE.min(ctx.cfg.max_wait_time / 2);
+    tokio::select! {
+        res = conn.as_mut() => {
+            finish(&ctx, res);
+            return;
+        }
+        _ = tokio::time::sleep(grace) => {}
+    }
     conn.as_mut().graceful_shutdown();
     let res = conn.await;
     finish(&ctx, res);
 }
 
 fn finish(ctx: &WorkerCtx, res: Result<(), hyper::Error>) {
-    if let Err(e) = res {
+    if let Err(e) = &res {
         // A client that vanished or sent garbage is routine; keep it quiet.
         crate::rlog!(Debug, "connection ended: {e}");
     }
+    stats::on_close(res.is_err());
     ctx.conn_closed();
 }
 
@@ -80,6 +166,27 @@ fn wants_keep_alive<B>(req: &Request<B>) -> bool {
 async fn handle(
     req: Request<Incoming>,
     ctx: Rc<WorkerCtx>,
+    fd: i64,
+    peer: SocketAddr,
+) -> Result<Response<RespBody>, Infallible> {
+    stats::on_request_start();
+    let Ok(mut resp) = handle_inner(req, &ctx, fd, peer).await;
+    stats::on_request_end();
+    if ctx.is_draining() {
+        // The last response on this connection: say so, and hyper closes
+        // the connection after writing it.
+        resp.headers_mut().insert(
+            header::CONNECTION,
+            header::HeaderValue::from_static("close"),
+        );
+    }
+    ctx.after_request();
+    Ok(resp)
+}
+
+async fn handle_inner(
+    req: Request<Incoming>,
+    ctx: &Rc<WorkerCtx>,
     fd: i64,
     peer: SocketAddr,
 ) -> Result<Response<RespBody>, Infallible> {
