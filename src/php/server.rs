@@ -9,6 +9,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::net::TcpListener;
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
 
 use ext_php_rs::class::RegisteredClass;
 use ext_php_rs::error::php_error;
@@ -21,7 +22,7 @@ use super::callbacks::{Callbacks, PhpHooks};
 use super::constants::{SWOOLE_BASE, SWOOLE_PROCESS, SWOOLE_SOCK_TCP, SWOOLE_SOCK_TCP6};
 use super::exception::swoole_exception;
 use super::settings;
-use crate::engine::{listener, log, process, worker};
+use crate::engine::{listener, log, process, stats, worker};
 
 /// Event names `on()` accepts (Swoole 6's server and port events), lower-case.
 pub const EVENTS: &[&str] = &[
@@ -246,6 +247,111 @@ impl Server {
         let pid = process::master_pid();
         // SAFETY: kill() with a pid we started; no memory involved.
         pid > 0 && unsafe { libc::kill(pid, libc::SIGTERM) } == 0
+    }
+
+    /// Graceful reload: SIGUSR1 to the master, which forks a new process for
+    /// every worker and stops each old one once its replacement is ready
+    /// (SIGUSR2, task workers only, with `$only_reload_taskworker`).
+    #[php(defaults(only_reload_taskworker = false))]
+    pub fn reload(&self, only_reload_taskworker: bool) -> bool {
+        let pid = process::master_pid();
+        if pid <= 0 || !self.started.get() && worker::current_worker_id() < 0 {
+            php_error(&ErrorType::Warning, "server is not running");
+            return false;
+        }
+        let sig = if only_reload_taskworker {
+            libc::SIGUSR2
+        } else {
+            libc::SIGUSR1
+        };
+        // SAFETY: kill() with the master's pid; no memory involved.
+        unsafe { libc::kill(pid, sig) == 0 }
+    }
+
+    /// Swoole's server counters, read from shared memory, plus rswoole's
+    /// `workers` list (per worker process: id, pid, requests, RSS).
+    pub fn stats(&self) -> PhpResult<Zval> {
+        let mut z = Zval::new();
+        let Some(sh) = stats::shared() else {
+            php_error(&ErrorType::Warning, "server is not running");
+            z.set_bool(false);
+            return Ok(z);
+        };
+        if process::master_pid() <= 0 {
+            php_error(&ErrorType::Warning, "server is not running");
+            z.set_bool(false);
+            return Ok(z);
+        }
+        let ld = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed) as i64;
+        let workers = stats::workers();
+        let accept = ld(&sh.accept_count);
+        let close = ld(&sh.close_count);
+        let concurrency: i64 = workers.iter().map(|w| w.concurrency).sum();
+        let worker_num = self
+            .setting
+            .borrow()
+            .as_ref()
+            .and_then(Zval::array)
+            .and_then(|a| a.get("worker_num"))
+            .and_then(Zval::long)
+            .unwrap_or(0);
+        let idle = workers.iter().filter(|w| w.concurrency == 0).count() as i64;
+        let mut ht = ZendHashTable::new();
+        let mut put = |k: &str, v: i64| {
+            let _ = ht.insert(k, v);
+        };
+        put("start_time", sh.start_time.load(Ordering::Relaxed));
+        put("connection_num", (accept - close).max(0));
+        put("abort_count", ld(&sh.abort_count));
+        put("accept_count", accept);
+        put("close_count", close);
+        put("worker_num", worker_num);
+        put("task_worker_num", 0);
+        put("user_worker_num", 0);
+        put("idle_worker_num", idle.min(worker_num.max(idle)));
+        put("dispatch_count", ld(&sh.request_count));
+        put("request_count", ld(&sh.request_count));
+        put("response_count", ld(&sh.response_count));
+        put("total_recv_bytes", ld(&sh.total_recv_bytes));
+        put("total_send_bytes", ld(&sh.total_send_bytes));
+        put("pipe_packet_msg_id", 0);
+        put("concurrency", concurrency);
+        if let Some(me) = stats::my_slot() {
+            put(
+                "worker_request_count",
+                me.request_count.load(Ordering::Relaxed) as i64,
+            );
+            put(
+                "worker_response_count",
+                me.response_count.load(Ordering::Relaxed) as i64,
+            );
+            put(
+                "worker_dispatch_count",
+                me.request_count.load(Ordering::Relaxed) as i64,
+            );
+            put(
+                "worker_concurrency",
+                me.concurrency.load(Ordering::Relaxed).max(0),
+            );
+        }
+        put("tasking_num", 0);
+        put("coroutine_num", 0);
+        put("coroutine_peek_num", 0);
+        let mut list = ZendHashTable::new();
+        for w in workers {
+            let mut e = ZendHashTable::new();
+            let _ = e.insert("worker_id", w.worker_id as i64);
+            let _ = e.insert("pid", w.pid as i64);
+            let _ = e.insert("request_count", w.request_count as i64);
+            let _ = e.insert("response_count", w.response_count as i64);
+            let _ = e.insert("connection_num", w.connection_num as i64);
+            let _ = e.insert("concurrency", w.concurrency);
+            let _ = e.insert("rss", w.rss as i64);
+            let _ = list.push(e);
+        }
+        let _ = ht.insert("workers", list);
+        z.set_hashtable(ht);
+        Ok(z)
     }
 
     /// Stops the calling worker, which the master then replaces.

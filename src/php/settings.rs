@@ -215,6 +215,7 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "http_gzip_level"
         | "backlog"
         | "max_request"
+        | "max_request_grace"
         | "task_worker_num"
         | "reactor_num"
         | "dispatch_mode" => Kind::Int,
@@ -470,6 +471,18 @@ pub fn to_config(
     }
     if let Some(z) = get("pid_file") {
         c.pid_file = Some(PathBuf::from(as_str(class, "pid_file", z)?));
+    }
+    if let Some(z) = get("max_request") {
+        c.max_request = as_int(class, "max_request", z, false)?.max(0) as u64;
+    }
+    if let Some(z) = get("max_request_grace") {
+        c.max_request_grace = Some(as_int(class, "max_request_grace", z, false)?.max(0) as u64);
+    }
+    if let Some(z) = get("max_worker_memory") {
+        c.max_worker_memory = as_int(class, "max_worker_memory", z, true)?.max(0) as u64;
+    }
+    if let Some(z) = get("daemonize") {
+        c.daemonize = as_bool(class, "daemonize", z)?;
     }
     Ok(c)
 }
