@@ -1,0 +1,36 @@
+<?php
+// Server for tests/integration/test_process.py: php process_server.php PORT SETTINGS_JSON HANDLER_FILE EVENTS_FILE
+// The request handler is the closure HANDLER_FILE returns, included again in every workerStart, so a reload
+// picks up a new version of the file. Every lifecycle event appends "<event> <pid> [args]" to EVENTS_FILE.
+
+$port = (int) $argv[1];
+$settings = json_decode($argv[2], true);
+$handlerFile = $argv[3];
+$eventsFile = $argv[4];
+$log = static function (string $line) use ($eventsFile): void {
+    file_put_contents($eventsFile, $line . "\n", FILE_APPEND | LOCK_EX);
+};
+$http = new Swoole\Http\Server('127.0.0.1', $port, SWOOLE_BASE);
+$http->set($settings);
+foreach (['start', 'managerStart', 'managerStop', 'beforeReload', 'afterReload', 'beforeShutdown', 'shutdown'] as $ev) {
+    $http->on($ev, static function () use ($ev, $log): void {
+        $log("$ev " . getmypid());
+    });
+}
+$http->on('workerStart', static function ($server, int $id) use ($log, $handlerFile): void {
+    $GLOBALS['handler'] = require $handlerFile;
+    $log("workerStart " . getmypid() . " $id");
+});
+$http->on('workerStop', static function ($server, int $id) use ($log): void {
+    $log("workerStop " . getmypid() . " $id");
+});
+$http->on('workerExit', static function ($server, int $id) use ($log): void {
+    $log("workerExit " . getmypid() . " $id");
+});
+$http->on('workerError', static function ($server, int $id, int $pid, int $code, int $sig) use ($log): void {
+    $log("workerError " . getmypid() . " $id $pid $code $sig");
+});
+$http->on('request', static function ($req, $resp) use ($http): void {
+    ($GLOBALS['handler'])($req, $resp, $http);
+});
+$http->start();
