@@ -98,9 +98,11 @@ namespace Swoole {
         public function getWorkerId(): mixed {}
         public function getWorkerPid(): int {}
         public function on(string $event_name, mixed $callback): bool {}
+        public function reload(bool $only_reload_taskworker = false): bool {}
         public function set(array $settings): bool {}
         public function shutdown(): bool {}
         public function start(): bool {}
+        public function stats(): mixed {}
         public function stop(int $worker_id = -1, bool $wait_event = false): bool {}
     }
 }
