@@ -1,7 +1,5 @@
 --TEST--
 swoole_http_server: workerExit fires while a worker with a pending timer shuts down (reload_async)
---XFAIL--
-Swoole\Timer arrives with the Timer/Coroutine issue (#4); until then a worker has no pending events at shutdown.
 --SKIPIF--
 <?php require __DIR__ . '/../include/skipif.inc'; ?>
 --FILE--

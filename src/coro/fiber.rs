@@ -6,6 +6,17 @@ use ext_php_rs::convert::IntoZval;
 use ext_php_rs::types::{ZendCallable, ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecutorGlobals};
 
+extern "C" {
+    // ZEND_API bool zend_fiber_switch_blocked(void);
+    fn zend_fiber_switch_blocked() -> bool;
+}
+
+/// True where PHP refuses to switch fibers (destructors, GC).
+pub fn switch_blocked() -> bool {
+    // SAFETY: reads a flag of the running engine; no arguments.
+    unsafe { zend_fiber_switch_blocked() }
+}
+
 /// A `\Fiber` object owned from Rust.
 pub struct Fiber(Zval);
 
@@ -70,5 +81,15 @@ impl Fiber {
     /// Another owner of the same fiber object (adds a PHP reference).
     pub fn clone_ref(&self) -> Fiber {
         Fiber(self.0.shallow_clone())
+    }
+}
+
+impl Fiber {
+    /// The suspended fiber's backtrace (`ReflectionFiber::getTrace()`).
+    pub fn trace(&self, options: i64) -> Option<Zval> {
+        let ce = ClassEntry::try_find("ReflectionFiber")?;
+        let obj = ZendObject::new(ce);
+        obj.try_call_method("__construct", vec![&self.0]).ok()?;
+        obj.try_call_method("getTrace", vec![&options]).ok()
     }
 }

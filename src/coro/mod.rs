@@ -384,6 +384,22 @@ fn resume_with(cid: Cid, wake: Wake) -> bool {
     if SHUTTING_DOWN.with(Cell::get) {
         return false;
     }
+    if fiber::switch_blocked() {
+        // PHP forbids switching fibers here (inside a destructor, say):
+        // resume from the loop's next round instead.
+        let ok = S.with(|s| {
+            s.borrow()
+                .coros
+                .get(&cid)
+                .is_some_and(|c| c.waiting.is_some())
+        });
+        if ok {
+            event_loop::spawn(async move {
+                resume_with(cid, wake);
+            });
+        }
+        return ok;
+    }
     let handle = S.with(|s| {
         let mut s = s.borrow_mut();
         let c = s.coros.get_mut(&cid)?;
@@ -399,12 +415,27 @@ fn resume_with(cid: Cid, wake: Wake) -> bool {
     let r = handle.resume();
     pop(cid);
     if r.is_err() {
-        crate::engine::log::write_raw("rswoole: could not resume a coroutine\n");
-        if let Some(ex) = ext_php_rs::zend::ExecutorGlobals::take_exception() {
-            drop(ex);
-        }
+        let why = ext_php_rs::zend::ExecutorGlobals::take_exception()
+            .and_then(|ex| ex.try_call_method("getMessage", vec![]).ok())
+            .and_then(|m| m.string())
+            .unwrap_or_default();
+        crate::engine::log::write_raw(&format!(
+            "rswoole: could not resume coroutine {cid}: {why}\n"
+        ));
     }
     true
+}
+
+/// The backtrace of suspended coroutine `cid` (`Coroutine::getBackTrace`).
+pub fn trace(cid: Cid, options: i64, _limit: i64) -> Option<ext_php_rs::types::Zval> {
+    let fiber = S.with(|s| {
+        s.borrow()
+            .coros
+            .get(&cid)
+            .filter(|c| c.waiting.is_some())
+            .and_then(|c| c.fiber.as_ref().map(Fiber::clone_ref))
+    })?;
+    fiber.trace(options)
 }
 
 /// `Co::sleep()`: suspends the running coroutine for `d`.

@@ -28,7 +28,9 @@ struct LiveGuard;
 
 impl Drop for LiveGuard {
     fn drop(&mut self) {
-        LIVE.with(|l| l.set(l.get().saturating_sub(1)));
+        // `try_with`: at process exit the LocalSet (and its tasks) may be
+        // dropped after these thread-locals are gone.
+        let _ = LIVE.try_with(|l| l.set(l.get().saturating_sub(1)));
         wake();
     }
 }
@@ -57,7 +59,7 @@ pub fn live_tasks() -> usize {
 
 /// Tells `run_until_idle` to look at its condition again.
 pub fn wake() {
-    CHANGED.with(|n| n.notify_waiters());
+    let _ = CHANGED.try_with(|n| n.notify_waiters());
 }
 
 /// `Swoole\Event::exit()`: the running `run_until_idle` returns soon.
@@ -71,17 +73,34 @@ pub fn block_on<F: Future>(rt: &tokio::runtime::Runtime, fut: F) -> F::Output {
     LOCAL.with(|local| local.block_on(rt, fut))
 }
 
+thread_local! {
+    /// The runtime of a plain script's loop, built on first use. It is never
+    /// dropped: tasks left on the `LocalSet` (after `Event::exit()`) hold
+    /// timer handles that need it until the process ends.
+    static SCRIPT_RT: Cell<Option<&'static tokio::runtime::Runtime>> = const { Cell::new(None) };
+}
+
+fn script_runtime() -> Option<&'static tokio::runtime::Runtime> {
+    if let Some(rt) = SCRIPT_RT.with(Cell::get) {
+        return Some(rt);
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    let rt: &'static tokio::runtime::Runtime = Box::leak(Box::new(rt));
+    SCRIPT_RT.with(|c| c.set(Some(rt)));
+    Some(rt)
+}
+
 /// Builds a current-thread runtime and runs the loop until `idle()` holds (or
 /// `Event::exit()`); returns false if it could not build the runtime.
 pub fn run_until_idle(idle: impl Fn() -> bool) -> bool {
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
+    let Some(rt) = script_runtime() else {
         return false;
     };
     EXIT.with(|e| e.set(false));
-    block_on(&rt, async {
+    block_on(rt, async {
         loop {
             if EXIT.with(Cell::get) || idle() {
                 break;

@@ -35,6 +35,27 @@ thread_local! {
     static NEXT_ID: Cell<TimerId> = const { Cell::new(1) };
     static ROUND: Cell<i64> = const { Cell::new(0) };
     static BORN: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// The timer whose callback is running now (0: none).
+    static RUNNING: Cell<TimerId> = const { Cell::new(0) };
+}
+
+/// Removes a timer's entry when its task ends, however it ends (finished,
+/// or aborted by `clear`).
+struct EntryGuard(TimerId);
+
+impl Drop for EntryGuard {
+    fn drop(&mut self) {
+        let _ = TABLE.try_with(|t| {
+            if let Ok(mut t) = t.try_borrow_mut() {
+                t.remove(&self.0);
+            }
+        });
+    }
+}
+
+/// True once any timer was created in this process (`Timer::stats()`).
+pub fn initialized() -> bool {
+    BORN.with(|b| b.get().is_some())
 }
 
 fn since_start_ms() -> i64 {
@@ -75,6 +96,7 @@ pub fn add(interval: Duration, repeat: bool, cb: Rc<dyn Fn(TimerId)>) -> TimerId
         )
     });
     let handle = event_loop::spawn(async move {
+        let _guard = EntryGuard(id);
         let mut next = first;
         loop {
             tokio::time::sleep_until(next.into()).await;
@@ -89,7 +111,9 @@ pub fn add(interval: Duration, repeat: bool, cb: Rc<dyn Fn(TimerId)>) -> TimerId
                 break;
             }
             ROUND.with(|r| r.set(r.get() + 1));
+            let outer = RUNNING.with(|r| r.replace(id));
             cb(id);
+            RUNNING.with(|r| r.set(outer));
             if !repeat || !exists(id) {
                 break;
             }
@@ -105,7 +129,6 @@ pub fn add(interval: Duration, repeat: bool, cb: Rc<dyn Fn(TimerId)>) -> TimerId
                 }
             });
         }
-        TABLE.with(|t| t.borrow_mut().remove(&id));
     });
     TABLE.with(|t| {
         if let Some(e) = t.borrow_mut().get_mut(&id) {
@@ -115,13 +138,26 @@ pub fn add(interval: Duration, repeat: bool, cb: Rc<dyn Fn(TimerId)>) -> TimerId
     id
 }
 
-/// Stops a timer; false if there is no such (live) timer.
+/// Stops a timer; false if there is no such (live) timer. Its entry stays,
+/// marked `removed`, until its task is gone (so a callback that clears its
+/// own timer still sees `info()`).
 pub fn clear(id: TimerId) -> bool {
-    let entry = TABLE.with(|t| t.borrow_mut().remove(&id));
-    match entry {
-        Some(e) => {
-            if let Some(a) = e.abort {
+    let abort = TABLE.with(|t| match t.borrow_mut().get_mut(&id) {
+        Some(e) if !e.info.removed => {
+            e.info.removed = true;
+            Some(e.abort.take())
+        }
+        _ => None,
+    });
+    match abort {
+        Some(a) => {
+            if let Some(a) = a {
                 a.abort();
+            }
+            // Outside its own callback the entry goes now; inside, it stays
+            // (marked removed) until the callback returns.
+            if RUNNING.with(Cell::get) != id {
+                TABLE.with(|t| t.borrow_mut().remove(&id));
             }
             event_loop::wake();
             true
@@ -147,12 +183,18 @@ pub fn info(id: TimerId) -> Option<TimerInfo> {
 }
 
 pub fn list() -> Vec<TimerId> {
-    TABLE.with(|t| t.borrow().keys().copied().collect())
+    TABLE.with(|t| {
+        t.borrow()
+            .iter()
+            .filter(|(_, e)| !e.info.removed)
+            .map(|(id, _)| *id)
+            .collect()
+    })
 }
 
 /// Live timers: a reason to keep a loop (or a draining worker) running.
 pub fn pending() -> usize {
-    TABLE.with(|t| t.borrow().len())
+    TABLE.with(|t| t.borrow().values().filter(|e| !e.info.removed).count())
 }
 
 pub fn round() -> i64 {
@@ -180,7 +222,11 @@ mod tests {
         assert!(id > 0 && exists(id));
         let once = Rc::new(Cell::new(0));
         let o = once.clone();
-        let after = add(Duration::from_millis(1), false, Rc::new(move |_| o.set(o.get() + 1)));
+        let after = add(
+            Duration::from_millis(1),
+            false,
+            Rc::new(move |_| o.set(o.get() + 1)),
+        );
         assert!(event_loop::run_until_idle(|| pending() == 0));
         assert_eq!(hits.get(), 3);
         assert_eq!(once.get(), 1);

@@ -25,6 +25,8 @@ extern "C" {
     fn zend_is_unwind_exit(ex: *const zend_object) -> bool;
     // ZEND_API bool zend_is_graceful_exit(const zend_object *ex);
     fn zend_is_graceful_exit(ex: *const zend_object) -> bool;
+    // ZEND_API ZEND_COLD zend_result zend_exception_error(zend_object *ex, int severity);
+    fn zend_exception_error(ex: *mut zend_object, severity: i32) -> i32;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +81,13 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
             let code = ExecutorGlobals::get().exit_status;
             return Err(CallError::Exit(code));
         }
-        report_uncaught(&ex);
+        if crate::engine::worker::current_worker_id() < 0 {
+            // A plain script (or the master): PHP's own report, displayed
+            // and logged as for any uncaught exception.
+            php_uncaught(ex);
+        } else {
+            report_uncaught(&ex);
+        }
         return Err(CallError::Exception);
     }
     Ok(retval)
@@ -89,6 +97,19 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
 pub fn call_void(callable: &Zval, args: &mut [Zval]) -> Result<(), CallError> {
     call(callable, args).map(|_| ())
 }
+
+/// Hands the exception to PHP's own uncaught-exception report.
+fn php_uncaught(ex: ext_php_rs::boxed::ZBox<ZendObject>) {
+    let raw = ex.into_raw();
+    let _ = try_catch(AssertUnwindSafe(|| {
+        // SAFETY: `raw` is a live exception we own one reference to;
+        // zend_exception_error reports it and releases that reference.
+        unsafe { zend_exception_error(raw.cast(), E_ERROR | E_DONT_BAIL) };
+    }));
+}
+
+const E_ERROR: i32 = 1;
+const E_DONT_BAIL: i32 = 1 << 15;
 
 /// Logs an exception the way PHP reports an uncaught one.
 pub fn report_uncaught(ex: &ZendObject) {

@@ -19,16 +19,23 @@ use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::ClassEntry;
 
 use super::boundary::{self, CallError};
+use super::errors::{
+    set_last_error, SWOOLE_ERROR_CO_NOT_EXISTS, SWOOLE_ERROR_CO_TIMEDOUT,
+    SWOOLE_ERROR_INVALID_PARAMS,
+};
 use super::exception::{error_ce, type_error};
 use crate::coro::{self, Cid, WaitKind, Wake};
 use crate::engine::{event_loop, worker};
+
+/// Called with a coroutine body's outcome.
+pub type OnDone = Box<dyn FnOnce(Result<(), CallError>)>;
 
 /// What a coroutine runs and what to do when it ends.
 pub struct Job {
     pub callable: Zval,
     pub args: Vec<Zval>,
     /// Called with the body's outcome (e.g. a request answers 500).
-    pub done: Option<Box<dyn FnOnce(Result<(), CallError>)>>,
+    pub done: Option<OnDone>,
 }
 
 thread_local! {
@@ -96,7 +103,8 @@ fn after_failure(result: Result<(), CallError>) {
         Ok(()) => {}
         // In a worker the exception was logged; the worker keeps serving.
         Err(CallError::Exception) if worker::current_worker_id() >= 0 => {}
-        // In a script: like PHP's own uncaught exception, the script ends.
+        // In a script: PHP's own uncaught exception report (boundary used
+        // zend_exception_error), and the script ends.
         Err(CallError::Exception) => exit_process(255),
         Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => exit_process(code),
         Err(CallError::Unwind) => coro::set_unwinding(),
@@ -125,7 +133,7 @@ pub fn schedule_loop() {
     }
     if let Ok(f) = ext_php_rs::types::ZendCallable::try_from_name("register_shutdown_function") {
         let mut cb = Zval::new();
-        let _ = cb.set_string("Swoole\\Event::wait", false);
+        let _ = cb.set_string("Swoole\\Event::rshutdown", false);
         let _ = f.try_call(vec![&cb]);
     }
 }
@@ -156,11 +164,25 @@ pub fn spawn(job: Job) -> Result<Cid, coro::Error> {
     Ok(cid)
 }
 
+/// The second half of PHP's "must be a valid callback, ..." message.
+pub fn callable_problem(z: &Zval) -> String {
+    match z.str() {
+        Some(name) if name.contains("::") => format!(
+            "class \"{}\" not found",
+            name.split("::").next().unwrap_or(name)
+        ),
+        Some(name) => format!("function \"{name}\" not found or invalid function name"),
+        None if z.is_array() => "array callback must have exactly two members".to_string(),
+        None => "no array or string given".to_string(),
+    }
+}
+
 fn go_impl(func: &Zval, args: &[&Zval]) -> PhpResult<Zval> {
     if !func.is_callable() {
-        return Err(type_error(
-            "Swoole\\Coroutine::create(): Argument #1 ($func) must be a valid callback",
-        ));
+        return Err(type_error(format!(
+            "Swoole\\Coroutine::create(): Argument #1 ($func) must be a valid callback, {}",
+            callable_problem(func)
+        )));
     }
     let job = Job {
         callable: func.shallow_clone(),
@@ -325,13 +347,30 @@ impl Coroutine {
     }
 
     pub fn resume(cid: i64) -> bool {
-        coro::resume_kind(cid, WaitKind::User, Wake::Resumed)
+        if coro::resume_kind(cid, WaitKind::User, Wake::Resumed) {
+            return true;
+        }
+        set_last_error(SWOOLE_ERROR_CO_NOT_EXISTS);
+        php_error(
+            &ErrorType::Warning,
+            "can not resume the coroutine which is in IO operation or non-existent",
+        );
+        false
     }
 
-    /// Waits for every cid in `$cid_array` to end; false on timeout.
+    /// Waits for every cid in `$cid_array` to end; false on timeout (and
+    /// when none of them is running: nothing to wait for).
     pub fn join(cid_array: Vec<i64>, timeout: Option<f64>) -> PhpResult<bool> {
-        coro::join(&cid_array, timeout.and_then(timeout_of))
-            .map_err(|_| need_coroutine("Swoole\\Coroutine::join()"))
+        if !cid_array.iter().any(|c| coro::exists(*c)) {
+            set_last_error(SWOOLE_ERROR_INVALID_PARAMS);
+            return Ok(false);
+        }
+        let done = coro::join(&cid_array, timeout.and_then(timeout_of))
+            .map_err(|_| need_coroutine("Swoole\\Coroutine::join()"))?;
+        if !done {
+            set_last_error(SWOOLE_ERROR_CO_TIMEDOUT);
+        }
+        Ok(done)
     }
 
     pub fn get_elapsed(cid: Option<i64>) -> i64 {
@@ -342,13 +381,18 @@ impl Coroutine {
     /// The current coroutine's backtrace (other coroutines: false).
     pub fn get_back_trace(cid: Option<i64>, options: Option<i64>, limit: Option<i64>) -> Zval {
         let cid = cid.filter(|c| *c > 0).unwrap_or_else(coro::current);
+        let (o, l) = (options.unwrap_or(1), limit.unwrap_or(0));
         if cid != coro::current() {
-            let mut z = Zval::new();
-            z.set_bool(false);
-            return z;
+            return match coro::trace(cid, o, l) {
+                Some(z) => z,
+                None => {
+                    let mut z = Zval::new();
+                    z.set_bool(false);
+                    z
+                }
+            };
         }
         let f = ext_php_rs::types::ZendCallable::try_from_name("debug_backtrace");
-        let (o, l) = (options.unwrap_or(1), limit.unwrap_or(0));
         f.ok()
             .and_then(|f| f.try_call(vec![&o, &l]).ok())
             .unwrap_or_default()

@@ -1,7 +1,7 @@
 //! `Swoole\Event`: `wait()`, `defer()`, `exit()`, `cycle()`, over the
 //! engine's event loop.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use ext_php_rs::exception::PhpResult;
 use ext_php_rs::prelude::*;
@@ -13,7 +13,11 @@ use super::exception::type_error;
 use crate::engine::event_loop;
 
 thread_local! {
+    static EXITED: Cell<bool> = const { Cell::new(false) };
     static CYCLE: RefCell<Option<Zval>> = const { RefCell::new(None) };
+    /// `Event::defer()` callbacks, run in the order they were added.
+    static DEFERRED: RefCell<std::collections::VecDeque<Zval>> =
+        const { RefCell::new(std::collections::VecDeque::new()) };
 }
 
 #[php_class]
@@ -27,9 +31,12 @@ impl Event {
         coroutine::run_loop();
     }
 
-    /// Alias of `wait()` kept by Swoole.
+    /// The loop run at the end of a script (registered as a shutdown
+    /// function on first use); skipped after `Event::exit()`.
     pub fn rshutdown() {
-        coroutine::run_loop();
+        if !EXITED.with(Cell::get) {
+            coroutine::run_loop();
+        }
     }
 
     /// Calls `$callback` on the loop's next round.
@@ -39,18 +46,26 @@ impl Event {
                 "Swoole\\Event::defer(): Argument #1 ($callback) must be a valid callback",
             ));
         }
-        let cb = callback.shallow_clone();
-        event_loop::spawn(async move {
-            tokio::task::yield_now().await;
-            let r = boundary::call(&cb, &mut []);
-            drop(r);
+        let first = DEFERRED.with(|d| {
+            let mut d = d.borrow_mut();
+            d.push_back(callback.shallow_clone());
+            d.len() == 1
         });
+        if first {
+            event_loop::spawn(async {
+                tokio::task::yield_now().await;
+                while let Some(cb) = DEFERRED.with(|d| d.borrow_mut().pop_front()) {
+                    drop(boundary::call(&cb, &mut []));
+                }
+            });
+        }
         coroutine::schedule_loop();
         Ok(true)
     }
 
-    /// Stops the running loop.
+    /// Stops the running loop (and the one a script runs at its end).
     pub fn exit() {
+        EXITED.with(|e| e.set(true));
         event_loop::request_exit();
     }
 
@@ -88,4 +103,5 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
 
 pub fn shutdown() {
     CYCLE.with(|c| c.borrow_mut().take());
+    DEFERRED.with(|d| d.borrow_mut().clear());
 }

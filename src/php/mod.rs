@@ -10,6 +10,7 @@ pub mod callbacks;
 pub mod channel;
 pub mod constants;
 pub mod coroutine;
+pub mod errors;
 pub mod event;
 pub mod exception;
 pub mod http_request;
@@ -114,7 +115,24 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = coroutine::register(m);
     let m = timer::register(m);
     let m = event::register(m);
-    channel::register(m).request_shutdown_function(rshutdown)
+    let m = errors::register(m);
+    channel::register(m)
+        .request_startup_function(rinit)
+        .request_shutdown_function(rshutdown)
+}
+
+/// Plain-PHP parts of the API (`Swoole\Coroutine\Barrier`), compiled at
+/// request start, as Swoole does with its own library.
+const LIBRARY: &str = include_str!("library.php");
+
+extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
+    if let Err(e) = ext_php_rs::php_eval::execute(LIBRARY) {
+        ext_php_rs::error::php_error(
+            &ext_php_rs::flags::ErrorType::CoreWarning,
+            &format!("rswoole: the PHP library failed to load: {e}"),
+        );
+    }
+    0
 }
 
 /// `swoole.use_shortname` (default On): `go()`, `defer()`, `Co\run()`, `Co`, `Chan`.
@@ -138,10 +156,16 @@ fn use_shortname() -> bool {
 
 /// Removes the short function names when `swoole.use_shortname` is off.
 fn drop_short_functions() {
-    let mut eg = ExecutorGlobals::get_mut();
-    if let Some(table) = eg.function_table_mut() {
+    // SAFETY: module startup is single-threaded and CG(function_table)
+    // (NTS: the `compiler_globals` symbol) holds the internal functions;
+    // nothing else reads or writes it now.
+    unsafe {
+        let table = ext_php_rs::ffi::compiler_globals.function_table;
+        if table.is_null() {
+            return;
+        }
         for name in coroutine::SHORT_FUNCTIONS {
-            table.remove(*name);
+            ext_php_rs::ffi::zend_hash_str_del(table, name.as_ptr().cast(), name.len());
         }
     }
 }
@@ -158,7 +182,13 @@ extern "C" fn rshutdown(_ty: i32, _module_number: i32) -> i32 {
 fn after_classes() -> ext_php_rs::error::Result<()> {
     exception::register_classes()?;
     coroutine::init();
-    if use_shortname() {
+    let short = use_shortname();
+    ext_php_rs::constant::IntoConst::register_constant(
+        &short,
+        "SWOOLE_USE_SHORTNAME",
+        module_number(),
+    )?;
+    if short {
         class_alias(
             "Co",
             <coroutine::Coroutine as RegisteredClass>::get_metadata().ce(),
@@ -197,7 +227,14 @@ extern "C" fn module_info(_module: *mut ModuleEntry) {
 static STARTUP: ModuleStartupMutex = MODULE_STARTUP_INIT;
 static BUILD_ERROR: OnceLock<String> = OnceLock::new();
 
+static MODULE_NUMBER: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+fn module_number() -> i32 {
+    MODULE_NUMBER.load(Ordering::SeqCst)
+}
+
 extern "C" fn minit(ty: i32, module_number: i32) -> i32 {
+    MODULE_NUMBER.store(module_number, Ordering::SeqCst);
     startup_guard(|| {
         ext_php_rs_startup();
         if let Some(err) = BUILD_ERROR.get() {

@@ -149,7 +149,7 @@ impl Server {
         let Some(name) = EVENTS.iter().find(|e| **e == lower) else {
             php_error(
                 &ErrorType::Warning,
-                &format!("Swoole\\Server\\Port::on(): unknown event types[{event_name}]"),
+                &format!("unknown event types[{event_name}]"),
             );
             return false;
         };
@@ -167,7 +167,7 @@ impl Server {
                 .unwrap_or_else(|| "callback".into());
             php_error(
                 &ErrorType::Warning,
-                &format!("Swoole\\Server\\Port::on(): function '{shown}' is not callable"),
+                &format!("function '{shown}' is not callable"),
             );
             return false;
         }

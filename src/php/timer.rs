@@ -59,7 +59,8 @@ fn add(api: &str, ms: i64, callback: &Zval, params: &[&Zval], tick: bool) -> Php
     let mut out = Zval::new();
     if !callback.is_callable() {
         return Err(type_error(format!(
-            "{api}(): Argument #2 ($callback) must be a valid callback"
+            "{api}(): Argument #2 ($callback) must be a valid callback, {}",
+            super::coroutine::callable_problem(callback)
         )));
     }
     if ms < 1 {
@@ -160,7 +161,7 @@ impl Timer {
 
     pub fn stats() -> Zval {
         let mut ht = ZendHashTable::new();
-        let _ = ht.insert("initialized", true);
+        let _ = ht.insert("initialized", timer::initialized());
         let _ = ht.insert("num", timer::pending() as i64);
         let _ = ht.insert("round", timer::round());
         let mut z = Zval::new();
