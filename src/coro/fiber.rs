@@ -1,20 +1,98 @@
 //! The only code that touches PHP's `\Fiber`: create one, start, resume,
-//! suspend, ask whether it ended. Everything goes through PHP method calls,
-//! since ext-php-rs has no Fiber C API.
+//! suspend, ask whether it ended, read a suspended fiber's trace.
+//!
+//! PHP 8.2 exports no C API for fibers, so these are calls of `\Fiber`'s own
+//! methods. The hot ones (`start`, `resume`, `suspend`) are looked up once
+//! and called with `zend_call_known_function`: no name lookup, no callable
+//! parsing, no allocation per switch.
+
+use std::cell::Cell;
+use std::ptr;
 
 use ext_php_rs::convert::IntoZval;
-use ext_php_rs::types::{ZendCallable, ZendObject, Zval};
+use ext_php_rs::ffi::{self, zend_class_entry, zend_function, zend_object};
+use ext_php_rs::types::{ZendObject, Zval};
 use ext_php_rs::zend::{ClassEntry, ExecutorGlobals};
 
 extern "C" {
     // ZEND_API bool zend_fiber_switch_blocked(void);
     fn zend_fiber_switch_blocked() -> bool;
+    // extern ZEND_API zend_class_entry *zend_ce_fiber;
+    static zend_ce_fiber: *mut zend_class_entry;
 }
 
 /// True where PHP refuses to switch fibers (destructors, GC).
 pub fn switch_blocked() -> bool {
     // SAFETY: reads a flag of the running engine; no arguments.
     unsafe { zend_fiber_switch_blocked() }
+}
+
+#[derive(Clone, Copy)]
+struct Methods {
+    start: *mut zend_function,
+    resume: *mut zend_function,
+    suspend: *mut zend_function,
+}
+
+thread_local! {
+    static METHODS: Cell<Option<Methods>> = const { Cell::new(None) };
+}
+
+fn find(name: &str) -> *mut zend_function {
+    // SAFETY: zend_ce_fiber is registered at engine startup and its method
+    // table lives as long as the process; method entries are IS_PTR zvals
+    // holding `zend_function *`.
+    unsafe {
+        let ce = zend_ce_fiber;
+        if ce.is_null() {
+            return ptr::null_mut();
+        }
+        let found =
+            ffi::zend_hash_str_find(&(*ce).function_table, name.as_ptr().cast(), name.len());
+        if found.is_null() {
+            return ptr::null_mut();
+        }
+        (*found).value.ptr.cast()
+    }
+}
+
+fn methods() -> Option<Methods> {
+    if let Some(m) = METHODS.with(Cell::get) {
+        return Some(m);
+    }
+    let m = Methods {
+        start: find("start"),
+        resume: find("resume"),
+        suspend: find("suspend"),
+    };
+    if m.start.is_null() || m.resume.is_null() || m.suspend.is_null() {
+        return None;
+    }
+    METHODS.with(|c| c.set(Some(m)));
+    Some(m)
+}
+
+/// Calls a `\Fiber` method with no arguments on `object` (null: static).
+fn call(f: *mut zend_function, object: *mut zend_object) -> Result<(), FiberFailed> {
+    let mut ret = Zval::new();
+    // SAFETY: `f` is a live method of \Fiber, `object` is a live \Fiber (or
+    // null for the static `suspend`), and we pass no parameters.
+    unsafe {
+        ffi::zend_call_known_function(
+            f,
+            object,
+            zend_ce_fiber,
+            &raw mut ret,
+            0,
+            ptr::null_mut(),
+            ptr::null_mut(),
+        );
+    }
+    drop(ret);
+    if ExecutorGlobals::has_exception() {
+        return Err(FiberFailed);
+    }
+    Ok(())
 }
 
 /// A `\Fiber` object owned from Rust.
@@ -38,53 +116,37 @@ impl Fiber {
         Some(Fiber(z))
     }
 
-    fn call(&self, method: &str) -> Result<(), FiberFailed> {
-        let r = self.0.try_call_method(method, vec![]);
-        if r.is_err() || ExecutorGlobals::has_exception() {
-            return Err(FiberFailed);
-        }
-        Ok(())
+    fn object(&self) -> *mut zend_object {
+        self.0
+            .object()
+            .map_or(ptr::null_mut(), |o| ptr::from_ref(o).cast_mut())
     }
 
     /// Runs the fiber from its start until it first suspends or ends.
     pub fn start(&self) -> Result<(), FiberFailed> {
-        self.call("start")
+        let m = methods().ok_or(FiberFailed)?;
+        call(m.start, self.object())
     }
 
     /// Continues a suspended fiber until it suspends again or ends.
     pub fn resume(&self) -> Result<(), FiberFailed> {
-        self.call("resume")
-    }
-
-    pub fn is_terminated(&self) -> bool {
-        self.0
-            .try_call_method("isTerminated", vec![])
-            .ok()
-            .and_then(|z| z.bool())
-            .unwrap_or(true)
+        let m = methods().ok_or(FiberFailed)?;
+        call(m.resume, self.object())
     }
 
     /// `Fiber::suspend()` from inside the running fiber. Returns an error when
     /// the fiber is being destroyed (PHP throws into it to unwind it): the
     /// caller must then return without touching PHP again.
     pub fn suspend() -> Result<(), FiberFailed> {
-        let f = ZendCallable::try_from_name("Fiber::suspend").map_err(|_| FiberFailed)?;
-        let r = f.try_call(vec![]);
-        if r.is_err() || ExecutorGlobals::has_exception() {
-            return Err(FiberFailed);
-        }
-        Ok(())
+        let m = methods().ok_or(FiberFailed)?;
+        call(m.suspend, ptr::null_mut())
     }
-}
 
-impl Fiber {
     /// Another owner of the same fiber object (adds a PHP reference).
     pub fn clone_ref(&self) -> Fiber {
         Fiber(self.0.shallow_clone())
     }
-}
 
-impl Fiber {
     /// The suspended fiber's backtrace (`ReflectionFiber::getTrace()`).
     pub fn trace(&self, options: i64) -> Option<Zval> {
         let ce = ClassEntry::try_find("ReflectionFiber")?;
