@@ -45,6 +45,14 @@ fn done(method: &str, r: Result<(), RespError>) -> bool {
 }
 
 /// A scalar argument as bytes, as PHP's `string` coercion would give it.
+/// A scalar argument's bytes without copying when it is already a string.
+fn with_scalar_bytes<R>(z: &Zval, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    if let Some(s) = z.zend_str() {
+        return Some(f(s.as_bytes()));
+    }
+    scalar_bytes(z).map(|v| f(&v))
+}
+
 fn scalar_bytes(z: &Zval) -> Option<Vec<u8>> {
     match z.get_type() {
         DataType::Null => Some(Vec::new()),
@@ -363,8 +371,8 @@ impl Response {
     /// Sends the response (or the last chunk) and ends it.
     pub fn end(&self, content: Option<&Zval>) -> bool {
         let data = match content {
-            None => Vec::new(),
-            Some(z) => match scalar_bytes(z) {
+            None => Bytes::new(),
+            Some(z) => match with_scalar_bytes(z, Bytes::copy_from_slice) {
                 Some(d) => d,
                 None => {
                     return warn(
@@ -374,7 +382,7 @@ impl Response {
                 }
             },
         };
-        done("end", self.r.end(Bytes::from(data)))
+        done("end", self.r.end(data))
     }
 
     #[php(defaults(offset = 0, length = 0))]
@@ -427,8 +435,8 @@ impl Response {
             }
             return true;
         }
-        match scalar_bytes(value) {
-            Some(b) => done(method, self.r.header(name, &b, true)),
+        match with_scalar_bytes(value, |b| self.r.header(name, b, true)) {
+            Some(r) => done(method, r),
             None => warn(
                 method,
                 &RespError::Invalid(format!("invalid value for header '{name}'")),

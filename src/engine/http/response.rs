@@ -10,7 +10,7 @@ use std::io::Write;
 use std::rc::Rc;
 
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue};
+use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{Response, StatusCode};
 use tokio::sync::{mpsc, oneshot};
 
@@ -73,7 +73,8 @@ pub struct RespContext {
 struct State {
     status: u16,
     reason: Option<String>,
-    headers: Vec<(HeaderName, HeaderValue)>,
+    /// Built as the script sets them, then moved whole into the response.
+    headers: HeaderMap,
     head_tx: Option<oneshot::Sender<Response<RespBody>>>,
     chunk_tx: Option<mpsc::UnboundedSender<Bytes>>,
     ended: bool,
@@ -89,7 +90,7 @@ impl Responder {
         let state = State {
             status: 200,
             reason: None,
-            headers: Vec::new(),
+            headers: HeaderMap::new(),
             head_tx: Some(tx),
             chunk_tx: None,
             ended: false,
@@ -140,9 +141,10 @@ impl Responder {
         let v = HeaderValue::from_bytes(value)
             .map_err(|_| RespError::Invalid(format!("invalid value for header '{name}'")))?;
         if replace {
-            s.headers.retain(|(k, _)| k != n);
+            s.headers.insert(n, v);
+        } else {
+            s.headers.append(n, v);
         }
-        s.headers.push((n, v));
         Ok(())
     }
 
@@ -209,15 +211,11 @@ impl Responder {
             )));
         }
         let len = if length == 0 { size - offset } else { length };
-        if !s
-            .headers
-            .iter()
-            .any(|(k, _)| k == http::header::CONTENT_TYPE)
-        {
-            s.headers.push((
+        if !s.headers.contains_key(http::header::CONTENT_TYPE) {
+            s.headers.insert(
                 http::header::CONTENT_TYPE,
                 HeaderValue::from_static(mime::for_path(path)),
-            ));
+            );
         }
         let body = RespBody::file(file, offset, len)
             .map_err(|e| RespError::File(format!("seek failed: {e}")))?;
@@ -244,7 +242,7 @@ impl Responder {
 
 impl State {
     fn has(&self, name: &HeaderName) -> bool {
-        self.headers.iter().any(|(k, _)| k == name)
+        self.headers.contains_key(name)
     }
 
     fn maybe_compress(&self, data: Bytes) -> (Bytes, Option<Coding>) {
@@ -287,11 +285,8 @@ impl State {
                 resp.extensions_mut().insert(r);
             }
         }
+        *resp.headers_mut() = std::mem::take(&mut self.headers);
         let h = resp.headers_mut();
-        h.reserve(self.headers.len() + 4);
-        for (k, v) in self.headers.drain(..) {
-            h.append(k, v);
-        }
         if !h.contains_key(http::header::SERVER) {
             h.insert(
                 http::header::SERVER,
