@@ -7,6 +7,34 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::framing::Framing;
+
+/// Per-port socket and framing options (`$port->set()`, or the server's
+/// `set()` for the main port).
+#[derive(Debug, Clone)]
+pub struct PortOptions {
+    pub framing: Framing,
+    /// Largest frame (`package_max_length`); a larger one closes the connection.
+    pub package_max_length: usize,
+    pub open_tcp_nodelay: bool,
+    /// `open_tcp_keepalive` with `tcp_keepidle`, `tcp_keepinterval`, `tcp_keepcount`.
+    pub tcp_keepalive: Option<(u32, u32, u32)>,
+    /// `socket_buffer_size`/`kernel_socket_*_buffer_size`: SO_SNDBUF/SO_RCVBUF.
+    pub socket_buffer_size: Option<usize>,
+}
+
+impl Default for PortOptions {
+    fn default() -> Self {
+        PortOptions {
+            framing: Framing::Raw,
+            package_max_length: 2 * 1024 * 1024,
+            open_tcp_nodelay: true,
+            tcp_keepalive: None,
+            socket_buffer_size: None,
+        }
+    }
+}
+
 /// `SWOOLE_BASE` / `SWOOLE_PROCESS`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -52,9 +80,36 @@ pub struct ServerConfig {
     /// Detach from the terminal at start (fork, setsid, stdio to `log_file`
     /// or /dev/null, cwd `/`).
     pub daemonize: bool,
+    /// Task worker processes (`task_worker_num`); their ids follow the workers'.
+    pub task_worker_num: usize,
+    /// `task_enable_coroutine`: `onTask` runs in a coroutine with a `Task` object.
+    pub task_enable_coroutine: bool,
+    /// Where task payloads too large for one IPC datagram are written.
+    pub task_tmpdir: PathBuf,
+    /// `heartbeat_check_interval`: how often idle connections are looked for.
+    pub heartbeat_check_interval: Option<Duration>,
+    /// `heartbeat_idle_time`: a connection silent this long is closed.
+    pub heartbeat_idle_time: Option<Duration>,
 }
 
 impl ServerConfig {
+    /// Every process that serves: workers then task workers.
+    pub fn total_workers(&self) -> usize {
+        self.worker_num.max(1) + self.task_worker_num
+    }
+
+    /// Swoole's effective heartbeat: (check interval, idle time). An idle
+    /// time alone checks every idle/2 (at least 1 s); an interval alone
+    /// closes after twice the interval.
+    pub fn heartbeat(&self) -> Option<(Duration, Duration)> {
+        match (self.heartbeat_check_interval, self.heartbeat_idle_time) {
+            (None, None) => None,
+            (Some(i), Some(t)) => Some((i, t)),
+            (Some(i), None) => Some((i, i * 2)),
+            (None, Some(t)) => Some(((t / 2).max(Duration::from_secs(1)), t)),
+        }
+    }
+
     /// Swoole's effective `max_request_grace`.
     pub fn request_grace(&self) -> u64 {
         match self.max_request_grace {
@@ -92,6 +147,11 @@ impl Default for ServerConfig {
             max_request_grace: None,
             max_worker_memory: 0,
             daemonize: false,
+            task_worker_num: 0,
+            task_enable_coroutine: false,
+            task_tmpdir: PathBuf::from("/tmp"),
+            heartbeat_check_interval: None,
+            heartbeat_idle_time: None,
         }
     }
 }

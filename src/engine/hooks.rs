@@ -5,6 +5,10 @@
 //! `$server->on()`. Tests implement them in plain Rust. Only ids and owned
 //! bytes cross this line.
 
+use std::net::SocketAddr;
+
+use bytes::Bytes;
+
 use super::http::{HttpRequest, Responder};
 
 /// What a call into user code left behind.
@@ -45,4 +49,39 @@ pub trait Hooks {
     fn on_after_reload(&self) {}
     /// In a worker just before the process exits: flush what must be flushed.
     fn before_process_exit(&self) {}
+    /// In a worker: connection `fd` was accepted on port `port`.
+    fn on_connect(&self, _fd: i64, _reactor_id: i32, _port: usize) -> Outcome {
+        Outcome::Done
+    }
+    /// In a worker: one message (framed as the port says) from `fd`.
+    fn on_receive(&self, _fd: i64, _reactor_id: i32, _port: usize, _data: Bytes) -> Outcome {
+        Outcome::Done
+    }
+    /// In a worker: `fd` is closed (by the peer, `close()` or the heartbeat).
+    fn on_close(&self, _fd: i64, _reactor_id: i32, _port: usize) -> Outcome {
+        Outcome::Done
+    }
+    /// In a worker: a datagram from `peer` on UDP port `port`.
+    fn on_packet(
+        &self,
+        _port: usize,
+        _data: Bytes,
+        _peer: SocketAddr,
+        _server_socket: i32,
+        _server_port: u16,
+    ) -> Outcome {
+        Outcome::Done
+    }
+    /// In a task worker: task `task_id` sent by worker `src_worker`.
+    fn on_task(&self, _task_id: i64, _src_worker: i32, _data: Bytes, _flags: u32) -> Outcome {
+        Outcome::Done
+    }
+    /// In the worker that sent task `task_id`: its result from `task_worker`.
+    fn on_finish(&self, _task_id: i64, _task_worker: i32, _data: Bytes, _flags: u32) -> Outcome {
+        Outcome::Done
+    }
+    /// `sendMessage()` from worker `src_worker`.
+    fn on_pipe_message(&self, _src_worker: i32, _data: Bytes, _flags: u32) -> Outcome {
+        Outcome::Done
+    }
 }

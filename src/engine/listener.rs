@@ -5,11 +5,123 @@
 //! kernel keeps them in the one accept queue for the others. See
 //! docs/internals.md, "Accepting".
 
-use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs, UdpSocket};
 
 use socket2::{Domain, Protocol, Socket, Type};
 
+use super::config::PortOptions;
 use super::error::{Error, Result};
+
+/// What a port speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PortKind {
+    /// HTTP/1.1 on hyper (`Swoole\Http\Server`'s main port).
+    Http,
+    /// Raw TCP: `connect`, `receive` (framed by [`PortOptions::framing`]), `close`.
+    Stream,
+    /// UDP: `packet`.
+    Datagram,
+}
+
+/// A bound socket of either kind.
+#[derive(Debug)]
+pub enum PortSocket {
+    Tcp(TcpListener),
+    Udp(UdpSocket),
+}
+
+impl PortSocket {
+    pub fn try_clone(&self) -> std::io::Result<PortSocket> {
+        Ok(match self {
+            PortSocket::Tcp(l) => PortSocket::Tcp(l.try_clone()?),
+            PortSocket::Udp(u) => PortSocket::Udp(u.try_clone()?),
+        })
+    }
+
+    pub fn local_port(&self) -> u16 {
+        match self {
+            PortSocket::Tcp(l) => l.local_addr().map(|a| a.port()).unwrap_or(0),
+            PortSocket::Udp(u) => u.local_addr().map(|a| a.port()).unwrap_or(0),
+        }
+    }
+
+    pub fn raw_fd(&self) -> i32 {
+        use std::os::fd::AsRawFd;
+        match self {
+            PortSocket::Tcp(l) => l.as_raw_fd(),
+            PortSocket::Udp(u) => u.as_raw_fd(),
+        }
+    }
+}
+
+/// One listening port of a server: the main one is index 0, then every
+/// `listen()`/`addListener()` in order.
+#[derive(Debug)]
+pub struct Port {
+    pub index: usize,
+    pub kind: PortKind,
+    pub socket: PortSocket,
+    pub opts: PortOptions,
+}
+
+impl Port {
+    pub fn try_clone(&self) -> std::io::Result<Port> {
+        Ok(Port {
+            index: self.index,
+            kind: self.kind,
+            socket: self.socket.try_clone()?,
+            opts: self.opts.clone(),
+        })
+    }
+}
+
+/// Binds a UDP socket on `host:port` (port 0 picks a free one).
+pub fn bind_udp(host: &str, port: u16, ipv6: bool) -> Result<UdpSocket> {
+    let shown = if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    };
+    let addr = resolve(host, port, ipv6).map_err(|e| Error::listen(&shown, e))?;
+    let domain = if addr.is_ipv6() {
+        Domain::IPV6
+    } else {
+        Domain::IPV4
+    };
+    let sock = Socket::new(domain, Type::DGRAM, Some(Protocol::UDP))
+        .map_err(|e| Error::listen(&shown, e))?;
+    sock.set_reuse_address(true)
+        .map_err(|e| Error::listen(&shown, e))?;
+    if addr.is_ipv6() {
+        let _ = sock.set_only_v6(true);
+    }
+    sock.bind(&addr.into())
+        .map_err(|e| Error::listen(&shown, e))?;
+    Ok(sock.into())
+}
+
+/// Applies a port's per-connection socket options to an accepted stream.
+pub fn apply_stream_options(stream: &tokio::net::TcpStream, opts: &PortOptions) {
+    let _ = stream.set_nodelay(opts.open_tcp_nodelay);
+    let sock = socket2::SockRef::from(stream);
+    if let Some((idle, interval, count)) = opts.tcp_keepalive {
+        let mut ka = socket2::TcpKeepalive::new();
+        if idle > 0 {
+            ka = ka.with_time(std::time::Duration::from_secs(idle as u64));
+        }
+        if interval > 0 {
+            ka = ka.with_interval(std::time::Duration::from_secs(interval as u64));
+        }
+        if count > 0 {
+            ka = ka.with_retries(count);
+        }
+        let _ = sock.set_tcp_keepalive(&ka);
+    }
+    if let Some(n) = opts.socket_buffer_size {
+        let _ = sock.set_send_buffer_size(n);
+        let _ = sock.set_recv_buffer_size(n);
+    }
+}
 
 /// Swoole's default `backlog`.
 pub const DEFAULT_BACKLOG: i32 = 512;
@@ -72,6 +184,14 @@ mod tests {
         assert!(e.is_listen());
         assert_eq!(e.os_code(), Some(libc::EADDRINUSE));
         assert!(e.to_string().contains(&format!("127.0.0.1:{port}")));
+    }
+
+    #[test]
+    fn udp_port_zero() {
+        let u = bind_udp("127.0.0.1", 0, false).expect("bind udp");
+        let p = PortSocket::Udp(u);
+        assert_ne!(p.local_port(), 0);
+        assert!(p.try_clone().is_ok());
     }
 
     #[test]

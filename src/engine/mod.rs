@@ -6,13 +6,17 @@
 pub mod config;
 pub mod error;
 pub mod event_loop;
+pub mod framing;
 pub mod hooks;
 pub mod http;
+pub mod ipc;
 pub mod listener;
 #[macro_use]
 pub mod log;
 pub mod process;
+pub mod session;
 pub mod stats;
+pub mod tcp;
 pub mod timer;
 pub mod worker;
 

@@ -1,5 +1,5 @@
-//! The master process of BASE mode: it forks the workers (before any runtime
-//! or thread exists), replaces any that die, reloads them gracefully, recycles
+//! The master process of BASE mode: it forks the workers and task workers
+//! (before any runtime or thread exists), replaces any that die, reloads them gracefully, recycles
 //! them (`max_request`, `max_worker_memory`) and stops them on SIGTERM/SIGINT.
 //!
 //! The master runs no event loop and starts no thread: it sleeps in `poll()`
@@ -25,8 +25,9 @@ use nix::unistd::{fork, ForkResult, Pid};
 use super::config::ServerConfig;
 use super::error::{Error, Result};
 use super::hooks::Hooks;
+use super::listener::{Port, PortKind, PortSocket};
 use super::log::{self, Role};
-use super::{stats, worker};
+use super::{ipc, session, stats, worker};
 
 static MASTER_PID: AtomicI32 = AtomicI32::new(0);
 static MANAGER_PID: AtomicI32 = AtomicI32::new(0);
@@ -178,7 +179,7 @@ struct Proc {
 }
 
 struct Master<'a> {
-    listener: &'a TcpListener,
+    ports: &'a [Port],
     hooks: Rc<dyn Hooks>,
     cfg: Rc<ServerConfig>,
     workers: HashMap<Pid, Proc>,
@@ -213,15 +214,22 @@ impl Master<'_> {
                 close(self.wake_rd);
                 close(self.ctl_rd);
                 stats::enter_slot(slot);
-                let listener = match self.listener.try_clone() {
-                    Ok(l) => l,
-                    Err(e) => {
-                        crate::rlog!(Error, "worker#{id}: dup listener: {e}");
-                        // SAFETY: _exit ends the child without running the parent's atexit state.
-                        unsafe { libc::_exit(1) }
+                ipc::enter(id as i32);
+                // Task workers serve no port.
+                let mut ports = Vec::new();
+                if id < self.cfg.worker_num.max(1) {
+                    for p in self.ports {
+                        match p.try_clone() {
+                            Ok(p) => ports.push(p),
+                            Err(e) => {
+                                crate::rlog!(Error, "worker#{id}: dup listener: {e}");
+                                // SAFETY: _exit ends the child without running the parent's atexit state.
+                                unsafe { libc::_exit(1) }
+                            }
+                        }
                     }
-                };
-                let code = worker::run(id, listener, self.cfg.clone(), self.hooks.clone());
+                }
+                let code = worker::run_ports(id, ports, self.cfg.clone(), self.hooks.clone());
                 self.hooks.before_process_exit();
                 // SAFETY: leaving the forked child; nothing of the parent's
                 // state should be flushed or destroyed twice.
@@ -313,7 +321,7 @@ impl Master<'_> {
         self.kill_all(Signal::SIGTERM);
     }
 
-    fn start_reload(&mut self) {
+    fn start_reload(&mut self, only_tasks: bool) {
         if self.stopping.is_some() {
             return;
         }
@@ -325,12 +333,18 @@ impl Master<'_> {
             self.reload_again = true;
             return;
         }
-        crate::rlog!(Info, "Server is reloading all workers now");
+        if only_tasks {
+            crate::rlog!(Info, "Server is reloading all task workers now");
+        } else {
+            crate::rlog!(Info, "Server is reloading all workers now");
+        }
         self.hooks.on_before_reload();
+        let first_task = self.cfg.worker_num.max(1);
         let current: Vec<Pid> = self
             .workers
             .iter()
             .filter(|(_, p)| p.term_at.is_none() && p.replaced_by.is_none())
+            .filter(|(_, p)| !only_tasks || p.id >= first_task)
             .map(|(pid, _)| *pid)
             .collect();
         let mut waiting = HashSet::new();
@@ -357,7 +371,7 @@ impl Master<'_> {
             crate::rlog!(Info, "reload finished");
             self.hooks.on_after_reload();
             if std::mem::take(&mut self.reload_again) {
-                self.start_reload();
+                self.start_reload(false);
             }
         }
     }
@@ -608,9 +622,20 @@ fn daemonize(cfg: &mut ServerConfig) -> Result<()> {
     Ok(())
 }
 
+/// Runs an HTTP server on `listener`; see [`run_ports`].
+pub fn run(cfg: ServerConfig, listener: TcpListener, hooks: Rc<dyn Hooks>) -> Result<()> {
+    let port = Port {
+        index: 0,
+        kind: PortKind::Http,
+        socket: PortSocket::Tcp(listener),
+        opts: Default::default(),
+    };
+    run_ports(cfg, vec![port], hooks)
+}
+
 /// Runs the server in the calling (master) process until it is stopped.
 /// Returns in the master only; workers exit inside.
-pub fn run(mut cfg: ServerConfig, listener: TcpListener, hooks: Rc<dyn Hooks>) -> Result<()> {
+pub fn run_ports(mut cfg: ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) -> Result<()> {
     if cfg.daemonize {
         daemonize(&mut cfg)?;
     }
@@ -624,6 +649,15 @@ pub fn run(mut cfg: ServerConfig, listener: TcpListener, hooks: Rc<dyn Hooks>) -
     if let Err(e) = stats::init() {
         crate::rlog!(Warning, "stats: cannot map shared memory: {e}");
     }
+    if let Err(e) = session::init() {
+        crate::rlog!(Warning, "sessions: cannot map shared memory: {e}");
+    }
+    ipc::setup(
+        cfg.worker_num.max(1),
+        cfg.task_worker_num,
+        cfg.task_tmpdir.clone(),
+    )
+    .map_err(|e| Error::process("socketpair()", e))?;
     let (wake_rd, wake_wr) = pipe().map_err(|e| Error::process("pipe()", e))?;
     let (ctl_rd, ctl_wr) = match pipe() {
         Ok(p) => p,
@@ -644,6 +678,7 @@ pub fn run(mut cfg: ServerConfig, listener: TcpListener, hooks: Rc<dyn Hooks>) -
         for fd in [wake_rd, wake_wr, ctl_rd, ctl_wr] {
             close(fd);
         }
+        ipc::teardown();
         if let Some(p) = pid_file {
             let _ = std::fs::remove_file(p);
         }
@@ -668,7 +703,7 @@ pub fn run(mut cfg: ServerConfig, listener: TcpListener, hooks: Rc<dyn Hooks>) -
     hooks.on_manager_start();
 
     let mut m = Master {
-        listener: &listener,
+        ports: &ports,
         hooks: hooks.clone(),
         cfg: Rc::new(cfg.clone()),
         workers: HashMap::new(),
@@ -693,7 +728,7 @@ pub fn run(mut cfg: ServerConfig, listener: TcpListener, hooks: Rc<dyn Hooks>) -
 }
 
 fn master_loop(m: &mut Master<'_>) -> Result<()> {
-    for id in 0..m.cfg.worker_num.max(1) {
+    for id in 0..m.cfg.total_workers() {
         m.spawn(id, None)?;
     }
     loop {
@@ -704,10 +739,14 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
             m.on_term();
         }
         if GOT_RELOAD.swap(false, Ordering::SeqCst) {
-            m.start_reload();
+            m.start_reload(false);
         }
         if GOT_RELOAD_TASK.swap(false, Ordering::SeqCst) {
-            crate::rlog!(Info, "SIGUSR2: there are no task workers to reload");
+            if m.cfg.task_worker_num == 0 {
+                crate::rlog!(Info, "SIGUSR2: there are no task workers to reload");
+            } else {
+                m.start_reload(true);
+            }
         }
         m.reap_all()?;
         m.read_notices();

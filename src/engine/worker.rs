@@ -1,5 +1,6 @@
 //! A worker process: its own current-thread tokio runtime, built after fork,
-//! accepting from the inherited listening socket and serving HTTP on it.
+//! accepting from the inherited listening sockets (HTTP, raw TCP, UDP) and
+//! reading its IPC inbox (tasks, results, routed sends).
 //!
 //! States (docs/internals.md): Starting (runtime built, `workerStart` runs)
 //! -> Ready (accepting; the master is told) -> Draining (SIGTERM or a fatal:
@@ -11,23 +12,31 @@ use std::cell::Cell;
 use std::net::TcpListener as StdListener;
 use std::os::fd::AsRawFd;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::{watch, Notify};
 
-use super::config::ServerConfig;
+use super::config::{PortOptions, ServerConfig};
 use super::hooks::{Hooks, Outcome};
 use super::http::conn;
+use super::listener::{Port, PortKind, PortSocket};
 use super::log::{self, Role};
 
 /// Worker id of this process; -1 in the master and manager.
 static WORKER_ID: AtomicI32 = AtomicI32::new(-1);
+/// This process is a task worker.
+static IS_TASK: AtomicBool = AtomicBool::new(false);
 
 pub fn current_worker_id() -> i32 {
     WORKER_ID.load(Ordering::Relaxed)
+}
+
+/// True in a task worker (`$server->taskworker`).
+pub fn is_task_worker() -> bool {
+    IS_TASK.load(Ordering::Relaxed)
 }
 
 /// Named worker states, logged on each transition at debug level.
@@ -168,8 +177,28 @@ fn request_limit(cfg: &ServerConfig) -> u64 {
 
 /// Runs worker `id` until it stops; returns the process exit code.
 pub fn run(id: usize, listener: StdListener, cfg: Rc<ServerConfig>, hooks: Rc<dyn Hooks>) -> i32 {
+    run_ports(id, vec![http_port(listener)], cfg, hooks)
+}
+
+/// The one HTTP port of `serve`/`run`.
+fn http_port(listener: StdListener) -> Port {
+    Port {
+        index: 0,
+        kind: PortKind::Http,
+        socket: PortSocket::Tcp(listener),
+        opts: Default::default(),
+    }
+}
+
+/// Runs worker (or task worker, with no ports) `id` until it stops.
+pub fn run_ports(id: usize, ports: Vec<Port>, cfg: Rc<ServerConfig>, hooks: Rc<dyn Hooks>) -> i32 {
     WORKER_ID.store(id as i32, Ordering::Relaxed);
-    log::set_role(Role::Worker, id as i32);
+    let task = id >= cfg.worker_num.max(1) && cfg.task_worker_num > 0;
+    IS_TASK.store(task, Ordering::Relaxed);
+    log::set_role(
+        if task { Role::TaskWorker } else { Role::Worker },
+        id as i32,
+    );
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -197,7 +226,7 @@ pub fn run(id: usize, listener: StdListener, cfg: Rc<ServerConfig>, hooks: Rc<dy
                 _ = int.recv() => {}
             }
         };
-        serve(id, listener, cfg, hooks, stop).await
+        serve_ports(id, ports, cfg, hooks, stop).await
     })
 }
 
@@ -210,7 +239,66 @@ pub async fn serve(
     hooks: Rc<dyn Hooks>,
     stop: impl std::future::Future<Output = ()>,
 ) -> i32 {
-    let server_port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    serve_ports(id, vec![http_port(listener)], cfg, hooks, stop).await
+}
+
+/// Accepts on one TCP port until the task is dropped (draining).
+async fn accept_loop(
+    listener: TcpListener,
+    kind: PortKind,
+    index: usize,
+    opts: Rc<PortOptions>,
+    ctx: Rc<WorkerCtx>,
+) {
+    let id = ctx.id;
+    let port_num = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    loop {
+        match listener.accept().await {
+            Ok((stream, peer)) => {
+                if ctx.conns.get() >= ctx.cfg.max_connection {
+                    crate::rlog!(
+                        Warning,
+                        "worker#{id}: max_connection[{}] reached, closing new connection",
+                        ctx.cfg.max_connection
+                    );
+                    drop(stream);
+                    continue;
+                }
+                super::listener::apply_stream_options(&stream, &opts);
+                super::stats::on_accept();
+                ctx.conn_opened();
+                if kind == PortKind::Http {
+                    let fd = stream.as_raw_fd() as i64;
+                    tokio::task::spawn_local(conn::serve(stream, peer, fd, ctx.clone()));
+                } else {
+                    let fd = super::session::open(id as i32, index, port_num, peer);
+                    tokio::task::spawn_local(super::tcp::serve_conn(
+                        stream,
+                        fd,
+                        index,
+                        opts.clone(),
+                        ctx.clone(),
+                    ));
+                }
+            }
+            Err(e) => {
+                crate::rlog!(Warning, "worker#{id}: accept() failed: {e}");
+                // EMFILE and friends: back off instead of spinning.
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+}
+
+/// [`serve`] with any set of ports (none for a task worker).
+pub async fn serve_ports(
+    id: usize,
+    ports: Vec<Port>,
+    cfg: Rc<ServerConfig>,
+    hooks: Rc<dyn Hooks>,
+    stop: impl std::future::Future<Output = ()>,
+) -> i32 {
+    let server_port = ports.first().map(|p| p.socket.local_port()).unwrap_or(0);
     let (shutdown, _) = watch::channel(false);
     let ctx = Rc::new(WorkerCtx {
         id,
@@ -229,18 +317,51 @@ pub async fn serve(
         wake: Notify::new(),
     });
 
-    if let Err(e) = listener.set_nonblocking(true) {
-        crate::rlog!(Error, "worker#{id}: set_nonblocking: {e}");
-        return 1;
-    }
-    let listener = match TcpListener::from_std(listener) {
-        Ok(l) => l,
-        Err(e) => {
-            crate::rlog!(Error, "worker#{id}: cannot register listener: {e}");
-            return 1;
+    let mut tcp = Vec::new();
+    let mut udp = Vec::new();
+    for p in ports {
+        let opts = Rc::new(p.opts);
+        match p.socket {
+            PortSocket::Tcp(l) => {
+                if let Err(e) = l.set_nonblocking(true) {
+                    crate::rlog!(Error, "worker#{id}: set_nonblocking: {e}");
+                    return 1;
+                }
+                match TcpListener::from_std(l) {
+                    Ok(l) => tcp.push((l, p.kind, p.index, opts)),
+                    Err(e) => {
+                        crate::rlog!(Error, "worker#{id}: cannot register listener: {e}");
+                        return 1;
+                    }
+                }
+            }
+            PortSocket::Udp(u) => {
+                let _ = u.set_nonblocking(true);
+                match tokio::net::UdpSocket::from_std(u) {
+                    Ok(u) => udp.push((Rc::new(u), p.index)),
+                    Err(e) => {
+                        crate::rlog!(Error, "worker#{id}: cannot register UDP socket: {e}");
+                        return 1;
+                    }
+                }
+            }
         }
-    };
+    }
     tokio::pin!(stop);
+
+    // Messages from other processes (tasks, results, routed sends) are read
+    // from the start: workerStart may already wait for a task.
+    let mut background = Vec::new();
+    if super::ipc::is_set_up() {
+        let h = hooks.clone();
+        let c = ctx.clone();
+        let dispatch: super::ipc::Dispatch = Rc::new(move |m| {
+            if let Outcome::Fatal(code) = super::ipc::dispatch_to(&h, m) {
+                c.poison(code);
+            }
+        });
+        background.push(tokio::task::spawn_local(super::ipc::inbox_loop(dispatch)));
+    }
 
     if let Outcome::Fatal(code) = hooks.on_worker_start(id) {
         return code;
@@ -248,27 +369,31 @@ pub async fn serve(
     ctx.set_state(WorkerState::Ready);
     super::process::notify_master(super::process::Notice::Ready);
 
+    let mut accepting = Vec::new();
+    for (l, kind, index, opts) in tcp {
+        accepting.push(tokio::task::spawn_local(accept_loop(
+            l,
+            kind,
+            index,
+            opts,
+            ctx.clone(),
+        )));
+    }
+    for (u, index) in udp {
+        accepting.push(tokio::task::spawn_local(super::tcp::serve_udp(
+            u,
+            index,
+            ctx.clone(),
+        )));
+    }
+    if let Some((interval, idle)) = cfg.heartbeat() {
+        background.push(tokio::task::spawn_local(super::tcp::heartbeat(
+            interval, idle,
+        )));
+    }
+
     loop {
         tokio::select! {
-            res = listener.accept() => match res {
-                Ok((stream, peer)) => {
-                    if ctx.conns.get() >= cfg.max_connection {
-                        crate::rlog!(Warning, "worker#{id}: max_connection[{}] reached, closing new connection", cfg.max_connection);
-                        drop(stream);
-                        continue;
-                    }
-                    let _ = stream.set_nodelay(true);
-                    let fd = stream.as_raw_fd() as i64;
-                    super::stats::on_accept();
-                    ctx.conn_opened();
-                    tokio::task::spawn_local(conn::serve(stream, peer, fd, ctx.clone()));
-                }
-                Err(e) => {
-                    crate::rlog!(Warning, "worker#{id}: accept() failed: {e}");
-                    // EMFILE and friends: back off instead of spinning.
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-            },
             _ = &mut stop => break,
             _ = ctx.wake.notified() => {
                 if ctx.poisoned.get().is_some() || ctx.stop_self.get() {
@@ -278,10 +403,14 @@ pub async fn serve(
         }
     }
 
-    // Draining: our copy of the listening socket goes, so the kernel hands
-    // new connections to the other workers; open ones finish.
+    // Draining: our copy of the listening sockets goes (the accept tasks
+    // own them), so the kernel hands new connections to the other workers;
+    // open ones finish.
     ctx.set_state(WorkerState::Draining);
-    drop(listener);
+    for t in accepting {
+        t.abort();
+    }
+    super::tcp::forget_udp();
     ctx.shutdown.send_replace(true);
     let deadline = Instant::now() + cfg.max_wait_time;
     while ctx.conns.get() > 0 {
@@ -324,6 +453,9 @@ pub async fn serve(
             0
         }
     };
+    for t in background {
+        t.abort();
+    }
     ctx.set_state(WorkerState::Exited);
     code
 }
