@@ -14,8 +14,9 @@ use std::rc::Rc;
 
 use super::boundary::{self, CallError};
 use super::coroutine::{self, Job};
-use super::http_request::{ParseOptions, Request};
+use super::http_request::{bytes_zval, ParseOptions, Request};
 use super::http_response::Response;
+use super::server_task;
 use crate::engine::config::ServerConfig;
 use crate::engine::hooks::{Hooks, Outcome};
 use crate::engine::http::{HttpRequest, Responder};
@@ -35,6 +36,38 @@ pub struct Callbacks {
     pub before_shutdown: Option<Zval>,
     pub before_reload: Option<Zval>,
     pub after_reload: Option<Zval>,
+    pub task: Option<Zval>,
+    pub finish: Option<Zval>,
+    pub pipe_message: Option<Zval>,
+    /// Per port (index = engine port index): its connection events, the
+    /// port's own or else the server's.
+    pub ports: Vec<PortCallbacks>,
+}
+
+/// The connection events of one port.
+#[derive(Default)]
+pub struct PortCallbacks {
+    pub connect: Option<Zval>,
+    pub receive: Option<Zval>,
+    pub close: Option<Zval>,
+    pub packet: Option<Zval>,
+}
+
+impl PortCallbacks {
+    /// `own` first, then the server's `fallback`, as Swoole's ports inherit.
+    pub fn take(own: &HashMap<&'static str, Zval>, fallback: &HashMap<&'static str, Zval>) -> Self {
+        let get = |k: &str| {
+            own.get(k)
+                .or_else(|| fallback.get(k))
+                .map(Zval::shallow_clone)
+        };
+        PortCallbacks {
+            connect: get("connect"),
+            receive: get("receive"),
+            close: get("close"),
+            packet: get("packet"),
+        }
+    }
 }
 
 impl Callbacks {
@@ -53,6 +86,10 @@ impl Callbacks {
             before_shutdown: get("beforeshutdown"),
             before_reload: get("beforereload"),
             after_reload: get("afterreload"),
+            task: get("task"),
+            finish: get("finish"),
+            pipe_message: get("pipemessage"),
+            ports: Vec::new(),
         }
     }
 }
@@ -65,6 +102,8 @@ pub struct PhpHooks {
     parse: ParseOptions,
     /// `enable_coroutine`: each request runs in its own coroutine.
     coroutine: bool,
+    /// `task_enable_coroutine`: `onTask($server, Task)` in a coroutine.
+    task_coroutine: bool,
     /// Set by a coroutine whose body hit `exit()` or a fatal error, so the
     /// request that started it can tell the engine (`Outcome::Fatal`).
     fatal: Rc<Cell<Option<i32>>>,
@@ -81,6 +120,7 @@ impl PhpHooks {
                 upload_tmp_dir: cfg.upload_tmp_dir.clone(),
             },
             coroutine: cfg.enable_coroutine,
+            task_coroutine: cfg.task_enable_coroutine,
             fatal: Rc::new(Cell::new(None)),
         }
     }
@@ -151,7 +191,183 @@ impl PhpHooks {
     }
 }
 
+fn long_zval(n: i64) -> Zval {
+    let mut z = Zval::new();
+    z.set_long(n);
+    z
+}
+
+impl PhpHooks {
+    /// Runs an event callback: in a new coroutine when `in_coroutine`
+    /// (`enable_coroutine`), plainly otherwise. `Fatal` when PHP cannot go on.
+    fn run_event(&self, cb: &Zval, mut args: Vec<Zval>, in_coroutine: bool) -> Outcome {
+        if in_coroutine {
+            let fatal = self.fatal.clone();
+            let job = Job {
+                callable: cb.shallow_clone(),
+                args,
+                done: Some(Box::new(move |result| {
+                    if let Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) = result {
+                        fatal.set(Some(code));
+                        // SAFETY: raise() on our own process: the worker drains.
+                        unsafe { libc::raise(libc::SIGTERM) };
+                    }
+                })),
+            };
+            if let Err(e) = coroutine::spawn(job) {
+                crate::rlog!(Warning, "cannot start a coroutine for the event: {e:?}");
+            }
+            return match self.fatal.take() {
+                Some(code) => Outcome::Fatal(code),
+                None => Outcome::Done,
+            };
+        }
+        match boundary::call_void(cb, &mut args) {
+            Ok(()) | Err(CallError::Exception) | Err(CallError::Unwind) => Outcome::Done,
+            Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => Outcome::Fatal(code),
+        }
+    }
+
+    fn port_cb(
+        &self,
+        port: usize,
+        pick: impl Fn(&PortCallbacks) -> &Option<Zval>,
+    ) -> Option<&Zval> {
+        self.cb.ports.get(port).and_then(|p| pick(p).as_ref())
+    }
+}
+
 impl Hooks for PhpHooks {
+    fn on_connect(&self, fd: i64, reactor_id: i32, port: usize) -> Outcome {
+        let Some(cb) = self.port_cb(port, |p| &p.connect) else {
+            return Outcome::Done;
+        };
+        let args = vec![
+            self.server_zval(),
+            long_zval(fd),
+            long_zval(reactor_id as i64),
+        ];
+        self.run_event(cb, args, self.coroutine)
+    }
+
+    fn on_receive(&self, fd: i64, reactor_id: i32, port: usize, data: bytes::Bytes) -> Outcome {
+        let Some(cb) = self.port_cb(port, |p| &p.receive) else {
+            return Outcome::Done;
+        };
+        let args = vec![
+            self.server_zval(),
+            long_zval(fd),
+            long_zval(reactor_id as i64),
+            bytes_zval(&data),
+        ];
+        self.run_event(cb, args, self.coroutine)
+    }
+
+    fn on_close(&self, fd: i64, reactor_id: i32, port: usize) -> Outcome {
+        let Some(cb) = self.port_cb(port, |p| &p.close) else {
+            return Outcome::Done;
+        };
+        let args = vec![
+            self.server_zval(),
+            long_zval(fd),
+            long_zval(reactor_id as i64),
+        ];
+        self.run_event(cb, args, self.coroutine)
+    }
+
+    fn on_packet(
+        &self,
+        port: usize,
+        data: bytes::Bytes,
+        peer: std::net::SocketAddr,
+        server_socket: i32,
+        server_port: u16,
+    ) -> Outcome {
+        let Some(cb) = self.port_cb(port, |p| &p.packet) else {
+            return Outcome::Done;
+        };
+        let mut info = ext_php_rs::types::ZendHashTable::new();
+        let _ = info.insert("server_socket", server_socket as i64);
+        let _ = info.insert("server_port", server_port as i64);
+        let _ = info.insert("address", peer.ip().to_string());
+        let _ = info.insert("port", peer.port() as i64);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        let _ = info.insert("dispatch_time", now);
+        let mut info_z = Zval::new();
+        info_z.set_hashtable(info);
+        let args = vec![self.server_zval(), bytes_zval(&data), info_z];
+        self.run_event(cb, args, self.coroutine)
+    }
+
+    fn on_task(&self, task_id: i64, src_worker: i32, data: bytes::Bytes, flags: u32) -> Outcome {
+        let Some(cb) = &self.cb.task else {
+            crate::rlog!(Warning, "require 'onTask' callback: task#{task_id} dropped");
+            return Outcome::Done;
+        };
+        let value = server_task::unpack(&data, flags);
+        if self.task_coroutine {
+            let obj: ext_php_rs::boxed::ZBox<ZendObject> =
+                ZendClassObject::new(server_task::Task::new(task_id, src_worker, flags, value))
+                    .into();
+            let args = vec![self.server_zval(), object_zval(obj)];
+            return self.run_event(cb, args, true);
+        }
+        server_task::set_current(Some((task_id, src_worker)));
+        let mut args = [
+            self.server_zval(),
+            long_zval(task_id),
+            long_zval(src_worker as i64),
+            value,
+        ];
+        let result = boundary::call(cb, &mut args);
+        server_task::set_current(None);
+        match result {
+            Ok(ret) => {
+                if !ret.is_null() {
+                    server_task::send_finish(task_id, src_worker, &ret);
+                }
+                Outcome::Done
+            }
+            Err(CallError::Exception) | Err(CallError::Unwind) => Outcome::Done,
+            Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => Outcome::Fatal(code),
+        }
+    }
+
+    fn on_finish(
+        &self,
+        task_id: i64,
+        _task_worker: i32,
+        data: bytes::Bytes,
+        flags: u32,
+    ) -> Outcome {
+        let value = server_task::unpack(&data, flags);
+        let cb = match server_task::route_finish(task_id, &value) {
+            server_task::FinishTarget::Taken => return Outcome::Done,
+            server_task::FinishTarget::Callback(cb) => cb,
+            server_task::FinishTarget::OnFinish => match &self.cb.finish {
+                Some(cb) => cb.shallow_clone(),
+                None => return Outcome::Done,
+            },
+        };
+        let args = vec![self.server_zval(), long_zval(task_id), value];
+        self.run_event(&cb, args, self.coroutine)
+    }
+
+    fn on_pipe_message(&self, src_worker: i32, data: bytes::Bytes, flags: u32) -> Outcome {
+        let Some(cb) = &self.cb.pipe_message else {
+            return Outcome::Done;
+        };
+        let args = vec![
+            self.server_zval(),
+            long_zval(src_worker as i64),
+            server_task::unpack(&data, flags),
+        ];
+        self.run_event(cb, args, self.coroutine)
+    }
+
     fn on_start(&self) {
         self.fire(&self.cb.start, &[]);
     }

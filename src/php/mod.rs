@@ -17,6 +17,8 @@ pub mod http_request;
 pub mod http_response;
 pub mod http_server;
 pub mod server;
+pub mod server_port;
+pub mod server_task;
 pub mod settings;
 pub mod timer;
 
@@ -110,6 +112,8 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = module.info_function(module_info);
     let m = constants::register(m);
     let m = server::register(m);
+    let m = server_port::register(m);
+    let m = server_task::register(m);
     let m = http_request::register(m);
     let m = http_response::register(m);
     let m = coroutine::register(m);

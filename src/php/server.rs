@@ -7,9 +7,9 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::net::TcpListener;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use ext_php_rs::class::RegisteredClass;
 use ext_php_rs::error::php_error;
@@ -18,11 +18,19 @@ use ext_php_rs::flags::ErrorType;
 use ext_php_rs::prelude::*;
 use ext_php_rs::types::{ZendClassObject, ZendHashTable, ZendObject, Zval};
 
-use super::callbacks::{Callbacks, PhpHooks};
-use super::constants::{SWOOLE_BASE, SWOOLE_PROCESS, SWOOLE_SOCK_TCP, SWOOLE_SOCK_TCP6};
+use bytes::Bytes;
+
+use super::callbacks::{Callbacks, PhpHooks, PortCallbacks};
+use super::constants::{
+    SWOOLE_BASE, SWOOLE_PROCESS, SWOOLE_SOCK_TCP, SWOOLE_SOCK_TCP6, SWOOLE_SOCK_UDP,
+    SWOOLE_SOCK_UDP6,
+};
 use super::exception::swoole_exception;
+use super::server_port::{Port as PortObj, PortState};
+use super::server_task;
 use super::settings;
-use crate::engine::{listener, log, process, stats, worker};
+use crate::engine::listener::{Port, PortKind, PortSocket};
+use crate::engine::{ipc, listener, log, process, session, stats, tcp, worker};
 
 /// Event names `on()` accepts (Swoole 6's server and port events), lower-case.
 pub const EVENTS: &[&str] = &[
@@ -63,7 +71,12 @@ pub struct Server {
     sock_type: i64,
     /// Bound in the constructor (so a busy port fails there, as in Swoole);
     /// taken by `start()` and inherited by every worker through fork.
-    listener: RefCell<Option<TcpListener>>,
+    listener: RefCell<Option<PortSocket>>,
+    /// Every port: index 0 is the main one (its socket is `listener`),
+    /// then each `listen()`/`addListener()`.
+    ports: RefCell<Vec<Rc<RefCell<PortState>>>>,
+    /// `$server->ports`: the `Swoole\Server\Port` objects, made on first use.
+    port_objects: RefCell<Vec<Zval>>,
     /// The merged array of every `set()` call: `$server->setting`.
     setting: RefCell<Option<Zval>>,
     /// Callbacks by lower-case event name.
@@ -89,29 +102,17 @@ impl Server {
                 ext_php_rs::zend::ce::error(),
             ));
         }
-        let base_type = sock_type & 0xff;
-        if base_type != SWOOLE_SOCK_TCP && base_type != SWOOLE_SOCK_TCP6 {
-            return Err(swoole_exception(
-                format!("socket type {sock_type} is not supported by rswoole yet (only SWOOLE_SOCK_TCP and SWOOLE_SOCK_TCP6)"),
-                0,
-            ));
-        }
-        if !(0..=65535).contains(&port) {
-            return Err(swoole_exception(
-                format!("failed to listen server port[{host}:{port}], Error: Invalid argument[22]"),
-                22,
-            ));
-        }
-        let ipv6 = base_type == SWOOLE_SOCK_TCP6 || host.contains(':');
-        let l = listener::bind_tcp(&host, port as u16, ipv6, listener::DEFAULT_BACKLOG)
-            .map_err(|e| swoole_exception(e.to_string(), e.os_code().unwrap_or(0)))?;
-        let real_port = l.local_addr().map(|a| a.port() as i64).unwrap_or(port);
+        let sock = bind_port(&host, port, sock_type)?;
+        let real_port = sock.local_port() as i64;
+        let main = PortState::new(host.clone(), real_port, sock_type, None);
         Ok(Server {
             host,
             port: Cell::new(real_port),
             mode,
             sock_type,
-            listener: RefCell::new(Some(l)),
+            listener: RefCell::new(Some(sock)),
+            ports: RefCell::new(vec![Rc::new(RefCell::new(main))]),
+            port_objects: RefCell::new(Vec::new()),
             setting: RefCell::new(None),
             callbacks: RefCell::new(HashMap::new()),
             started: Cell::new(false),
@@ -198,15 +199,19 @@ impl Server {
             return Ok(false);
         }
         let is_http = self_.std.instance_of(super::http_server::http_server_ce());
-        let callbacks = Callbacks::take(&self_.callbacks.borrow());
-        if !is_http {
-            return Err(swoole_exception(
-                "Swoole\\Server with a raw TCP protocol (onReceive) is not implemented by rswoole yet; use Swoole\\Http\\Server",
-                0,
-            ));
-        }
-        if callbacks.request.is_none() {
-            return Err(swoole_exception("require onRequest callback", 0));
+        let is_udp = matches!(self_.sock_type & 0xff, SWOOLE_SOCK_UDP | SWOOLE_SOCK_UDP6);
+        let server_cbs = self_.callbacks.borrow().clone_map();
+        let mut callbacks = Callbacks::take(&server_cbs);
+        if is_http {
+            if callbacks.request.is_none() {
+                return Err(swoole_exception("require onRequest callback", 0));
+            }
+        } else if is_udp {
+            if !server_cbs.contains_key("packet") {
+                return Err(swoole_exception("require onPacket callback", 0));
+            }
+        } else if !server_cbs.contains_key("receive") {
+            return Err(swoole_exception("require onReceive callback", 0));
         }
         let cfg = {
             let setting = self_.setting.borrow();
@@ -216,11 +221,55 @@ impl Server {
                 self_.mode == SWOOLE_PROCESS,
             )?
         };
-        let listener = self_
-            .listener
-            .borrow_mut()
-            .take()
-            .ok_or_else(|| swoole_exception("the listening socket is gone", 0))?;
+        if cfg.task_worker_num > 0 && callbacks.task.is_none() {
+            return Err(swoole_exception("require 'onTask' callback", 0));
+        }
+        let main_opts = {
+            let setting = self_.setting.borrow();
+            settings::port_options(&class, setting.as_ref().and_then(Zval::array))?
+        };
+        // Every port: its socket, kind, options and callbacks.
+        let states: Vec<Rc<RefCell<PortState>>> = self_.ports.borrow().clone();
+        let mut ports = Vec::with_capacity(states.len());
+        for (index, st) in states.iter().enumerate() {
+            let mut st = st.borrow_mut();
+            let own = match st.setting.as_ref().and_then(Zval::array) {
+                Some(arr) => Some(settings::port_options("Swoole\\Server\\Port", Some(arr))?),
+                None => None,
+            };
+            let opts = own.unwrap_or_else(|| main_opts.clone());
+            let socket = if index == 0 {
+                self_.listener.borrow_mut().take()
+            } else {
+                st.socket.take()
+            };
+            let Some(socket) = socket else {
+                return Err(swoole_exception("the listening socket is gone", 0));
+            };
+            let http_wanted = st
+                .setting
+                .as_ref()
+                .and_then(Zval::array)
+                .and_then(|a| a.get("open_http_protocol"))
+                .and_then(Zval::bool)
+                .unwrap_or(false);
+            let kind = match &socket {
+                PortSocket::Udp(_) => PortKind::Datagram,
+                PortSocket::Tcp(_) if index == 0 && is_http => PortKind::Http,
+                PortSocket::Tcp(_) if http_wanted => PortKind::Http,
+                PortSocket::Tcp(_) => PortKind::Stream,
+            };
+            st.started = true;
+            callbacks
+                .ports
+                .push(PortCallbacks::take(&st.callbacks, &server_cbs));
+            ports.push(Port {
+                index,
+                kind,
+                socket,
+                opts,
+            });
+        }
         log::set_level(cfg.log_level);
         if let Some(f) = &cfg.log_file {
             log::set_file(Some(f))
@@ -231,7 +280,7 @@ impl Server {
 
         let obj: *mut ZendObject = &raw mut self_.std;
         let hooks = Rc::new(PhpHooks::new(obj, callbacks, &cfg));
-        let result = process::run(cfg, listener, hooks);
+        let result = process::run_ports(cfg, ports, hooks);
         self_.started.set(false);
         result.map_err(|e| {
             swoole_exception(
@@ -450,11 +499,472 @@ impl Server {
 
     #[php(getter, name = "taskworker")]
     pub fn prop_taskworker(&self) -> bool {
-        false
+        worker::is_task_worker()
+    }
+
+    /// Sends `$data` to connection `$fd` (routed to the worker that owns it).
+    #[php(defaults(server_socket = -1))]
+    pub fn send(&self, fd: &Zval, data: &Zval, server_socket: i64) -> bool {
+        let _ = server_socket;
+        let Some(fd) = fd.long() else {
+            php_error(
+                &ErrorType::Warning,
+                "Swoole\\Server::send(): unix socket (string $fd) is not supported",
+            );
+            return false;
+        };
+        let Some(bytes) = zval_bytes(data) else {
+            php_error(
+                &ErrorType::Warning,
+                "Swoole\\Server::send(): the data must be a string",
+            );
+            return false;
+        };
+        if bytes.is_empty() {
+            php_error(
+                &ErrorType::Warning,
+                "Swoole\\Server::send(): data to send is empty",
+            );
+            return false;
+        }
+        if !tcp::send(fd, bytes) {
+            php_error(
+                &ErrorType::Notice,
+                &format!("Swoole\\Server::send(): connection[{fd}] is closed"),
+            );
+            return false;
+        }
+        true
+    }
+
+    /// Sends a UDP datagram to `$ip:$port` from the server's UDP port.
+    #[php(defaults(server_socket = -1))]
+    pub fn sendto(&self, ip: String, port: i64, data: &Zval, server_socket: i64) -> bool {
+        let Ok(addr) = ip.parse::<std::net::IpAddr>() else {
+            php_error(
+                &ErrorType::Warning,
+                &format!("Swoole\\Server::sendto(): invalid IP address '{ip}'"),
+            );
+            return false;
+        };
+        let Some(bytes) = zval_bytes(data) else {
+            return false;
+        };
+        match tcp::send_to(
+            std::net::SocketAddr::new(addr, port.clamp(0, 65535) as u16),
+            &bytes,
+            server_socket as i32,
+        ) {
+            Ok(_) => true,
+            Err(e) => {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("Swoole\\Server::sendto(): {e}"),
+                );
+                false
+            }
+        }
+    }
+
+    /// Closes `$fd` once what was sent before is written (`$reset`: at once, RST).
+    #[php(defaults(reset = false))]
+    pub fn close(&self, fd: i64, reset: bool) -> bool {
+        tcp::close(fd, reset)
+    }
+
+    pub fn exists(&self, fd: i64) -> bool {
+        tcp::exists(fd)
+    }
+
+    pub fn is_established(&self, fd: i64) -> bool {
+        tcp::exists(fd)
+    }
+
+    #[php(defaults(is_protected = true))]
+    pub fn protect(&self, fd: i64, is_protected: bool) -> bool {
+        tcp::protect(fd, is_protected)
+    }
+
+    pub fn pause(&self, fd: i64) -> bool {
+        tcp::set_paused(fd, true)
+    }
+
+    pub fn resume(&self, fd: i64) -> bool {
+        tcp::set_paused(fd, false)
+    }
+
+    /// Information on connection `$fd`, or false.
+    #[php(defaults(reactor_id = -1, ignore_error = false))]
+    pub fn get_client_info(&self, fd: i64, reactor_id: i64, ignore_error: bool) -> Zval {
+        let _ = (reactor_id, ignore_error);
+        client_info(fd)
+    }
+
+    /// Alias of `getClientInfo()`.
+    #[php(defaults(reactor_id = -1, ignore_error = false))]
+    pub fn connection_info(&self, fd: i64, reactor_id: i64, ignore_error: bool) -> Zval {
+        let _ = (reactor_id, ignore_error);
+        client_info(fd)
+    }
+
+    /// Up to `$find_count` connection ids above `$start_fd`, or false.
+    #[php(defaults(start_fd = 0, find_count = 10))]
+    pub fn get_client_list(&self, start_fd: i64, find_count: i64) -> Zval {
+        client_list(start_fd, find_count)
+    }
+
+    #[php(defaults(start_fd = 0, find_count = 10))]
+    pub fn connection_list(&self, start_fd: i64, find_count: i64) -> Zval {
+        client_list(start_fd, find_count)
+    }
+
+    /// `$server->connections`: every open connection id.
+    #[php(getter, name = "connections")]
+    pub fn prop_connections(&self) -> Vec<i64> {
+        session::list()
+    }
+
+    /// Checks this worker's connections against `heartbeat_idle_time`;
+    /// returns the idle ones (closed when `$if_close_connection`).
+    #[php(defaults(if_close_connection = true))]
+    pub fn heartbeat(&self, if_close_connection: bool) -> Zval {
+        let idle = {
+            let setting = self.setting.borrow();
+            settings::to_config(
+                "Swoole\\Server",
+                setting.as_ref().and_then(Zval::array),
+                false,
+            )
+            .ok()
+            .and_then(|c| c.heartbeat())
+            .map(|(_, idle)| idle)
+        };
+        let mut z = Zval::new();
+        let Some(idle) = idle else {
+            php_error(
+                &ErrorType::Warning,
+                "Swoole\\Server::heartbeat(): heartbeat_idle_time must be greater than 0",
+            );
+            z.set_bool(false);
+            return z;
+        };
+        let fds = tcp::idle_connections(idle, if_close_connection);
+        let mut ht = ZendHashTable::new();
+        for fd in fds {
+            let _ = ht.push(fd);
+        }
+        z.set_hashtable(ht);
+        z
+    }
+
+    /// Dispatches `$data` to a task worker; returns the task id or false.
+    #[php(defaults(dst_worker_id = -1))]
+    pub fn task(&self, data: &Zval, dst_worker_id: i64, finish_callback: Option<&Zval>) -> Zval {
+        let cb = finish_callback
+            .filter(|c| !c.is_null())
+            .map(Zval::shallow_clone);
+        let mut z = Zval::new();
+        match server_task::send_task(data, dst_worker_id, cb) {
+            Some(id) => z.set_long(id),
+            None => z.set_bool(false),
+        }
+        z
+    }
+
+    /// Dispatches a task and waits for its result (false on timeout).
+    #[php(defaults(timeout = 0.5, dst_worker_id = -1))]
+    pub fn taskwait(&self, data: &Zval, timeout: f64, dst_worker_id: i64) -> Zval {
+        let r = server_task::wait_all(&[data], secs(timeout), dst_worker_id);
+        r.into_iter().next().flatten().unwrap_or_else(|| {
+            let mut z = Zval::new();
+            z.set_bool(false);
+            z
+        })
+    }
+
+    /// Dispatches every task and waits; results by key (missing when timed out).
+    #[php(defaults(timeout = 0.5))]
+    pub fn task_wait_multi(&self, tasks: &ZendHashTable, timeout: f64) -> Zval {
+        multi(tasks, timeout, false)
+    }
+
+    /// In a coroutine: dispatches every task and waits; false for a timed-out one.
+    #[php(defaults(timeout = 0.5))]
+    pub fn task_co(&self, tasks: &ZendHashTable, timeout: f64) -> Zval {
+        multi(tasks, timeout, true)
+    }
+
+    /// In a task worker: sends the result of the running task.
+    pub fn finish(&self, data: &Zval) -> bool {
+        server_task::finish_current(data)
+    }
+
+    /// `onPipeMessage($server, $src_worker_id, $message)` in worker `$dst_worker_id`.
+    pub fn send_message(&self, message: &Zval, dst_worker_id: i64) -> bool {
+        let Some((bytes, flags)) = server_task::pack(message) else {
+            return false;
+        };
+        if dst_worker_id < 0 || dst_worker_id as i32 == worker::current_worker_id() {
+            php_error(
+                &ErrorType::Warning,
+                "Swoole\\Server::sendMessage(): can't send messages to self",
+            );
+            return false;
+        }
+        let m = ipc::Msg {
+            kind: ipc::Kind::Pipe,
+            flags,
+            src: 0,
+            id: 0,
+            arg: 0,
+            data: bytes,
+        };
+        match ipc::send(dst_worker_id as usize, m) {
+            Ok(()) => true,
+            Err(e) => {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("Swoole\\Server::sendMessage(): {e}"),
+                );
+                false
+            }
+        }
+    }
+
+    /// Adds a port; returns its `Swoole\Server\Port`, or false.
+    pub fn listen(
+        self_: &ZendClassObject<Server>,
+        host: String,
+        port: i64,
+        sock_type: i64,
+    ) -> PhpResult<Zval> {
+        Self::add_port(self_, host, port, sock_type)
+    }
+
+    /// Alias of `listen()`.
+    #[php(defaults(sock_type = 1))]
+    pub fn add_listener(
+        self_: &ZendClassObject<Server>,
+        host: String,
+        port: i64,
+        sock_type: i64,
+    ) -> PhpResult<Zval> {
+        Self::add_port(self_, host, port, sock_type)
+    }
+
+    /// `$server->ports`: every port, the main one first.
+    #[php(getter, name = "ports")]
+    pub fn prop_ports(&self) -> Zval {
+        self.ensure_port_objects();
+        let mut ht = ZendHashTable::new();
+        for o in self.port_objects.borrow().iter() {
+            let _ = ht.push(o.shallow_clone());
+        }
+        let mut z = Zval::new();
+        z.set_hashtable(ht);
+        z
+    }
+}
+
+fn secs(t: f64) -> Duration {
+    if t.is_finite() && t > 0.0 {
+        Duration::from_secs_f64(t.min(86400.0 * 365.0))
+    } else {
+        Duration::from_secs(86400 * 365)
+    }
+}
+
+fn false_zval() -> Zval {
+    let mut z = Zval::new();
+    z.set_bool(false);
+    z
+}
+
+fn multi(tasks: &ZendHashTable, timeout: f64, false_for_missing: bool) -> Zval {
+    let keys: Vec<ext_php_rs::types::ArrayKey> = tasks.iter().map(|(k, _)| k).collect();
+    let vals: Vec<&Zval> = tasks.iter().map(|(_, v)| v).collect();
+    let results = server_task::wait_all(&vals, secs(timeout), -1);
+    let mut ht = ZendHashTable::new();
+    for (k, r) in keys.into_iter().zip(results) {
+        match r {
+            Some(v) => {
+                let _ = ht.insert(k, v);
+            }
+            None if false_for_missing => {
+                let _ = ht.insert(k, false_zval());
+            }
+            None => {}
+        }
+    }
+    let mut z = Zval::new();
+    z.set_hashtable(ht);
+    z
+}
+
+/// A PHP string (or scalar) as bytes.
+fn zval_bytes(z: &Zval) -> Option<Bytes> {
+    if let Some(s) = z.zend_str() {
+        return Some(Bytes::copy_from_slice(s.as_bytes()));
+    }
+    if let Some(n) = z.long() {
+        return Some(Bytes::from(n.to_string()));
+    }
+    if let Some(f) = z.double() {
+        return Some(Bytes::from(f.to_string()));
+    }
+    None
+}
+
+fn client_info(fd: i64) -> Zval {
+    let Some(s) = session::get(fd) else {
+        return false_zval();
+    };
+    let mut ht = ZendHashTable::new();
+    let ip = match s.peer.ip() {
+        std::net::IpAddr::V6(a) => a.to_canonical().to_string(),
+        a => a.to_string(),
+    };
+    let sock_type = if s.peer.is_ipv6() {
+        SWOOLE_SOCK_TCP6
+    } else {
+        SWOOLE_SOCK_TCP
+    };
+    let _ = ht.insert("server_port", s.server_port as i64);
+    let _ = ht.insert("server_fd", 0i64);
+    let _ = ht.insert("socket_fd", fd);
+    let _ = ht.insert("socket_type", sock_type);
+    let _ = ht.insert("remote_port", s.peer.port() as i64);
+    let _ = ht.insert("remote_ip", ip);
+    let _ = ht.insert("reactor_id", s.worker as i64);
+    let _ = ht.insert("worker_id", s.worker as i64);
+    let _ = ht.insert("connect_time", s.connect_time);
+    let _ = ht.insert("last_time", s.last_time);
+    let _ = ht.insert("last_recv_time", s.last_time as f64);
+    let _ = ht.insert("last_send_time", 0.0f64);
+    let _ = ht.insert("last_dispatch_time", s.last_time as f64);
+    let _ = ht.insert("close_errno", 0i64);
+    let _ = ht.insert("recv_queued_bytes", 0i64);
+    let _ = ht.insert("send_queued_bytes", 0i64);
+    let _ = ht.insert("server_socket", s.port_index as i64);
+    let mut z = Zval::new();
+    z.set_hashtable(ht);
+    z
+}
+
+fn client_list(start_fd: i64, find_count: i64) -> Zval {
+    let list: Vec<i64> = session::list()
+        .into_iter()
+        .filter(|fd| *fd > start_fd)
+        .take(find_count.clamp(0, 100) as usize)
+        .collect();
+    if list.is_empty() {
+        return false_zval();
+    }
+    let mut ht = ZendHashTable::new();
+    for fd in list {
+        let _ = ht.push(fd);
+    }
+    let mut z = Zval::new();
+    z.set_hashtable(ht);
+    z
+}
+
+/// Binds a server or port socket of `sock_type` (TCP, TCP6, UDP, UDP6).
+fn bind_port(host: &str, port: i64, sock_type: i64) -> PhpResult<PortSocket> {
+    bind_port_raw(host, port, sock_type).map_err(|(msg, code)| swoole_exception(msg, code))
+}
+
+/// [`bind_port`] with the error as (message, errno).
+fn bind_port_raw(host: &str, port: i64, sock_type: i64) -> Result<PortSocket, (String, i32)> {
+    let base_type = sock_type & 0xff;
+    if !matches!(
+        base_type,
+        SWOOLE_SOCK_TCP | SWOOLE_SOCK_TCP6 | SWOOLE_SOCK_UDP | SWOOLE_SOCK_UDP6
+    ) {
+        return Err((
+            format!("socket type {sock_type} is not supported by rswoole yet (TCP, TCP6, UDP and UDP6 are)"),
+            0,
+        ));
+    }
+    if !(0..=65535).contains(&port) {
+        return Err((
+            format!("failed to listen server port[{host}:{port}], Error: Invalid argument[22]"),
+            22,
+        ));
+    }
+    let ipv6 = matches!(base_type, SWOOLE_SOCK_TCP6 | SWOOLE_SOCK_UDP6) || host.contains(':');
+    let to_err = |e: crate::engine::Error| (e.to_string(), e.os_code().unwrap_or(0));
+    if matches!(base_type, SWOOLE_SOCK_UDP | SWOOLE_SOCK_UDP6) {
+        listener::bind_udp(host, port as u16, ipv6)
+            .map(PortSocket::Udp)
+            .map_err(to_err)
+    } else {
+        listener::bind_tcp(host, port as u16, ipv6, listener::DEFAULT_BACKLOG)
+            .map(PortSocket::Tcp)
+            .map_err(to_err)
+    }
+}
+
+/// A callback map copied out of its `RefCell` (references added).
+trait CloneMap {
+    fn clone_map(&self) -> HashMap<&'static str, Zval>;
+}
+
+impl CloneMap for HashMap<&'static str, Zval> {
+    fn clone_map(&self) -> HashMap<&'static str, Zval> {
+        self.iter().map(|(k, v)| (*k, v.shallow_clone())).collect()
     }
 }
 
 impl Server {
+    fn ensure_port_objects(&self) {
+        let states = self.ports.borrow();
+        let mut objs = self.port_objects.borrow_mut();
+        while objs.len() < states.len() {
+            let st = states[objs.len()].clone();
+            let obj: ext_php_rs::boxed::ZBox<ZendObject> =
+                ZendClassObject::new(PortObj::new(st)).into();
+            let mut z = Zval::new();
+            let _ = ext_php_rs::convert::IntoZval::set_zval(obj, &mut z, false);
+            objs.push(z);
+        }
+    }
+
+    fn add_port(
+        self_: &ZendClassObject<Server>,
+        host: String,
+        port: i64,
+        sock_type: i64,
+    ) -> PhpResult<Zval> {
+        if self_.started.get() {
+            php_error(&ErrorType::Warning, "server is running, can't add listener");
+            return Ok(false_zval());
+        }
+        let sock = match bind_port_raw(&host, port, sock_type) {
+            Ok(s) => s,
+            Err((msg, _)) => {
+                // Swoole warns and returns false here (the constructor throws).
+                php_error(&ErrorType::Warning, &msg);
+                return Ok(false_zval());
+            }
+        };
+        let real = sock.local_port() as i64;
+        let st = Rc::new(RefCell::new(PortState::new(
+            host,
+            real,
+            sock_type,
+            Some(sock),
+        )));
+        self_.ports.borrow_mut().push(st);
+        self_.ensure_port_objects();
+        Ok(self_
+            .port_objects
+            .borrow()
+            .last()
+            .map(Zval::shallow_clone)
+            .unwrap_or_else(false_zval))
+    }
+
     /// Swoole adds these to `$server->setting` at start when absent.
     fn fill_default_settings(&self, cfg: &crate::engine::config::ServerConfig) {
         let mut cur = self.setting.borrow_mut();
@@ -466,7 +976,7 @@ impl Server {
         if let Some(arr) = merged.array_mut() {
             let defaults: [(&str, i64); 4] = [
                 ("worker_num", cfg.worker_num as i64),
-                ("task_worker_num", 0),
+                ("task_worker_num", cfg.task_worker_num as i64),
                 ("output_buffer_size", u32::MAX as i64),
                 ("max_connection", cfg.max_connection as i64),
             ];

@@ -10,7 +10,8 @@ use ext_php_rs::flags::{DataType, ErrorType};
 use ext_php_rs::types::{ArrayKey, ZendHashTable, Zval};
 
 use super::exception::type_error;
-use crate::engine::config::ServerConfig;
+use crate::engine::config::{PortOptions, ServerConfig};
+use crate::engine::framing::{Framing, LengthType};
 
 /// Every option name Swoole 6 accepts on a server or port (lower-case).
 /// Anything else gets Swoole's "unsupported option" warning.
@@ -218,15 +219,26 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "max_request_grace"
         | "task_worker_num"
         | "reactor_num"
-        | "dispatch_mode" => Kind::Int,
+        | "dispatch_mode"
+        | "package_length_offset"
+        | "package_body_offset"
+        | "package_body_start"
+        | "tcp_keepidle"
+        | "tcp_keepinterval"
+        | "tcp_keepcount" => Kind::Int,
         "package_max_length"
         | "http_compression_min_length"
         | "compression_min_length"
         | "buffer_output_size"
         | "output_buffer_size"
         | "socket_buffer_size"
+        | "kernel_socket_recv_buffer_size"
+        | "kernel_socket_send_buffer_size"
         | "max_worker_memory" => Kind::Size,
-        "max_wait_time" | "http_header_timeout" => Kind::Float,
+        "max_wait_time"
+        | "http_header_timeout"
+        | "heartbeat_check_interval"
+        | "heartbeat_idle_time" => Kind::Float,
         "http_parse_post"
         | "http_parse_cookie"
         | "http_parse_files"
@@ -235,8 +247,19 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "enable_coroutine"
         | "reload_async"
         | "daemonize"
-        | "open_tcp_nodelay" => Kind::Bool,
-        "upload_tmp_dir" | "document_root" | "log_file" | "pid_file" => Kind::Str,
+        | "open_tcp_nodelay"
+        | "open_tcp_keepalive"
+        | "open_eof_check"
+        | "open_eof_split"
+        | "open_length_check"
+        | "task_enable_coroutine" => Kind::Bool,
+        "upload_tmp_dir"
+        | "document_root"
+        | "log_file"
+        | "pid_file"
+        | "package_eof"
+        | "package_length_type"
+        | "task_tmpdir" => Kind::Str,
         _ => return None,
     })
 }
@@ -484,7 +507,122 @@ pub fn to_config(
     if let Some(z) = get("daemonize") {
         c.daemonize = as_bool(class, "daemonize", z)?;
     }
+    if let Some(z) = get("task_worker_num") {
+        c.task_worker_num = as_int(class, "task_worker_num", z, false)?.max(0) as usize;
+    }
+    if let Some(z) = get("task_enable_coroutine") {
+        c.task_enable_coroutine = as_bool(class, "task_enable_coroutine", z)?;
+    }
+    if let Some(z) = get("task_tmpdir") {
+        let dir = PathBuf::from(as_str(class, "task_tmpdir", z)?);
+        let _ = std::fs::create_dir_all(&dir);
+        c.task_tmpdir = dir;
+    }
+    let secs = |key: &str| -> Result<Option<Duration>, PhpException> {
+        match get(key) {
+            Some(z) => {
+                let f = as_float(class, key, z)?;
+                Ok((f > 0.0).then(|| Duration::from_secs_f64(f)))
+            }
+            None => Ok(None),
+        }
+    };
+    c.heartbeat_check_interval = secs("heartbeat_check_interval")?;
+    c.heartbeat_idle_time = secs("heartbeat_idle_time")?;
     Ok(c)
+}
+
+/// A port's socket and framing options from its settings array (the
+/// server's for the main port).
+pub fn port_options(class: &str, arr: Option<&ZendHashTable>) -> Result<PortOptions, PhpException> {
+    let mut o = PortOptions::default();
+    let Some(arr) = arr else {
+        return Ok(o);
+    };
+    let get = |k: &str| arr.get(k).filter(|z| !z.is_null());
+    let flag = |k: &str| -> Result<bool, PhpException> {
+        match get(k) {
+            Some(z) => as_bool(class, k, z),
+            None => Ok(false),
+        }
+    };
+    let int = |k: &str| -> Result<Option<i64>, PhpException> {
+        match get(k) {
+            Some(z) => as_int(class, k, z, false).map(Some),
+            None => Ok(None),
+        }
+    };
+    if let Some(z) = get("package_max_length") {
+        let n = as_int(class, "package_max_length", z, true)?;
+        if n > 0 {
+            o.package_max_length = n as usize;
+        }
+    }
+    if let Some(z) = get("open_tcp_nodelay") {
+        o.open_tcp_nodelay = as_bool(class, "open_tcp_nodelay", z)?;
+    }
+    if flag("open_tcp_keepalive")? {
+        // Swoole's defaults: SW_TCP_KEEPIDLE, SW_TCP_KEEPINTERVAL, SW_TCP_KEEPCOUNT.
+        let idle = int("tcp_keepidle")?.unwrap_or(3600).max(1) as u32;
+        let interval = int("tcp_keepinterval")?.unwrap_or(60).max(1) as u32;
+        let count = int("tcp_keepcount")?.unwrap_or(5).max(1) as u32;
+        o.tcp_keepalive = Some((idle, interval, count));
+    }
+    for key in [
+        "socket_buffer_size",
+        "kernel_socket_recv_buffer_size",
+        "kernel_socket_send_buffer_size",
+    ] {
+        if let Some(z) = get(key) {
+            let n = as_int(class, key, z, true)?;
+            if n > 0 {
+                o.socket_buffer_size = Some(n as usize);
+            }
+        }
+    }
+    let eof_split = flag("open_eof_split")?;
+    if flag("open_length_check")? {
+        let letter = match get("package_length_type") {
+            Some(z) => as_str(class, "package_length_type", z)?,
+            None => "N".to_string(),
+        };
+        let kind = LengthType::from_letter(&letter).ok_or_else(|| {
+            super::exception::swoole_exception(
+                format!("unknown package_length_type name '{letter}', see pack(). Link: http://php.net/pack"),
+                0,
+            )
+        })?;
+        let length_offset = int("package_length_offset")?.unwrap_or(0).max(0) as usize;
+        let body_offset = match int("package_body_offset")? {
+            Some(n) => n,
+            None => int("package_body_start")?.unwrap_or(0),
+        }
+        .max(0) as usize;
+        o.framing = Framing::Length {
+            kind,
+            length_offset,
+            body_offset,
+        };
+    } else if eof_split || flag("open_eof_check")? {
+        let eof = match get("package_eof") {
+            Some(z) => z
+                .zend_str()
+                .map(|s| s.as_bytes().to_vec())
+                .ok_or_else(|| wrong(class, "package_eof", "string", z))?,
+            None => b"\r\n".to_vec(),
+        };
+        if eof.is_empty() || eof.len() > 8 {
+            return Err(super::exception::swoole_exception(
+                "pacakge_eof max length is 8 and must not be empty",
+                0,
+            ));
+        }
+        o.framing = Framing::Eof {
+            eof,
+            split: eof_split,
+        };
+    }
+    Ok(o)
 }
 
 #[cfg(test)]

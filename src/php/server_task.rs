@@ -1,0 +1,303 @@
+//! Task workers from PHP: `Swoole\Server\Task` (what `onTask` gets with
+//! `task_enable_coroutine`), payload packing, and the tables a worker keeps
+//! for tasks it sent: per-task finish callbacks and coroutines waiting in
+//! `taskwait()`/`taskCo()`/`taskWaitMulti()`.
+//!
+//! The engine moves bytes (`engine::ipc`); here a PHP value becomes bytes:
+//! a string travels as is, anything else through `serialize()` with the
+//! `SWOOLE_TASK_SERIALIZE` flag, as in Swoole.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use ext_php_rs::error::php_error;
+use ext_php_rs::flags::ErrorType;
+use ext_php_rs::prelude::*;
+use ext_php_rs::types::{ZendCallable, Zval};
+
+use super::http_request::bytes_zval;
+use crate::coro::{self, Cid, WaitKind, Wake};
+use crate::engine::ipc::{self, Kind, Msg};
+use crate::engine::worker;
+
+/// Swoole's `SW_TASK_SERIALIZE`.
+pub const FLAG_SERIALIZE: u32 = 2;
+
+/// A PHP value as task bytes and flags.
+pub fn pack(z: &Zval) -> Option<(Bytes, u32)> {
+    if let Some(s) = z.zend_str() {
+        return Some((Bytes::copy_from_slice(s.as_bytes()), 0));
+    }
+    let f = ZendCallable::try_from_name("serialize").ok()?;
+    let out = f.try_call(vec![z]).ok()?;
+    let s = out.zend_str()?;
+    Some((Bytes::copy_from_slice(s.as_bytes()), FLAG_SERIALIZE))
+}
+
+/// Task bytes back into a PHP value.
+pub fn unpack(data: &[u8], flags: u32) -> Zval {
+    let raw = bytes_zval(data);
+    if flags & FLAG_SERIALIZE == 0 {
+        return raw;
+    }
+    match ZendCallable::try_from_name("unserialize").and_then(|f| f.try_call(vec![&raw])) {
+        Ok(v) => v,
+        Err(_) => raw,
+    }
+}
+
+#[derive(Default)]
+struct Tables {
+    /// Per-task finish callbacks (`task($data, $dst, $callback)`).
+    finish_cbs: HashMap<i64, Zval>,
+    /// Task id -> the coroutine waiting for it.
+    waiters: HashMap<i64, Cid>,
+    /// Results that arrived for waited-on tasks.
+    results: HashMap<i64, Zval>,
+    /// The task a plain (non-coroutine) `onTask` is running: (id, src worker).
+    current: Option<(i64, i32)>,
+}
+
+thread_local! {
+    /// Boxed: the dlopen()ed extension has little static TLS room.
+    static T: RefCell<Option<Box<Tables>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on the tables; never calls PHP inside.
+fn with<R>(f: impl FnOnce(&mut Tables) -> R) -> R {
+    T.with(|t| f(t.borrow_mut().get_or_insert_with(Default::default)))
+}
+
+pub fn set_current(t: Option<(i64, i32)>) {
+    with(|s| s.current = t);
+}
+
+/// Sends `data` to a task worker; the task id, or None (with a warning).
+pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
+    if worker::current_worker_id() < 0 || !ipc::is_set_up() {
+        php_error(
+            &ErrorType::Warning,
+            "Swoole\\Server::task(): server is not running",
+        );
+        return None;
+    }
+    if worker::is_task_worker() {
+        php_error(
+            &ErrorType::Warning,
+            "Swoole\\Server::task(): cannot dispatch a task in a task worker",
+        );
+        return None;
+    }
+    let Some(to) = ipc::task_worker_index(dst) else {
+        php_error(
+            &ErrorType::Warning,
+            &format!(
+                "Swoole\\Server::task(): invalid task worker id[{dst}] (task_worker_num is {})",
+                ipc::task_worker_num()
+            ),
+        );
+        return None;
+    };
+    let Some((bytes, flags)) = pack(data) else {
+        php_error(
+            &ErrorType::Warning,
+            "Swoole\\Server::task(): cannot serialize the task data",
+        );
+        return None;
+    };
+    let id = ipc::next_task_id();
+    let m = Msg {
+        kind: Kind::Task,
+        flags,
+        src: 0,
+        id,
+        arg: 0,
+        data: bytes,
+    };
+    if let Err(e) = ipc::send(to, m) {
+        php_error(&ErrorType::Warning, &format!("Swoole\\Server::task(): {e}"));
+        return None;
+    }
+    if let Some(cb) = callback {
+        with(|t| t.finish_cbs.insert(id, cb));
+    }
+    Some(id)
+}
+
+/// Sends a task result to worker `src` (from a task worker).
+pub fn send_finish(task_id: i64, src: i32, data: &Zval) -> bool {
+    if !worker::is_task_worker() {
+        php_error(
+            &ErrorType::Warning,
+            "Swoole\\Server::finish(): finish can only be used in the task worker process",
+        );
+        return false;
+    }
+    let Some((bytes, flags)) = pack(data) else {
+        return false;
+    };
+    let m = Msg {
+        kind: Kind::Finish,
+        flags,
+        src: 0,
+        id: task_id,
+        arg: 0,
+        data: bytes,
+    };
+    match ipc::send(src.max(0) as usize, m) {
+        Ok(()) => true,
+        Err(e) => {
+            php_error(
+                &ErrorType::Warning,
+                &format!("Swoole\\Server::finish(): {e}"),
+            );
+            false
+        }
+    }
+}
+
+/// `$server->finish()` inside a plain `onTask`.
+pub fn finish_current(data: &Zval) -> bool {
+    match with(|t| t.current) {
+        Some((id, src)) => send_finish(id, src, data),
+        None => {
+            php_error(
+                &ErrorType::Warning,
+                "Swoole\\Server::finish(): no task is running (use $task->finish() with task_enable_coroutine)",
+            );
+            false
+        }
+    }
+}
+
+/// What the worker does with a result: a waiting coroutine takes it, or a
+/// per-task callback, or (None) the server's `onFinish`.
+pub enum FinishTarget {
+    Taken,
+    Callback(Zval),
+    OnFinish,
+}
+
+pub fn route_finish(task_id: i64, data: &Zval) -> FinishTarget {
+    if let Some(cid) = with(|t| t.waiters.remove(&task_id)) {
+        with(|t| t.results.insert(task_id, data.shallow_clone()));
+        coro::resume_kind(cid, WaitKind::Io, Wake::Resumed);
+        return FinishTarget::Taken;
+    }
+    match with(|t| t.finish_cbs.remove(&task_id)) {
+        Some(cb) => FinishTarget::Callback(cb),
+        None => FinishTarget::OnFinish,
+    }
+}
+
+/// Sends every task and waits (suspending the coroutine, or blocking the
+/// worker outside one) for their results until `timeout`. Results in
+/// input order; None for a task that failed or timed out.
+pub fn wait_all(tasks: &[&Zval], timeout: Duration, dst: i64) -> Vec<Option<Zval>> {
+    let ids: Vec<Option<i64>> = tasks.iter().map(|t| send_task(t, dst, None)).collect();
+    let deadline = Instant::now() + timeout;
+    let cid = coro::current();
+    if cid < 0 {
+        return ids
+            .iter()
+            .map(|id| {
+                let id = (*id)?;
+                let left = deadline.saturating_duration_since(Instant::now());
+                let m = ipc::wait_blocking(|m| m.kind == Kind::Finish && m.id == id, left)?;
+                Some(unpack(&m.data, m.flags))
+            })
+            .collect();
+    }
+    for id in ids.iter().flatten() {
+        with(|t| t.waiters.insert(*id, cid));
+    }
+    loop {
+        let missing = ids
+            .iter()
+            .flatten()
+            .any(|id| with(|t| !t.results.contains_key(id)));
+        let left = deadline.saturating_duration_since(Instant::now());
+        if !missing || left.is_zero() {
+            break;
+        }
+        match coro::wait(WaitKind::Io, Some(left)) {
+            Ok(Wake::Resumed) => {}
+            Ok(Wake::Timeout) | Err(_) => break,
+        }
+    }
+    ids.iter()
+        .map(|id| {
+            let id = (*id)?;
+            with(|t| {
+                t.waiters.remove(&id);
+                t.results.remove(&id)
+            })
+        })
+        .collect()
+}
+
+/// `Swoole\Server\Task`: what `onTask` gets with `task_enable_coroutine`.
+#[php_class]
+#[php(name = "Swoole\\Server\\Task")]
+pub struct Task {
+    id: i64,
+    worker_id: i64,
+    flags: i64,
+    dispatch_time: f64,
+    data: Zval,
+}
+
+impl Task {
+    pub fn new(id: i64, worker_id: i32, flags: u32, data: Zval) -> Self {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        Task {
+            id,
+            worker_id: worker_id as i64,
+            flags: flags as i64,
+            dispatch_time: now,
+            data,
+        }
+    }
+}
+
+#[php_impl]
+impl Task {
+    /// Sends the result to the worker that dispatched the task.
+    pub fn finish(&self, data: &Zval) -> bool {
+        send_finish(self.id, self.worker_id as i32, data)
+    }
+
+    #[php(getter, name = "id")]
+    pub fn prop_id(&self) -> i64 {
+        self.id
+    }
+
+    #[php(getter, name = "worker_id")]
+    pub fn prop_worker_id(&self) -> i64 {
+        self.worker_id
+    }
+
+    #[php(getter, name = "flags")]
+    pub fn prop_flags(&self) -> i64 {
+        self.flags
+    }
+
+    #[php(getter, name = "dispatch_time")]
+    pub fn prop_dispatch_time(&self) -> f64 {
+        self.dispatch_time
+    }
+
+    #[php(getter, name = "data")]
+    pub fn prop_data(&self) -> Zval {
+        self.data.shallow_clone()
+    }
+}
+
+pub fn register(module: ModuleBuilder) -> ModuleBuilder {
+    module.class::<Task>()
+}
