@@ -195,7 +195,6 @@ pub async fn serve_conn(
     if let Outcome::Fatal(code) = ctx.hooks.on_connect(fd, reactor, port) {
         ctx.poison(code);
     }
-    let raw = stream.as_raw_fd();
     let (mut rd, mut wr) = stream.into_split();
     let mut shutdown = ctx.shutdown.subscribe();
     let mut buf = BytesMut::with_capacity(64 * 1024);
@@ -263,27 +262,18 @@ pub async fn serve_conn(
             }
         }
     }
-    if reset {
-        let l = libc::linger {
-            l_onoff: 1,
-            l_linger: 0,
-        };
-        // SAFETY: setsockopt on the connection's socket, still open (both
-        // halves are alive), with a live local value.
-        unsafe {
-            libc::setsockopt(
-                raw,
-                libc::SOL_SOCKET,
-                libc::SO_LINGER,
-                (&raw const l).cast(),
-                std::mem::size_of::<libc::linger>() as libc::socklen_t,
-            )
-        };
-    } else {
+    if !reset {
+        // FIN after everything queued was written.
         let _ = wr.shutdown().await;
     }
-    drop(rd);
-    drop(wr);
+    // Dropping the write half alone would send a FIN; put the halves back
+    // together so a reset closes with an RST only.
+    if let Ok(stream) = rd.reunite(wr) {
+        if reset {
+            let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
+        }
+        drop(stream);
+    }
     // No more commands: `send()` from onClose on fails.
     rx.close();
     if let Outcome::Fatal(code) = ctx.hooks.on_close(fd, reactor, port) {
