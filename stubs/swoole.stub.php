@@ -172,18 +172,57 @@ namespace Swoole {
         public int $worker_pid;
         public bool $taskworker;
         public function __construct(string $host, int $port = 0, int $mode = 1, int $sock_type = 1) {}
+        public function addListener(string $host, int $port, int $sock_type = 1): mixed {}
+        public function close(int $fd, bool $reset = false): bool {}
+        public function connection_info(int $fd, int $reactor_id = -1, bool $ignore_error = false): mixed {}
+        public function connection_list(int $start_fd = 0, int $find_count = 10): mixed {}
+        public function exists(int $fd): bool {}
+        public function finish(mixed $data): bool {}
         public function getCallback(string $event_name): mixed {}
+        public function getClientInfo(int $fd, int $reactor_id = -1, bool $ignore_error = false): mixed {}
+        public function getClientList(int $start_fd = 0, int $find_count = 10): mixed {}
         public function getManagerPid(): int {}
         public function getMasterPid(): int {}
         public function getWorkerId(): mixed {}
         public function getWorkerPid(): int {}
+        public function heartbeat(bool $if_close_connection = true): mixed {}
+        public function isEstablished(int $fd): bool {}
+        public function listen(string $host, int $port, int $sock_type): mixed {}
         public function on(string $event_name, mixed $callback): bool {}
+        public function pause(int $fd): bool {}
+        public function protect(int $fd, bool $is_protected = true): bool {}
         public function reload(bool $only_reload_taskworker = false): bool {}
+        public function resume(int $fd): bool {}
+        public function send(mixed $fd, mixed $data, int $server_socket = -1): bool {}
+        public function sendMessage(mixed $message, int $dst_worker_id): bool {}
+        public function sendto(string $ip, int $port, mixed $data, int $server_socket = -1): bool {}
         public function set(array $settings): bool {}
         public function shutdown(): bool {}
         public function start(): bool {}
         public function stats(): mixed {}
         public function stop(int $worker_id = -1, bool $wait_event = false): bool {}
+        public function task(mixed $data, int $dst_worker_id = -1, mixed $finish_callback = NULL): mixed {}
+        public function taskCo(array $tasks, float $timeout = 0.5): mixed {}
+        public function taskWaitMulti(array $tasks, float $timeout = 0.5): mixed {}
+        public function taskwait(mixed $data, float $timeout = 0.5, int $dst_worker_id = -1): mixed {}
+    }
+}
+
+namespace Swoole\Server {
+    class Port
+    {
+        public function __construct() {}
+        public function getCallback(string $event_name): mixed {}
+        public function on(string $event_name, mixed $callback): bool {}
+        public function set(array $settings): bool {}
+    }
+}
+
+namespace Swoole\Server {
+    class Task
+    {
+        public function __construct() {}
+        public function finish(mixed $data): bool {}
     }
 }
 
@@ -219,6 +258,64 @@ namespace Swoole\Http {
     class Server extends \Swoole\Server
     {
     }
+}
+
+namespace Swoole\Coroutine {
+use Swoole\Coroutine;
+use Swoole\Timer;
+
+/** Waits until every other holder of the barrier has dropped it. */
+final class Barrier
+{
+    private int $waiter = -1;
+    private int $timer = -1;
+    /** Waiters whose barrier was released before they could yield. */
+    private static array $released = [];
+
+    public static function make(): self
+    {
+        return new self();
+    }
+
+    /** Blocks the calling coroutine until $barrier has no other reference (or $timeout). */
+    public static function wait(Barrier &$barrier, float $timeout = -1): void
+    {
+        if ($barrier->waiter !== -1) {
+            throw new \Swoole\Error('The barrier is waiting, cannot wait again.');
+        }
+        $cid = Coroutine::getCid();
+        $barrier->waiter = $cid;
+        if ($timeout > 0) {
+            $barrier->timer = Timer::after((int) max(1, $timeout * 1000), static function () use ($cid) {
+                Coroutine::resume($cid);
+            });
+        }
+        // Dropping our reference: when the last other holder lets go, the
+        // destructor resumes us.
+        $barrier = null;
+        if (isset(self::$released[$cid])) {
+            unset(self::$released[$cid]);
+            return;
+        }
+        Coroutine::yield();
+        unset(self::$released[$cid]);
+    }
+
+    public function __destruct()
+    {
+        if ($this->timer !== -1) {
+            Timer::clear($this->timer);
+        }
+        if ($this->waiter === -1) {
+            return;
+        }
+        if ($this->waiter === Coroutine::getCid()) {
+            self::$released[$this->waiter] = true;
+        } else {
+            Coroutine::resume($this->waiter);
+        }
+    }
+}
 }
 
 namespace {

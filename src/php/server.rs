@@ -601,7 +601,7 @@ impl Server {
     }
 
     /// Alias of `getClientInfo()`.
-    #[php(defaults(reactor_id = -1, ignore_error = false))]
+    #[php(name = "connection_info", defaults(reactor_id = -1, ignore_error = false))]
     pub fn connection_info(&self, fd: i64, reactor_id: i64, ignore_error: bool) -> Zval {
         let _ = (reactor_id, ignore_error);
         client_info(fd)
@@ -613,7 +613,7 @@ impl Server {
         client_list(start_fd, find_count)
     }
 
-    #[php(defaults(start_fd = 0, find_count = 10))]
+    #[php(name = "connection_list", defaults(start_fd = 0, find_count = 10))]
     pub fn connection_list(&self, start_fd: i64, find_count: i64) -> Zval {
         client_list(start_fd, find_count)
     }
