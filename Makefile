@@ -9,8 +9,9 @@ CARGO ?= cargo
 PHP ?= php
 SO := $(CURDIR)/target/release/librswoole.so
 # Debian's package names; `php-cli`/`php-dev` are the fallback on distros without 8.2.
-APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 build-essential pkg-config
-APT_FALLBACK := php-cli php-dev libclang-dev curl python3 build-essential pkg-config
+# redis-server and phpredis: seed 000's Redis example is a test.
+APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 build-essential pkg-config redis-server php8.2-redis
+APT_FALLBACK := php-cli php-dev libclang-dev curl python3 build-essential pkg-config redis-server php-redis
 
 .PHONY: all deps build run test test-engine test-php lint stubs stubs-check install bench clean
 
@@ -24,6 +25,8 @@ deps:
 	ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || ls /usr/lib/*/libclang*.so* >/dev/null 2>&1 || missing="$$missing libclang"; \
 	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
+	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
+	$(PHP) -n -d extension=igbinary -d extension=redis -r 'exit(extension_loaded("redis") ? 0 : 1);' >/dev/null 2>&1 || missing="$$missing php-redis"; \
 	command -v cc >/dev/null 2>&1 || missing="$$missing cc"; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: missing:$$missing"; \
@@ -71,6 +74,7 @@ install: build
 
 bench: build
 	SO=$(SO) bash bench/run.sh
+	SO=$(SO) bash bench/coro.sh
 
 clean:
 	$(CARGO) clean

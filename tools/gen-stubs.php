@@ -78,6 +78,15 @@ foreach ($real as $name => $rc) {
     }
     $out .= "    }\n}\n\n";
 }
+// The plain-PHP part of the API (src/php/library.php), as braced namespace blocks.
+$lib = file_get_contents(__DIR__ . '/../src/php/library.php');
+$lib = preg_replace('/^<\?php\s*/', '', $lib);
+$lib = preg_replace('/^\/\/.*\n/m', '', $lib);
+if (preg_match('/^namespace\s+([^;]+);/m', $lib, $m)) {
+    $body = trim(preg_replace('/^namespace\s+[^;]+;\s*/m', '', $lib));
+    $out .= "namespace {$m[1]} {\n" . $body . "\n}\n\n";
+}
+
 $out .= "namespace {\n";
 foreach ($classes as $key => $rc) {
     if (strcasecmp($key, $rc->getName()) !== 0) {
