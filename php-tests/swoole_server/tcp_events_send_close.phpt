@@ -61,7 +61,9 @@ $t = rsw_run_server(rsw_tcp_server_fn([
     $connects = rsw_log_lines($log, 'connect ');
     $fds = array_map(fn($l) => (int) explode('=', explode(' ', $l)[1])[1], $connects);
     rsw_check('connects with unique fds', count($connects) >= 7 && count(array_unique($fds)) === count($connects), $connects);
-    rsw_check('both workers accepted', count(array_unique(array_map(fn($l) => explode('worker=', $l)[1], $connects))) === 2, $connects);
+    // Which worker accepts is the kernel's choice (one shared listening socket), so one worker may
+    // take them all; ids unique across workers are also checked across a fork in the engine tests.
+    rsw_check('accepted by workers 0..1', array_diff(array_map(fn($l) => explode('worker=', $l)[1], $connects), ['0', '1']) === [], $connects);
     rsw_check('reactor id is the worker id', array_reduce($connects, fn($ok, $l) => $ok && preg_match('/reactor=(\d) worker=\1/', $l), true), $connects);
     rsw_check('a close for every connect', count(rsw_log_lines($log, 'close ')) === count($connects), $log);
 });
@@ -73,7 +75,7 @@ info: ok
 7 connections listed: OK
 bye then closed by server: OK
 connects with unique fds: OK
-both workers accepted: OK
+accepted by workers 0..1: OK
 reactor id is the worker id: OK
 a close for every connect: OK
 exit: exit=0
