@@ -1,7 +1,5 @@
 --TEST--
 swoole_http_server: a client that sends a partial header and then idles is disconnected (heartbeat_idle_time)
---XFAIL--
-heartbeat_check_interval / heartbeat_idle_time arrive with the TCP server issue (#5); slow clients are cut off by http_header_timeout today (slow_client_default_timeout.phpt).
 --SKIPIF--
 <?php require __DIR__ . '/../include/skipif.inc'; ?>
 --FILE--

@@ -8,13 +8,14 @@
 //! that moment is kept open for a short grace so a request already on its
 //! way is still answered.
 
+use std::cell::Cell;
 use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::{Bytes, BytesMut};
 use http::{header, Request, Response, Version};
@@ -42,8 +43,9 @@ const MAX_HEAD: usize = 64 * 1024;
 /// `max_wait_time`).
 const DRAIN_IDLE_GRACE: Duration = Duration::from_secs(1);
 
-/// The client socket, counting bytes for `stats()`.
-struct Counted(TcpStream);
+/// The client socket, counting bytes for `stats()` and noting when data
+/// last moved (for the heartbeat).
+struct Counted(TcpStream, Rc<Cell<Instant>>);
 
 impl AsyncRead for Counted {
     fn poll_read(
@@ -56,6 +58,7 @@ impl AsyncRead for Counted {
         let n = buf.filled().len() - before;
         if n > 0 {
             stats::on_recv(n);
+            self.1.set(Instant::now());
         }
         res
     }
@@ -70,6 +73,7 @@ impl AsyncWrite for Counted {
         let res = Pin::new(&mut self.0).poll_write(cx, buf);
         if let Poll::Ready(Ok(n)) = res {
             stats::on_send(n);
+            self.1.set(Instant::now());
         }
         res
     }
@@ -82,6 +86,7 @@ impl AsyncWrite for Counted {
         let res = Pin::new(&mut self.0).poll_write_vectored(cx, bufs);
         if let Poll::Ready(Ok(n)) = res {
             stats::on_send(n);
+            self.1.set(Instant::now());
         }
         res
     }
@@ -99,10 +104,38 @@ impl AsyncWrite for Counted {
     }
 }
 
+/// Resolves when the connection has been silent for the heartbeat's idle
+/// time with no request in progress; never without a heartbeat.
+async fn idle_watch(ctx: Rc<WorkerCtx>, last: Rc<Cell<Instant>>, inflight: Rc<Cell<usize>>) {
+    let Some((every, idle)) = ctx.cfg.heartbeat() else {
+        return std::future::pending().await;
+    };
+    loop {
+        tokio::time::sleep(every).await;
+        if inflight.get() == 0 && last.get().elapsed() >= idle {
+            return;
+        }
+    }
+}
+
 pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerCtx>) {
-    let io = TokioIo::new(Counted(stream));
+    let last = Rc::new(Cell::new(Instant::now()));
+    let inflight = Rc::new(Cell::new(0usize));
+    let io = TokioIo::new(Counted(stream, last.clone()));
     let svc_ctx = ctx.clone();
-    let svc = service_fn(move |req| handle(req, svc_ctx.clone(), fd, peer));
+    let svc_inflight = inflight.clone();
+    let svc = service_fn(move |req| {
+        let ctx = svc_ctx.clone();
+        let inflight = svc_inflight.clone();
+        inflight.set(inflight.get() + 1);
+        async move {
+            let r = handle(req, ctx, fd, peer).await;
+            inflight.set(inflight.get() - 1);
+            r
+        }
+    });
+    let idle = idle_watch(ctx.clone(), last, inflight);
+    tokio::pin!(idle);
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
     // a hello-world request's user CPU (bench/RESULTS.md); drop-in wins.
     let mut builder = http1::Builder::new();
@@ -123,6 +156,12 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
                 return;
             }
             _ = shutdown.changed() => {}
+            _ = &mut idle => {
+                // heartbeat_idle_time passed in silence: drop (close) it.
+                crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
+                finish(&ctx, Ok(()));
+                return;
+            }
         }
     }
     // Draining. A request arriving now is answered with `Connection: close`
