@@ -2,7 +2,7 @@
 #   make run      installs what is missing, builds, serves examples/http_server.php on 127.0.0.1:9501
 #   make test     installs what is missing, builds, runs every test
 #   make install  copies the extension to $(php-config --extension-dir)/rswoole.so
-#   make bench    reproduces seed 000's benchmark (bench/run.sh)
+#   make bench    reproduces seed 000's benchmark (bench/run.sh) and the coroutine benchmarks (bench/coro.sh)
 
 SHELL := /bin/bash
 CARGO ?= cargo
@@ -13,7 +13,7 @@ SO := $(CURDIR)/target/release/librswoole.so
 APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 build-essential pkg-config redis-server php8.2-redis
 APT_FALLBACK := php-cli php-dev libclang-dev curl python3 build-essential pkg-config redis-server php-redis
 
-.PHONY: all deps build run test test-engine test-php lint stubs stubs-check install bench clean
+.PHONY: all deps build run test test-engine test-php lint stubs stubs-check install bench bench-coro clean
 
 all: build
 
@@ -74,6 +74,9 @@ install: build
 
 bench: build
 	SO=$(SO) bash bench/run.sh
+	SO=$(SO) bash bench/coro.sh
+
+bench-coro: build
 	SO=$(SO) bash bench/coro.sh
 
 clean:
