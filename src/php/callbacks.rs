@@ -139,17 +139,8 @@ impl PhpHooks {
         };
         let mut args = Vec::with_capacity(1 + extra.len());
         args.push(self.server_zval());
-        for n in extra {
-            let mut z = Zval::new();
-            z.set_long(*n);
-            args.push(z);
-        }
-        match boundary::call_void(cb, &mut args) {
-            Ok(()) | Err(CallError::Exception) => Outcome::Done,
-            Err(CallError::Exit(code)) => Outcome::Fatal(code),
-            Err(CallError::Fatal(code)) => Outcome::Fatal(code),
-            Err(CallError::Unwind) => Outcome::Done,
-        }
+        args.extend(extra.iter().map(|n| long_zval(*n)));
+        self.run_event(cb, args, false)
     }
 }
 
@@ -181,13 +172,42 @@ impl PhpHooks {
                 }
             })),
         };
+        self.spawn_job(job)
+    }
+
+    /// Starts `job` in a coroutine; `Fatal` if its body already hit
+    /// `exit()` or a fatal error before its first wait.
+    fn spawn_job(&self, job: Job) -> Outcome {
         if let Err(e) = coroutine::spawn(job) {
-            crate::rlog!(Warning, "cannot start a coroutine for the request: {e:?}");
+            crate::rlog!(Warning, "cannot start a coroutine for a callback: {e:?}");
         }
         match self.fatal.take() {
             Some(code) => Outcome::Fatal(code),
             None => Outcome::Done,
         }
+    }
+
+    /// `connect`, `receive` and `close`: `($server, $fd, $reactorId[, $data])`.
+    fn conn_event(
+        &self,
+        port: usize,
+        pick: impl Fn(&PortCallbacks) -> &Option<Zval>,
+        fd: i64,
+        reactor_id: i32,
+        data: Option<&bytes::Bytes>,
+    ) -> Outcome {
+        let Some(cb) = self.port_cb(port, pick) else {
+            return Outcome::Done;
+        };
+        let mut args = vec![
+            self.server_zval(),
+            long_zval(fd),
+            long_zval(reactor_id as i64),
+        ];
+        if let Some(d) = data {
+            args.push(bytes_zval(d));
+        }
+        self.run_event(cb, args, self.coroutine)
     }
 }
 
@@ -214,13 +234,7 @@ impl PhpHooks {
                     }
                 })),
             };
-            if let Err(e) = coroutine::spawn(job) {
-                crate::rlog!(Warning, "cannot start a coroutine for the event: {e:?}");
-            }
-            return match self.fatal.take() {
-                Some(code) => Outcome::Fatal(code),
-                None => Outcome::Done,
-            };
+            return self.spawn_job(job);
         }
         match boundary::call_void(cb, &mut args) {
             Ok(()) | Err(CallError::Exception) | Err(CallError::Unwind) => Outcome::Done,
@@ -239,40 +253,15 @@ impl PhpHooks {
 
 impl Hooks for PhpHooks {
     fn on_connect(&self, fd: i64, reactor_id: i32, port: usize) -> Outcome {
-        let Some(cb) = self.port_cb(port, |p| &p.connect) else {
-            return Outcome::Done;
-        };
-        let args = vec![
-            self.server_zval(),
-            long_zval(fd),
-            long_zval(reactor_id as i64),
-        ];
-        self.run_event(cb, args, self.coroutine)
+        self.conn_event(port, |p| &p.connect, fd, reactor_id, None)
     }
 
     fn on_receive(&self, fd: i64, reactor_id: i32, port: usize, data: bytes::Bytes) -> Outcome {
-        let Some(cb) = self.port_cb(port, |p| &p.receive) else {
-            return Outcome::Done;
-        };
-        let args = vec![
-            self.server_zval(),
-            long_zval(fd),
-            long_zval(reactor_id as i64),
-            bytes_zval(&data),
-        ];
-        self.run_event(cb, args, self.coroutine)
+        self.conn_event(port, |p| &p.receive, fd, reactor_id, Some(&data))
     }
 
     fn on_close(&self, fd: i64, reactor_id: i32, port: usize) -> Outcome {
-        let Some(cb) = self.port_cb(port, |p| &p.close) else {
-            return Outcome::Done;
-        };
-        let args = vec![
-            self.server_zval(),
-            long_zval(fd),
-            long_zval(reactor_id as i64),
-        ];
-        self.run_event(cb, args, self.coroutine)
+        self.conn_event(port, |p| &p.close, fd, reactor_id, None)
     }
 
     fn on_packet(
