@@ -75,8 +75,16 @@ impl Port {
     }
 }
 
-/// Binds a UDP socket on `host:port` (port 0 picks a free one).
-pub fn bind_udp(host: &str, port: u16, ipv6: bool) -> Result<UdpSocket> {
+/// Creates a socket of `ty`/`proto` bound to `host:port` (port 0 picks a
+/// free one), with `SO_REUSEADDR` and, for IPv6, v6-only (as Swoole binds).
+/// Errors name the address as Swoole does.
+fn bind_socket(
+    host: &str,
+    port: u16,
+    ipv6: bool,
+    ty: Type,
+    proto: Protocol,
+) -> Result<(Socket, String)> {
     let shown = if host.contains(':') {
         format!("[{host}]:{port}")
     } else {
@@ -88,15 +96,21 @@ pub fn bind_udp(host: &str, port: u16, ipv6: bool) -> Result<UdpSocket> {
     } else {
         Domain::IPV4
     };
-    let sock = Socket::new(domain, Type::DGRAM, Some(Protocol::UDP))
-        .map_err(|e| Error::listen(&shown, e))?;
+    let sock = Socket::new(domain, ty, Some(proto)).map_err(|e| Error::listen(&shown, e))?;
     sock.set_reuse_address(true)
         .map_err(|e| Error::listen(&shown, e))?;
     if addr.is_ipv6() {
+        // "::" should not also take the IPv4 port.
         let _ = sock.set_only_v6(true);
     }
     sock.bind(&addr.into())
         .map_err(|e| Error::listen(&shown, e))?;
+    Ok((sock, shown))
+}
+
+/// Binds a UDP socket on `host:port` (port 0 picks a free one).
+pub fn bind_udp(host: &str, port: u16, ipv6: bool) -> Result<UdpSocket> {
+    let (sock, _) = bind_socket(host, port, ipv6, Type::DGRAM, Protocol::UDP)?;
     Ok(sock.into())
 }
 
@@ -128,27 +142,7 @@ pub const DEFAULT_BACKLOG: i32 = 512;
 
 /// Binds `host:port` (port 0 picks a free one) and starts listening.
 pub fn bind_tcp(host: &str, port: u16, ipv6: bool, backlog: i32) -> Result<TcpListener> {
-    let shown = if host.contains(':') {
-        format!("[{host}]:{port}")
-    } else {
-        format!("{host}:{port}")
-    };
-    let addr = resolve(host, port, ipv6).map_err(|e| Error::listen(&shown, e))?;
-    let domain = if addr.is_ipv6() {
-        Domain::IPV6
-    } else {
-        Domain::IPV4
-    };
-    let sock = Socket::new(domain, Type::STREAM, Some(Protocol::TCP))
-        .map_err(|e| Error::listen(&shown, e))?;
-    sock.set_reuse_address(true)
-        .map_err(|e| Error::listen(&shown, e))?;
-    if addr.is_ipv6() {
-        // "::" should not also take the IPv4 port: Swoole binds v6-only too.
-        let _ = sock.set_only_v6(true);
-    }
-    sock.bind(&addr.into())
-        .map_err(|e| Error::listen(&shown, e))?;
+    let (sock, shown) = bind_socket(host, port, ipv6, Type::STREAM, Protocol::TCP)?;
     sock.listen(backlog).map_err(|e| Error::listen(&shown, e))?;
     Ok(sock.into())
 }
