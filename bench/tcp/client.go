@@ -9,7 +9,8 @@
 // be opened or no round trip completed.
 //
 // Build by file name (the ignore tag keeps it out of directory builds):
-//   GO111MODULE=off go build -o client bench/tcp/client.go
+//
+//	GO111MODULE=off go build -o client bench/tcp/client.go
 package main
 
 import (
