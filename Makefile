@@ -2,7 +2,8 @@
 #   make run      installs what is missing, builds, serves examples/http_server.php on 127.0.0.1:9501
 #   make test     installs what is missing, builds, runs every test
 #   make install  copies the extension to $(php-config --extension-dir)/rswoole.so
-#   make bench    reproduces seed 000's benchmark (bench/run.sh) and the coroutine benchmarks (bench/coro.sh)
+#   make bench    reproduces seed 000's benchmark (bench/run.sh) the coroutine benchmarks (bench/coro.sh)
+#                 and TCP echo / task round trips (bench/tcp.sh)
 
 SHELL := /bin/bash
 CARGO ?= cargo
@@ -75,6 +76,7 @@ install: build
 bench: build
 	SO=$(SO) bash bench/run.sh
 	SO=$(SO) bash bench/coro.sh
+	SO=$(SO) bash bench/tcp.sh
 
 bench-coro: build
 	SO=$(SO) bash bench/coro.sh
