@@ -49,6 +49,8 @@ READY_TIMEOUT=10   # seconds a server gets to answer its first request
 START_TS=$(date +%s)
 
 log() { printf '[coro] %s\n' "$*" >&2; }
+# shared helpers: alive, descendants, port_listening, rss_kb, machine_busy_ticks, num, ver, ...
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 mkdir -p "$OUT/raw" "$OUT/logs" "$OUT/coro-so"
 case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
@@ -92,26 +94,7 @@ else
 fi
 
 # ------------------------------------------------------------- helpers ----
-alive() {
-    local st
-    st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-    st=${st##*) }
-    [ "${st%% *}" != Z ]
-}
 children_of() { cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+$'; }
-descendants() {
-    local c
-    for c in $(children_of "$1"); do
-        echo "$c"
-        descendants "$c"
-    done
-}
-port_listening() {
-    local hex
-    hex=$(printf '%04X' "$1")
-    awk -v h="$hex" 'FNR > 1 { n = split($2, a, ":"); if (a[n] == h && $4 == "0A") f = 1 } END { exit !f }' \
-        /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
 USED_PORTS=" "
 # Below the kernel's ephemeral range, so that no client socket (wrk's, say) holds the port.
 EPH_LOW=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
@@ -166,7 +149,6 @@ cpu_busy_pct() { # % of all CPUs busy over 1 s
 # CPU accounting in clock ticks, to tell how much of the machine something other than this benchmark
 # used while a step was measuring (other engineers' builds, say).
 TICK_HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
-machine_busy_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
 tree_ticks() {
     local p st t=0
     for p; do
@@ -201,7 +183,6 @@ other_note() { # other_note KEY: " (other load N%)" when N >= 5
 }
 
 # Real Swoole's bundled PHP library warns about every curl_* function it cannot hook under `php -n`.
-filter_noise() { grep -v 'hook_func(): The function named `curl_' || true; }
 
 declare -A R   # results: R[impl.step.key]=value
 declare -A NOTE
@@ -227,7 +208,6 @@ run_php() {
 }
 
 mib() { awk -v v="$1" 'BEGIN { if (v == "" || v < 0) print "n/a"; else printf "%.1f MiB", v / 1024 }'; }
-num() { awk -v v="$1" 'BEGIN { if (v == "") print "n/a"; else { s = sprintf("%.0f", v); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } print s o } }'; }
 secs() { awk -v v="$1" 'BEGIN { if (v == "") print "n/a"; else printf "%.2f s", v }'; }
 
 # ------------------------------------------------------------ quiet CPU ----
@@ -376,7 +356,6 @@ row() { # row LABEL METRIC CELL...
     echo "$line"
 }
 
-ver() { "$@" 2>&1 | head -n 1; }
 cpu_model=$(lscpu 2>/dev/null | awk -F: '/^Model name/ {sub(/^ +/, "", $2); print $2; exit}')
 git_rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "no commit")
 header="| step | metric | rswoole |"

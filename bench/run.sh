@@ -34,6 +34,8 @@ WARMUP=1
 READY_TIMEOUT=10   # seconds a server gets to answer its first request
 
 log() { printf '[bench] %s\n' "$*" >&2; }
+# shared helpers: alive, descendants, port_listening, rss_kb, machine_busy_ticks, num, ver, ...
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 mkdir -p "$OUT/raw" "$OUT/logs"
 case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
@@ -72,12 +74,6 @@ fi
 
 # ------------------------------------------------------------- helpers ----
 # A process is alive if it exists and is not a zombie.
-alive() {
-    local st
-    st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-    st=${st##*) }
-    [ "${st%% *}" != Z ]
-}
 
 children_of() {
     if [ -e "/proc/$1/task" ] && ls /proc/"$1"/task/*/children >/dev/null 2>&1; then
@@ -87,22 +83,8 @@ children_of() {
     fi
 }
 
-descendants() {
-    local c
-    for c in $(children_of "$1"); do
-        echo "$c"
-        descendants "$c"
-    done
-}
 
-rss_kb() { awk '/^VmRSS:/ {print $2; exit}' "/proc/$1/status" 2>/dev/null; }
 
-port_listening() {
-    local hex
-    hex=$(printf '%04X' "$1")
-    awk -v h="$hex" 'FNR > 1 { n = split($2, a, ":"); if (a[n] == h && $4 == "0A") f = 1 } END { exit !f }' \
-        /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
 
 USED_PORTS=" "
 free_port() {
@@ -167,7 +149,6 @@ wait_ready() {
 
 # CPU accounting, in clock ticks (USER_HZ), to tell how much of the machine
 # something other than this benchmark used while a tool was measuring.
-machine_busy_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
 tree_ticks() {
     local p s t=0
     for p; do
@@ -412,7 +393,6 @@ fi
 
 # ---------------------------------------------------------------- report ----
 BUSY_AFTER=$(cpu_busy_pct)
-ver() { "$@" 2>&1 | head -n 1; }
 cpu_model=$(lscpu 2>/dev/null | awk -F: '/^Model name/ {sub(/^ +/, "", $2); print $2; exit}')
 if [ -f "$SO" ]; then
     so_info="\`${SO#"$ROOT"/}\` ($(du -h "$SO" | cut -f1), built $(date -u -r "$SO" '+%Y-%m-%d %H:%M UTC')), run as \`php -n -d extension=$(basename "$SO") bench/seed000/swoole_hello_fixed.php\`"

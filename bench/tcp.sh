@@ -46,6 +46,8 @@ READY_TIMEOUT=10
 START_TS=$(date +%s)
 
 log() { printf '[tcp] %s\n' "$*" >&2; }
+# shared helpers: alive, descendants, port_listening, rss_kb, machine_busy_ticks, num, ver, ...
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 mkdir -p "$OUT/raw" "$OUT/logs" "$OUT/tcp-so" "$OUT/go/gopath" "$OUT/go/cache"
 case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
@@ -86,27 +88,7 @@ if [ -n "$SWOOLE_SO" ] && [ -f "$SWOOLE_SO" ] && so_ok "$SWOOLE_SO"; then
 fi
 
 # ------------------------------------------------------------- processes ----
-alive() {
-    local st
-    st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-    st=${st##*) }
-    [ "${st%% *}" != Z ]
-}
 children_of() { cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+$'; }
-descendants() {
-    local c
-    for c in $(children_of "$1"); do
-        echo "$c"
-        descendants "$c"
-    done
-}
-rss_kb() { awk '/^VmRSS:/ {print $2; exit}' "/proc/$1/status" 2>/dev/null; }
-port_listening() {
-    local hex
-    hex=$(printf '%04X' "$1")
-    awk -v h="$hex" 'FNR > 1 { n = split($2, a, ":"); if (a[n] == h && $4 == "0A") f = 1 } END { exit !f }' \
-        /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
 USED_PORTS=" "
 free_port() {
     local p=$((20000 + RANDOM % 20000))
@@ -166,7 +148,6 @@ cpu_busy_pct() { # % of all CPUs busy over 1 s
     b=$(awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat)
     awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); d = y[2] - x[2]; printf "%d", (d > 0 ? 100 * (y[1] - x[1]) / d : 0) }'
 }
-machine_busy_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
 tree_ticks() {
     local p st t=0
     for p; do
@@ -199,10 +180,8 @@ measure() {
 }
 
 # Real Swoole's bundled PHP library warns about every curl_* function it cannot hook under `php -n`.
-filter_noise() { grep -v 'hook_func(): The function named `curl_' || true; }
 
 mib() { awk -v v="$1" 'BEGIN { if (v == "" || v <= 0) print "n/a"; else printf "%.1f MiB", v / 1024 }'; }
-num() { awk -v v="$1" 'BEGIN { if (v == "") print "n/a"; else { s = sprintf("%.0f", v); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } print s o } }'; }
 ms() { awk -v v="$1" 'BEGIN { if (v == "") print "n/a"; else printf "%.2f ms", v / 1000 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) printf "n/a"; else printf "%.2f", a / b }'; }
 # kv FILE KEY: value of a key=value line
@@ -356,7 +335,6 @@ done
 
 # --------------------------------------------------------------- report ----
 BUSY_AFTER=$(cpu_busy_pct)
-ver() { "$@" 2>&1 | head -n 1; }
 cpu_model=$(lscpu 2>/dev/null | awk -F: '/^Model name/ {sub(/^ +/, "", $2); print $2; exit}')
 git_rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "no commit")
 label() { case "$1" in go) echo "Go net (goroutine per conn, GOMAXPROCS 1)" ;; rswoole) echo "rswoole" ;; swoole) echo "Swoole $SWOOLE_VER" ;; *) echo "$1" ;; esac; }
