@@ -43,9 +43,67 @@ const SWOOLE_UNIX_STREAM = 5;
 const SWOOLE_USE_SHORTNAME = true;
 const SWOOLE_VERSION = '6.2.2';
 const SWOOLE_VERSION_ID = 60202;
+const SWOOLE_WEBSOCKET_CLOSE_ABNORMAL = 1006;
+const SWOOLE_WEBSOCKET_CLOSE_BAD_GATEWAY = 1014;
+const SWOOLE_WEBSOCKET_CLOSE_DATA_ERROR = 1003;
+const SWOOLE_WEBSOCKET_CLOSE_EXTENSION_MISSING = 1010;
+const SWOOLE_WEBSOCKET_CLOSE_GOING_AWAY = 1001;
+const SWOOLE_WEBSOCKET_CLOSE_MESSAGE_ERROR = 1007;
+const SWOOLE_WEBSOCKET_CLOSE_MESSAGE_TOO_BIG = 1009;
+const SWOOLE_WEBSOCKET_CLOSE_NORMAL = 1000;
+const SWOOLE_WEBSOCKET_CLOSE_POLICY_ERROR = 1008;
+const SWOOLE_WEBSOCKET_CLOSE_PROTOCOL_ERROR = 1002;
+const SWOOLE_WEBSOCKET_CLOSE_SERVER_ERROR = 1011;
+const SWOOLE_WEBSOCKET_CLOSE_SERVICE_RESTART = 1012;
+const SWOOLE_WEBSOCKET_CLOSE_STATUS_ERROR = 1005;
+const SWOOLE_WEBSOCKET_CLOSE_TLS = 1015;
+const SWOOLE_WEBSOCKET_CLOSE_TRY_AGAIN_LATER = 1013;
+const SWOOLE_WEBSOCKET_FLAG_COMPRESS = 2;
+const SWOOLE_WEBSOCKET_FLAG_FIN = 1;
+const SWOOLE_WEBSOCKET_FLAG_MASK = 32;
+const SWOOLE_WEBSOCKET_FLAG_RSV1 = 4;
+const SWOOLE_WEBSOCKET_FLAG_RSV2 = 8;
+const SWOOLE_WEBSOCKET_FLAG_RSV3 = 16;
+const SWOOLE_WEBSOCKET_OPCODE_BINARY = 2;
+const SWOOLE_WEBSOCKET_OPCODE_CLOSE = 8;
+const SWOOLE_WEBSOCKET_OPCODE_CONTINUATION = 0;
+const SWOOLE_WEBSOCKET_OPCODE_PING = 9;
+const SWOOLE_WEBSOCKET_OPCODE_PONG = 10;
+const SWOOLE_WEBSOCKET_OPCODE_TEXT = 1;
+const SWOOLE_WEBSOCKET_STATUS_ACTIVE = 3;
+const SWOOLE_WEBSOCKET_STATUS_CLOSING = 4;
+const SWOOLE_WEBSOCKET_STATUS_CONNECTION = 1;
+const SWOOLE_WEBSOCKET_STATUS_HANDSHAKE = 2;
 const SWOOLE_WORKER_BUSY = 1;
 const SWOOLE_WORKER_EXIT = 3;
 const SWOOLE_WORKER_IDLE = 2;
+const WEBSOCKET_CLOSE_ABNORMAL = 1006;
+const WEBSOCKET_CLOSE_BAD_GATEWAY = 1014;
+const WEBSOCKET_CLOSE_DATA_ERROR = 1003;
+const WEBSOCKET_CLOSE_EXTENSION_MISSING = 1010;
+const WEBSOCKET_CLOSE_GOING_AWAY = 1001;
+const WEBSOCKET_CLOSE_MESSAGE_ERROR = 1007;
+const WEBSOCKET_CLOSE_MESSAGE_TOO_BIG = 1009;
+const WEBSOCKET_CLOSE_NORMAL = 1000;
+const WEBSOCKET_CLOSE_POLICY_ERROR = 1008;
+const WEBSOCKET_CLOSE_PROTOCOL_ERROR = 1002;
+const WEBSOCKET_CLOSE_SERVER_ERROR = 1011;
+const WEBSOCKET_CLOSE_SERVICE_RESTART = 1012;
+const WEBSOCKET_CLOSE_STATUS_ERROR = 1005;
+const WEBSOCKET_CLOSE_TLS = 1015;
+const WEBSOCKET_CLOSE_TRY_AGAIN_LATER = 1013;
+const WEBSOCKET_OPCODE_BINARY = 2;
+const WEBSOCKET_OPCODE_CLOSE = 8;
+const WEBSOCKET_OPCODE_CONTINUATION = 0;
+const WEBSOCKET_OPCODE_PING = 9;
+const WEBSOCKET_OPCODE_PONG = 10;
+const WEBSOCKET_OPCODE_TEXT = 1;
+const WEBSOCKET_STATUS_ACTIVE = 3;
+const WEBSOCKET_STATUS_CLOSING = 4;
+const WEBSOCKET_STATUS_CONNECTION = 1;
+const WEBSOCKET_STATUS_FRAME = 3;
+const WEBSOCKET_STATUS_HANDSHAKE = 2;
+const WEBSOCKET_STATUS_HANDSHAKE_FAILED = 5;
 
 namespace Swoole {
     class Coroutine
@@ -176,6 +234,7 @@ namespace Swoole {
         public function close(int $fd, bool $reset = false): bool {}
         public function connection_info(int $fd, int $reactor_id = -1, bool $ignore_error = false): mixed {}
         public function connection_list(int $start_fd = 0, int $find_count = 10): mixed {}
+        public function disconnect(int $fd, int $code = 1000, string $reason = ''): bool {}
         public function exists(int $fd): bool {}
         public function finish(mixed $data): bool {}
         public function getCallback(string $event_name): mixed {}
@@ -191,6 +250,7 @@ namespace Swoole {
         public function on(string $event_name, mixed $callback): bool {}
         public function pause(int $fd): bool {}
         public function protect(int $fd, bool $is_protected = true): bool {}
+        public function push(int $fd, mixed $data, int $opcode = 1, int $flags = 1): bool {}
         public function reload(bool $only_reload_taskworker = false): bool {}
         public function resume(int $fd): bool {}
         public function send(mixed $fd, mixed $data, int $server_socket = -1): bool {}
@@ -242,6 +302,21 @@ namespace Swoole {
     }
 }
 
+namespace Swoole\WebSocket {
+    class CloseFrame
+    {
+        public function __construct() {}
+    }
+}
+
+namespace Swoole\WebSocket {
+    class Frame
+    {
+        public function __construct() {}
+        public function __toString(): string {}
+    }
+}
+
 namespace Swoole {
     class Error extends \Error
     {
@@ -256,6 +331,12 @@ namespace Swoole {
 
 namespace Swoole\Http {
     class Server extends \Swoole\Server
+    {
+    }
+}
+
+namespace Swoole\WebSocket {
+    class Server extends \Swoole\Http\Server
     {
     }
 }
@@ -326,6 +407,7 @@ namespace {
     class_alias(\Swoole\Coroutine\WaitGroup::class, 'co\waitgroup');
     class_alias(\Swoole\Server::class, 'swoole_server');
     class_alias(\Swoole\Http\Server::class, 'swoole_http_server');
+    class_alias(\Swoole\WebSocket\Server::class, 'swoole_websocket_server');
     function Swoole\Coroutine\__fiber_entry(): void {}
     function go(mixed $func, mixed ...$args): mixed {}
     function defer(mixed $callback): void {}

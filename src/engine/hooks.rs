@@ -84,4 +84,16 @@ pub trait Hooks {
     fn on_pipe_message(&self, _src_worker: i32, _data: Bytes, _flags: u32) -> Outcome {
         Outcome::Done
     }
+    /// Whether the HTTP port accepts WebSocket upgrades (a WebSocket server).
+    fn websocket(&self) -> bool {
+        false
+    }
+    /// In a worker: WebSocket connection `req.fd` completed its handshake.
+    fn on_ws_open(&self, _req: HttpRequest) -> Outcome {
+        Outcome::Done
+    }
+    /// In a worker: one whole WebSocket message from `fd`.
+    fn on_ws_message(&self, _fd: i64, _data: Bytes, _opcode: u8, _flags: u8) -> Outcome {
+        Outcome::Done
+    }
 }

@@ -49,6 +49,9 @@ pub enum Kind {
     Close = 4,
     /// `sendMessage()`: `onPipeMessage` in the destination.
     Pipe = 5,
+    /// To the owner of WebSocket connection `id`: a frame (`arg` = opcode |
+    /// flags << 8; a close frame closes the connection).
+    Push = 6,
 }
 
 impl Kind {
@@ -59,6 +62,7 @@ impl Kind {
             3 => Kind::Send,
             4 => Kind::Close,
             5 => Kind::Pipe,
+            6 => Kind::Push,
             _ => return None,
         })
     }
@@ -489,6 +493,10 @@ pub fn dispatch_to(hooks: &Rc<dyn Hooks>, m: Msg) -> Outcome {
             Outcome::Done
         }
         Kind::Pipe => hooks.on_pipe_message(m.src, m.data, m.flags),
+        Kind::Push => {
+            super::ws::push_from_ipc(m.id, m.arg, m.data);
+            Outcome::Done
+        }
     }
 }
 

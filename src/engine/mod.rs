@@ -19,5 +19,6 @@ pub mod stats;
 pub mod tcp;
 pub mod timer;
 pub mod worker;
+pub mod ws;
 
 pub use error::{Error, Result};

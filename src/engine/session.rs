@@ -25,7 +25,8 @@ struct Slot {
     remote_port: AtomicI32,
     /// 4 or 6.
     family: AtomicI32,
-    _pad: AtomicI32,
+    /// `WEBSOCKET_STATUS_*` (0: not a WebSocket connection).
+    ws_status: AtomicI32,
     addr_hi: AtomicU64,
     addr_lo: AtomicU64,
     connect_time: AtomicI64,
@@ -94,6 +95,8 @@ pub struct Session {
     pub peer: SocketAddr,
     pub connect_time: i64,
     pub last_time: i64,
+    /// `WEBSOCKET_STATUS_*`, 0 for a plain connection.
+    pub ws_status: i32,
 }
 
 /// A new id for a connection `worker` accepted.
@@ -111,6 +114,7 @@ pub fn open(worker: i32, port_index: usize, server_port: u16, peer: SocketAddr) 
             continue;
         }
         s.worker.store(worker, Ordering::Relaxed);
+        s.ws_status.store(0, Ordering::Relaxed);
         s.port_index.store(port_index as i32, Ordering::Relaxed);
         s.server_port.store(server_port as i32, Ordering::Relaxed);
         s.remote_port.store(peer.port() as i32, Ordering::Relaxed);
@@ -153,6 +157,16 @@ pub fn touch(fd: i64) {
     }
 }
 
+/// Records the WebSocket state of `fd` (`WEBSOCKET_STATUS_*`).
+pub fn set_ws_status(fd: i64, status: i32) {
+    if let Some(t) = table() {
+        let s = &t.slots[fd as usize % CAP];
+        if s.fd.load(Ordering::Relaxed) == fd {
+            s.ws_status.store(status, Ordering::Relaxed);
+        }
+    }
+}
+
 pub fn get(fd: i64) -> Option<Session> {
     if fd <= 0 {
         return None;
@@ -177,6 +191,7 @@ pub fn get(fd: i64) -> Option<Session> {
         peer: SocketAddr::new(ip, s.remote_port.load(Ordering::Relaxed) as u16),
         connect_time: s.connect_time.load(Ordering::Relaxed),
         last_time: s.last_time.load(Ordering::Relaxed),
+        ws_status: s.ws_status.load(Ordering::Relaxed),
     })
 }
 

@@ -39,6 +39,10 @@ pub struct Callbacks {
     pub task: Option<Zval>,
     pub finish: Option<Zval>,
     pub pipe_message: Option<Zval>,
+    /// WebSocket: `open`, `message`, and whether upgrades are accepted.
+    pub open: Option<Zval>,
+    pub message: Option<Zval>,
+    pub websocket: bool,
     /// Per port (index = engine port index): its connection events, the
     /// port's own or else the server's.
     pub ports: Vec<PortCallbacks>,
@@ -89,6 +93,9 @@ impl Callbacks {
             task: get("task"),
             finish: get("finish"),
             pipe_message: get("pipemessage"),
+            open: get("open"),
+            message: get("message"),
+            websocket: false,
             ports: Vec::new(),
         }
     }
@@ -424,6 +431,32 @@ impl Hooks for PhpHooks {
                 Outcome::Done
             }
         }
+    }
+
+    fn websocket(&self) -> bool {
+        self.cb.websocket
+    }
+
+    fn on_ws_open(&self, req: HttpRequest) -> Outcome {
+        let Some(cb) = &self.cb.open else {
+            return Outcome::Done;
+        };
+        let req_obj: ext_php_rs::boxed::ZBox<ZendObject> =
+            ZendClassObject::new(Request::new(req, self.parse.clone())).into();
+        let args = vec![self.server_zval(), object_zval(req_obj)];
+        self.run_event(cb, args, self.coroutine)
+    }
+
+    fn on_ws_message(&self, fd: i64, data: bytes::Bytes, opcode: u8, flags: u8) -> Outcome {
+        let Some(cb) = &self.cb.message else {
+            return Outcome::Done;
+        };
+        let frame: ext_php_rs::boxed::ZBox<ZendObject> = ZendClassObject::new(
+            super::websocket_frame::Frame::message(fd, &data, opcode, flags),
+        )
+        .into();
+        let args = vec![self.server_zval(), object_zval(frame)];
+        self.run_event(cb, args, self.coroutine)
     }
 
     fn on_shutdown(&self) {

@@ -21,6 +21,8 @@ pub mod server_port;
 pub mod server_task;
 pub mod settings;
 pub mod timer;
+pub mod websocket_frame;
+pub mod websocket_server;
 
 use std::ffi::CString;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -120,6 +122,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = timer::register(m);
     let m = event::register(m);
     let m = errors::register(m);
+    let m = websocket_frame::register(m);
     channel::register(m)
         .request_startup_function(rinit)
         .request_shutdown_function(rshutdown)
@@ -214,6 +217,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     allow_dynamic_properties(server::server_ce());
     class_alias("swoole_server", server::server_ce());
     http_server::register_classes()?;
+    websocket_server::register_classes()?;
     Ok(())
 }
 

@@ -199,10 +199,17 @@ impl Server {
             return Ok(false);
         }
         let is_http = self_.std.instance_of(super::http_server::http_server_ce());
+        let is_ws = super::websocket_server::websocket_server_ce()
+            .is_some_and(|ce| self_.std.instance_of(ce));
         let is_udp = matches!(self_.sock_type & 0xff, SWOOLE_SOCK_UDP | SWOOLE_SOCK_UDP6);
         let server_cbs = self_.callbacks.borrow().clone_map();
         let mut callbacks = Callbacks::take(&server_cbs);
-        if is_http {
+        callbacks.websocket = is_ws;
+        if is_ws {
+            if callbacks.message.is_none() {
+                return Err(swoole_exception("require onMessage callback", 0));
+            }
+        } else if is_http {
             if callbacks.request.is_none() {
                 return Err(swoole_exception("require onRequest callback", 0));
             }
@@ -569,15 +576,28 @@ impl Server {
     /// Closes `$fd` once what was sent before is written (`$reset`: at once, RST).
     #[php(defaults(reset = false))]
     pub fn close(&self, fd: i64, reset: bool) -> bool {
-        tcp::close(fd, reset)
+        tcp::close(fd, reset) || super::websocket_server::close(fd)
     }
 
     pub fn exists(&self, fd: i64) -> bool {
         tcp::exists(fd)
     }
 
+    /// True when `$fd` is a WebSocket connection past its handshake.
     pub fn is_established(&self, fd: i64) -> bool {
-        tcp::exists(fd)
+        super::websocket_server::is_established(fd)
+    }
+
+    /// WebSocket: sends one frame to `$fd` (routed to the worker that owns it).
+    #[php(defaults(opcode = 1, flags = 1))]
+    pub fn push(&self, fd: i64, data: &Zval, opcode: i64, flags: i64) -> bool {
+        super::websocket_server::push(fd, data, opcode, flags)
+    }
+
+    /// WebSocket: a close frame with `$code` and `$reason`, then the close.
+    #[php(defaults(code = 1000, reason = String::new()))]
+    pub fn disconnect(&self, fd: i64, code: i64, reason: String) -> bool {
+        super::websocket_server::disconnect(fd, code, &reason)
     }
 
     #[php(defaults(is_protected = true))]
@@ -846,6 +866,9 @@ fn client_info(fd: i64) -> Zval {
     let _ = ht.insert("recv_queued_bytes", 0i64);
     let _ = ht.insert("send_queued_bytes", 0i64);
     let _ = ht.insert("server_socket", s.port_index as i64);
+    if s.ws_status > 0 {
+        let _ = ht.insert("websocket_status", s.ws_status as i64);
+    }
     let mut z = Zval::new();
     z.set_hashtable(ht);
     z

@@ -14,6 +14,8 @@ use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -45,7 +47,35 @@ const DRAIN_IDLE_GRACE: Duration = Duration::from_secs(1);
 
 /// The client socket, counting bytes for `stats()` and noting when data
 /// last moved (for the heartbeat).
-struct Counted(TcpStream, Rc<Cell<Instant>>);
+/// (`Send`, because hyper's upgrade hands the socket over as a `Send` box.)
+struct Counted(TcpStream, Activity);
+
+/// When data last moved, in milliseconds since `Activity::base()`.
+#[derive(Clone)]
+struct Activity(Arc<AtomicU64>);
+
+impl Activity {
+    fn base() -> Instant {
+        static BASE: OnceLock<Instant> = OnceLock::new();
+        *BASE.get_or_init(Instant::now)
+    }
+
+    fn new() -> Self {
+        let a = Activity(Arc::new(AtomicU64::new(0)));
+        a.set();
+        a
+    }
+
+    fn set(&self) {
+        let ms = Self::base().elapsed().as_millis() as u64;
+        self.0.store(ms, Ordering::Relaxed);
+    }
+
+    fn elapsed(&self) -> Duration {
+        let now = Self::base().elapsed().as_millis() as u64;
+        Duration::from_millis(now.saturating_sub(self.0.load(Ordering::Relaxed)))
+    }
+}
 
 impl AsyncRead for Counted {
     fn poll_read(
@@ -58,7 +88,7 @@ impl AsyncRead for Counted {
         let n = buf.filled().len() - before;
         if n > 0 {
             stats::on_recv(n);
-            self.1.set(Instant::now());
+            self.1.set();
         }
         res
     }
@@ -73,7 +103,7 @@ impl AsyncWrite for Counted {
         let res = Pin::new(&mut self.0).poll_write(cx, buf);
         if let Poll::Ready(Ok(n)) = res {
             stats::on_send(n);
-            self.1.set(Instant::now());
+            self.1.set();
         }
         res
     }
@@ -86,7 +116,7 @@ impl AsyncWrite for Counted {
         let res = Pin::new(&mut self.0).poll_write_vectored(cx, bufs);
         if let Poll::Ready(Ok(n)) = res {
             stats::on_send(n);
-            self.1.set(Instant::now());
+            self.1.set();
         }
         res
     }
@@ -106,20 +136,20 @@ impl AsyncWrite for Counted {
 
 /// Resolves when the connection has been silent for the heartbeat's idle
 /// time with no request in progress; never without a heartbeat.
-async fn idle_watch(ctx: Rc<WorkerCtx>, last: Rc<Cell<Instant>>, inflight: Rc<Cell<usize>>) {
+async fn idle_watch(ctx: Rc<WorkerCtx>, last: Activity, inflight: Rc<Cell<usize>>) {
     let Some((every, idle)) = ctx.cfg.heartbeat() else {
         return std::future::pending().await;
     };
     loop {
         tokio::time::sleep(every).await;
-        if inflight.get() == 0 && last.get().elapsed() >= idle {
+        if inflight.get() == 0 && last.elapsed() >= idle {
             return;
         }
     }
 }
 
 pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerCtx>) {
-    let last = Rc::new(Cell::new(Instant::now()));
+    let last = Activity::new();
     let inflight = Rc::new(Cell::new(0usize));
     let io = TokioIo::new(Counted(stream, last.clone()));
     let svc_ctx = ctx.clone();
@@ -146,7 +176,7 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
         .max_buf_size(MAX_HEAD.max(8192))
         .max_header_size(MAX_HEAD)
         .keep_alive(true);
-    let conn = builder.serve_connection(io, svc);
+    let conn = builder.serve_connection(io, svc).with_upgrades();
     tokio::pin!(conn);
     let mut shutdown = ctx.shutdown.subscribe();
     if !*shutdown.borrow_and_update() {
@@ -231,6 +261,9 @@ async fn handle_inner(
 ) -> Result<Response<RespBody>, Infallible> {
     if ctx.poisoned.get().is_some() {
         return Ok(simple(503, "", true));
+    }
+    if ctx.hooks.websocket() && crate::engine::ws::is_upgrade(&req) {
+        return Ok(crate::engine::ws::upgrade(req, ctx.clone(), peer));
     }
     let keep_alive = wants_keep_alive(&req);
     let cfg = &ctx.cfg;

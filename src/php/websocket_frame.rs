@@ -1,0 +1,161 @@
+//! `Swoole\WebSocket\Frame` and `Swoole\WebSocket\CloseFrame` (what
+//! `onMessage` gets), and the `WEBSOCKET_*` constants with Swoole 6.x's values.
+
+use ext_php_rs::convert::{FromZval, IntoZval};
+use ext_php_rs::flags::DataType;
+use ext_php_rs::prelude::*;
+use ext_php_rs::types::{ZendStr, Zval};
+
+/// A binary-safe PHP string property (`$frame->data`).
+#[derive(Clone, Default)]
+pub struct Bin(pub Vec<u8>);
+
+impl FromZval<'_> for Bin {
+    const TYPE: DataType = DataType::String;
+
+    fn from_zval(zval: &Zval) -> Option<Self> {
+        if let Some(s) = zval.zend_str() {
+            return Some(Bin(s.as_bytes().to_vec()));
+        }
+        zval.string().map(|s| Bin(s.into_bytes()))
+    }
+}
+
+impl IntoZval for Bin {
+    const TYPE: DataType = DataType::String;
+    const NULLABLE: bool = false;
+
+    fn set_zval(self, zv: &mut Zval, persistent: bool) -> ext_php_rs::error::Result<()> {
+        zv.set_zend_string(ZendStr::new(&self.0, persistent));
+        Ok(())
+    }
+}
+
+/// `Swoole\WebSocket\Frame`: one message.
+#[php_class]
+#[php(name = "Swoole\\WebSocket\\Frame")]
+pub struct Frame {
+    #[php(prop)]
+    pub fd: i64,
+    #[php(prop)]
+    pub data: Bin,
+    #[php(prop)]
+    pub opcode: i64,
+    #[php(prop)]
+    pub flags: i64,
+    #[php(prop)]
+    pub finish: bool,
+}
+
+impl Frame {
+    pub fn message(fd: i64, data: &[u8], opcode: u8, flags: u8) -> Self {
+        Frame {
+            fd,
+            data: Bin(data.to_vec()),
+            opcode: opcode as i64,
+            flags: flags as i64,
+            finish: flags & 1 != 0,
+        }
+    }
+}
+
+#[php_impl]
+impl Frame {
+    pub fn __construct() -> Self {
+        Frame {
+            fd: 0,
+            data: Bin::default(),
+            opcode: 1,
+            flags: 1,
+            finish: true,
+        }
+    }
+
+    pub fn __to_string(&self) -> String {
+        String::from_utf8_lossy(&self.data.0).into_owned()
+    }
+}
+
+/// `Swoole\WebSocket\CloseFrame`: a close frame with its code and reason.
+#[php_class]
+#[php(name = "Swoole\\WebSocket\\CloseFrame")]
+pub struct CloseFrame {
+    #[php(prop)]
+    pub fd: i64,
+    #[php(prop)]
+    pub data: Bin,
+    #[php(prop)]
+    pub opcode: i64,
+    #[php(prop)]
+    pub flags: i64,
+    #[php(prop)]
+    pub finish: bool,
+    #[php(prop)]
+    pub code: i64,
+    #[php(prop)]
+    pub reason: String,
+}
+
+#[php_impl]
+impl CloseFrame {
+    pub fn __construct() -> Self {
+        CloseFrame {
+            fd: 0,
+            data: Bin::default(),
+            opcode: 8,
+            flags: 1,
+            finish: true,
+            code: 1000,
+            reason: String::new(),
+        }
+    }
+}
+
+pub fn register(module: ModuleBuilder) -> ModuleBuilder {
+    let both: &[(&str, i64)] = &[
+        ("WEBSOCKET_OPCODE_CONTINUATION", 0),
+        ("WEBSOCKET_OPCODE_TEXT", 1),
+        ("WEBSOCKET_OPCODE_BINARY", 2),
+        ("WEBSOCKET_OPCODE_CLOSE", 8),
+        ("WEBSOCKET_OPCODE_PING", 9),
+        ("WEBSOCKET_OPCODE_PONG", 10),
+        ("WEBSOCKET_STATUS_CONNECTION", 1),
+        ("WEBSOCKET_STATUS_HANDSHAKE", 2),
+        ("WEBSOCKET_STATUS_ACTIVE", 3),
+        ("WEBSOCKET_STATUS_CLOSING", 4),
+        ("WEBSOCKET_CLOSE_NORMAL", 1000),
+        ("WEBSOCKET_CLOSE_GOING_AWAY", 1001),
+        ("WEBSOCKET_CLOSE_PROTOCOL_ERROR", 1002),
+        ("WEBSOCKET_CLOSE_DATA_ERROR", 1003),
+        ("WEBSOCKET_CLOSE_STATUS_ERROR", 1005),
+        ("WEBSOCKET_CLOSE_ABNORMAL", 1006),
+        ("WEBSOCKET_CLOSE_MESSAGE_ERROR", 1007),
+        ("WEBSOCKET_CLOSE_POLICY_ERROR", 1008),
+        ("WEBSOCKET_CLOSE_MESSAGE_TOO_BIG", 1009),
+        ("WEBSOCKET_CLOSE_EXTENSION_MISSING", 1010),
+        ("WEBSOCKET_CLOSE_SERVER_ERROR", 1011),
+        ("WEBSOCKET_CLOSE_SERVICE_RESTART", 1012),
+        ("WEBSOCKET_CLOSE_TRY_AGAIN_LATER", 1013),
+        ("WEBSOCKET_CLOSE_BAD_GATEWAY", 1014),
+        ("WEBSOCKET_CLOSE_TLS", 1015),
+    ];
+    let plain: &[(&str, i64)] = &[
+        ("WEBSOCKET_STATUS_FRAME", 3),
+        ("WEBSOCKET_STATUS_HANDSHAKE_FAILED", 5),
+        ("SWOOLE_WEBSOCKET_FLAG_FIN", 1),
+        ("SWOOLE_WEBSOCKET_FLAG_COMPRESS", 2),
+        ("SWOOLE_WEBSOCKET_FLAG_RSV1", 4),
+        ("SWOOLE_WEBSOCKET_FLAG_RSV2", 8),
+        ("SWOOLE_WEBSOCKET_FLAG_RSV3", 16),
+        ("SWOOLE_WEBSOCKET_FLAG_MASK", 32),
+    ];
+    let mut m = module.class::<Frame>().class::<CloseFrame>();
+    for (name, value) in both {
+        m = m.constant((*name, *value, &[]));
+        m = m.constant((format!("SWOOLE_{name}").as_str(), *value, &[]));
+    }
+    for (name, value) in plain {
+        m = m.constant((*name, *value, &[]));
+    }
+    m
+}

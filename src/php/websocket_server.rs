@@ -1,0 +1,117 @@
+//! `Swoole\WebSocket\Server`: an internal subclass of `Swoole\Http\Server`
+//! (registered like it, see `http_server.rs`). Its methods (`push`,
+//! `disconnect`, `isEstablished`) live on `Swoole\Server` and call the
+//! helpers here, because an internal subclass cannot carry Rust methods.
+
+use std::sync::OnceLock;
+
+use bytes::Bytes;
+use ext_php_rs::error::php_error;
+use ext_php_rs::flags::ErrorType;
+use ext_php_rs::types::Zval;
+use ext_php_rs::zend::ClassEntry;
+
+use super::http_server::http_server_ce;
+use super::CeRef;
+use crate::engine::ws;
+
+static WS_SERVER: OnceLock<CeRef> = OnceLock::new();
+
+/// The class entry of `Swoole\WebSocket\Server`, once registered.
+pub fn websocket_server_ce() -> Option<&'static ClassEntry> {
+    WS_SERVER.get().map(|c| c.0)
+}
+
+/// Registers the class and its legacy alias; called once from module startup.
+pub fn register_classes() -> ext_php_rs::error::Result<()> {
+    let ce = super::internal_subclass(
+        "Swoole\\WebSocket\\Server",
+        (http_server_ce, "Swoole\\Http\\Server"),
+    )?;
+    let _ = WS_SERVER.set(CeRef(ce));
+    super::allow_dynamic_properties(ce);
+    super::class_alias("swoole_websocket_server", ce);
+    Ok(())
+}
+
+/// The bytes of `$data`: a string, anything else as a string, or the
+/// `data` of a `Frame` object.
+fn data_bytes(data: &Zval) -> Option<(Bytes, Option<(i64, i64)>)> {
+    if let Some(s) = data.zend_str() {
+        return Some((Bytes::copy_from_slice(s.as_bytes()), None));
+    }
+    if let Some(obj) = data.object() {
+        let get = |name: &str| obj.get_property::<&Zval>(name).ok();
+        let d = get("data")?;
+        let bytes = d
+            .zend_str()
+            .map(|s| Bytes::copy_from_slice(s.as_bytes()))
+            .or_else(|| d.string().map(Bytes::from))?;
+        let opcode = get("opcode").and_then(Zval::long).unwrap_or(1);
+        let flags = get("flags").and_then(Zval::long).unwrap_or(1);
+        return Some((bytes, Some((opcode, flags))));
+    }
+    data.string().map(|s| (Bytes::from(s), None))
+}
+
+/// `$server->push($fd, $data, $opcode, $flags)`.
+pub fn push(fd: i64, data: &Zval, opcode: i64, flags: i64) -> bool {
+    let Some((bytes, frame)) = data_bytes(data) else {
+        php_error(
+            &ErrorType::Warning,
+            "Swoole\\WebSocket\\Server::push(): the data must be a string",
+        );
+        return false;
+    };
+    let (opcode, flags) = frame.unwrap_or((opcode, flags));
+    if !(0..=15).contains(&opcode) {
+        php_error(
+            &ErrorType::Warning,
+            &format!("Swoole\\WebSocket\\Server::push(): the maximum value of opcode is 15, {opcode} given"),
+        );
+        return false;
+    }
+    let opcode = opcode as u8;
+    let flags = (flags & 0xff) as u8;
+    let ok = if opcode == ws::OP_CLOSE {
+        let code = if bytes.len() >= 2 {
+            u16::from_be_bytes([bytes[0], bytes[1]])
+        } else {
+            1000
+        };
+        ws::disconnect(
+            fd,
+            code,
+            if bytes.len() > 2 {
+                bytes.slice(2..)
+            } else {
+                Bytes::new()
+            },
+        )
+    } else {
+        ws::push(fd, opcode, flags, bytes)
+    };
+    if !ok {
+        php_error(
+            &ErrorType::Warning,
+            &format!("Swoole\\WebSocket\\Server::push(): the connected client of connection[{fd}] is not a websocket client or closed"),
+        );
+    }
+    ok
+}
+
+/// `$server->disconnect($fd, $code, $reason)`.
+pub fn disconnect(fd: i64, code: i64, reason: &str) -> bool {
+    let code = code.clamp(0, 4999) as u16;
+    ws::disconnect(fd, code, Bytes::copy_from_slice(reason.as_bytes()))
+}
+
+/// `$server->isEstablished($fd)`.
+pub fn is_established(fd: i64) -> bool {
+    ws::is_established(fd)
+}
+
+/// `$server->close($fd)` on a WebSocket connection of this worker.
+pub fn close(fd: i64) -> bool {
+    ws::close(fd)
+}
