@@ -489,7 +489,9 @@ pub fn dispatch_to(hooks: &Rc<dyn Hooks>, m: Msg) -> Outcome {
             Outcome::Done
         }
         Kind::Close => {
-            super::tcp::close(m.id, m.arg != 0);
+            if !super::tcp::close(m.id, m.arg != 0) {
+                super::ws::close(m.id);
+            }
             Outcome::Done
         }
         Kind::Pipe => hooks.on_pipe_message(m.src, m.data, m.flags),

@@ -390,6 +390,9 @@ pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> 
         time: now,
         master_time: now as i64,
     };
+    // Counted from now, before hyper's side of the connection ends, so a
+    // draining worker never sees zero connections in between.
+    ctx.conn_opened();
     let task_ctx = ctx.clone();
     tokio::task::spawn_local(async move {
         match on.await {
@@ -397,6 +400,7 @@ pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> 
             Err(e) => {
                 crate::rlog!(Debug, "websocket upgrade of {fd} failed: {e}");
                 session::close(fd);
+                task_ctx.conn_closed();
             }
         }
     });
@@ -419,7 +423,6 @@ async fn serve<S>(io: S, fd: i64, request: HttpRequest, ctx: Rc<WorkerCtx>)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
-    ctx.conn_opened();
     let (tx, mut rx) = mpsc::unbounded_channel();
     with(|t| t.insert(fd, tx));
     session::set_ws_status(fd, STATUS_ACTIVE);

@@ -35,13 +35,17 @@ $s->on('message', function ($s, $f) {
             $f->opcode, $f->flags, $f->finish, $f->fd]));
         return;
     }
-    if ($f->data === 'task') {
-        $s->task($f->fd);
+    if ($f->data === 'task' || $f->data === 'taskclose') {
+        $s->task($f->data === 'task' ? $f->fd : "close:{$f->fd}");
         return;
     }
     $s->push($f->fd, $f->data, $f->opcode);
 });
 $s->on('task', function ($s, $tid, $src, $fd) {
+    if (str_starts_with($fd, 'close:')) {
+        $s->close((int)substr($fd, 6));
+        return;
+    }
     $s->push((int)$fd, 'from task ' . ($s->isEstablished((int)$fd) ? 'yes' : 'no'));
 });
 $s->on('request', function ($req, $resp) { $resp->end('plain http'); });
@@ -218,6 +222,14 @@ class WebSocketServerTest(unittest.TestCase):
         c.recv_frame()
         c.send_frame(1, b"task")
         self.assertEqual(c.recv_frame(), (True, 1, b"from task yes"))
+
+    def test_close_from_task_worker(self):
+        port = self.start(ECHO_SERVER)
+        c = self.client(port)
+        c.recv_frame()
+        c.send_frame(1, b"taskclose")
+        self.assertEqual(c.recv_close(), (1000, b""))
+        self.assertEqual(c.sock.recv(10), b"")
 
     def test_disconnect_with_code_and_reason(self):
         port = self.start(ECHO_SERVER)
