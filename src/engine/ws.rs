@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::rc::Rc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use http::{header, HeaderValue, Request, Response, StatusCode};
@@ -37,6 +37,8 @@ pub const OP_PONG: u8 = 10;
 
 /// `SWOOLE_WEBSOCKET_FLAG_FIN`.
 pub const FLAG_FIN: u8 = 1;
+/// `SWOOLE_WEBSOCKET_FLAG_MASK`: Swoole reports it on every client message.
+pub const FLAG_MASK: u8 = 32;
 /// `WEBSOCKET_STATUS_ACTIVE`.
 pub const STATUS_ACTIVE: i32 = 3;
 /// `WEBSOCKET_STATUS_CLOSING`.
@@ -439,12 +441,25 @@ where
     // The close frame to send before closing (None: the socket is gone).
     let mut closing: Option<(u16, Bytes)> = None;
     let mut draining = *shutdown.borrow();
+    // The heartbeat: a connection silent for `heartbeat_idle_time` is closed.
+    let heartbeat = ctx.cfg.heartbeat();
+    let mut tick = tokio::time::interval(heartbeat.map_or(Duration::from_secs(3600), |h| h.0));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.reset();
+    let mut last = Instant::now();
     'outer: while !draining {
         tokio::select! {
+            _ = tick.tick(), if heartbeat.is_some() => {
+                if heartbeat.is_some_and(|(_, idle)| last.elapsed() >= idle) {
+                    crate::rlog!(Debug, "heartbeat: closing idle websocket connection {fd}");
+                    break;
+                }
+            }
             r = rd.read_buf(&mut buf) => match r {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {
                     session::touch(fd);
+                    last = Instant::now();
                     loop {
                         let frame = match parse(&mut buf, max) {
                             Ok(Some(f)) => f,
@@ -495,7 +510,7 @@ where
                                     closing = Some((1007, Bytes::new()));
                                     break 'outer;
                                 }
-                                let out = ctx.hooks.on_ws_message(fd, data.freeze(), opcode, FLAG_FIN);
+                                let out = ctx.hooks.on_ws_message(fd, data.freeze(), opcode, FLAG_FIN | FLAG_MASK);
                                 if let Outcome::Fatal(code) = out {
                                     ctx.poison(code);
                                 }

@@ -12,6 +12,7 @@ import os
 import socket
 import struct
 import tempfile
+import time
 import unittest
 
 from test_http import HOST, ServerProcess
@@ -20,7 +21,7 @@ ECHO_SERVER = r"""<?php
 $port = (int)$argv[1];
 $s = new Swoole\WebSocket\Server('127.0.0.1', $port);
 $s->set(['worker_num' => 2, 'task_worker_num' => 1, 'package_max_length' => 100000,
-         'log_level' => SWOOLE_LOG_WARNING]);
+         'log_level' => SWOOLE_LOG_WARNING, 'heartbeat_check_interval' => 1, 'heartbeat_idle_time' => 3]);
 $s->on('open', function ($s, $req) {
     $s->push($req->fd, 'welcome ' . $req->server['request_uri']);
 });
@@ -49,7 +50,9 @@ $s->on('task', function ($s, $tid, $src, $fd) {
     $s->push((int)$fd, 'from task ' . ($s->isEstablished((int)$fd) ? 'yes' : 'no'));
 });
 $s->on('request', function ($req, $resp) { $resp->end('plain http'); });
-$s->on('close', function ($s, $fd, $rid) {});
+$s->on('close', function ($s, $fd, $rid) {
+    file_put_contents(getenv('RSW_WS_CLOSE_LOG'), "$fd\n", FILE_APPEND);
+});
 $s->start();
 """
 
@@ -154,6 +157,17 @@ class WsClient:
 
 
 class WebSocketServerTest(unittest.TestCase):
+    def setUp(self):
+        f = tempfile.NamedTemporaryFile(prefix="rsw_ws_close_", delete=False)
+        f.close()
+        self.close_log = f.name
+        os.environ["RSW_WS_CLOSE_LOG"] = f.name
+        self.addCleanup(os.unlink, f.name)
+
+    def closes(self):
+        with open(self.close_log) as f:
+            return [int(x) for x in f.read().split()]
+
     def start(self, source):
         f = tempfile.NamedTemporaryFile(prefix="rsw_ws_", suffix=".php", delete=False, mode="w")
         f.write(source)
@@ -180,7 +194,8 @@ class WebSocketServerTest(unittest.TestCase):
         c.send_frame(1, b"info")
         fin, op, p = c.recv_frame()
         info = json.loads(p)
-        self.assertEqual(info[:7], [True, True, 3, "Swoole\\WebSocket\\Frame", 1, 1, True])
+        # flags: FIN | MASK, as Swoole reports a client message.
+        self.assertEqual(info[:7], [True, True, 3, "Swoole\\WebSocket\\Frame", 1, 33, True])
         # A fragmented message arrives whole.
         c.send_frame(1, b"frag-", fin=False)
         c.send_frame(0, b"ment")
@@ -230,6 +245,29 @@ class WebSocketServerTest(unittest.TestCase):
         c.send_frame(1, b"taskclose")
         self.assertEqual(c.recv_close(), (1000, b""))
         self.assertEqual(c.sock.recv(10), b"")
+
+    def test_abrupt_disconnect_fires_close_once(self):
+        port = self.start(ECHO_SERVER)
+        c = self.client(port)
+        c.recv_frame()
+        c.send_frame(1, b"info")
+        fd = json.loads(c.recv_frame()[2])[7]
+        c.sock.close()
+        deadline = time.monotonic() + 5
+        while not self.closes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        self.assertEqual(self.closes(), [fd])
+
+    def test_heartbeat_closes_idle_connection(self):
+        port = self.start(ECHO_SERVER)
+        c = self.client(port)
+        c.recv_frame()
+        c.sock.settimeout(8)
+        t0 = time.monotonic()
+        self.assertEqual(c.sock.recv(10), b"")
+        self.assertGreaterEqual(time.monotonic() - t0, 2.0)
+        self.assertEqual(len(self.closes()), 1)
 
     def test_disconnect_with_code_and_reason(self):
         port = self.start(ECHO_SERVER)
