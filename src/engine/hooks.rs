@@ -88,6 +88,10 @@ pub trait Hooks {
     fn websocket(&self) -> bool {
         false
     }
+    /// `websocket_subprotocol`: the `Sec-WebSocket-Protocol` of every handshake.
+    fn ws_subprotocol(&self) -> Option<String> {
+        None
+    }
     /// In a worker: WebSocket connection `req.fd` completed its handshake.
     fn on_ws_open(&self, _req: HttpRequest) -> Outcome {
         Outcome::Done

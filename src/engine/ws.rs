@@ -373,6 +373,14 @@ pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> 
         *r.status_mut() = StatusCode::BAD_REQUEST;
         return r;
     }
+    let offered: Vec<String> = req
+        .headers()
+        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|p| p.trim().to_string())
+        .collect();
     let on = hyper::upgrade::on(&mut req);
     let (parts, _) = req.into_parts();
     let fd = session::open(ctx.id as i32, 0, ctx.server_port, peer);
@@ -413,6 +421,19 @@ pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> 
     h.insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
     if let Ok(v) = HeaderValue::from_str(&accept_key(&key)) {
         h.insert(header::SEC_WEBSOCKET_ACCEPT, v);
+    }
+    h.insert(
+        header::SEC_WEBSOCKET_VERSION,
+        HeaderValue::from_static("13"),
+    );
+    // `websocket_subprotocol`, when the client offered it (as Swoole does).
+    if let Some(v) = ctx
+        .hooks
+        .ws_subprotocol()
+        .filter(|p| offered.iter().any(|o| o == p))
+        .and_then(|p| HeaderValue::from_str(&p).ok())
+    {
+        h.insert(header::SEC_WEBSOCKET_PROTOCOL, v);
     }
     h.insert(
         header::SERVER,

@@ -43,6 +43,8 @@ pub struct Callbacks {
     pub open: Option<Zval>,
     pub message: Option<Zval>,
     pub websocket: bool,
+    /// `websocket_subprotocol`: sent back in `Sec-WebSocket-Protocol`.
+    pub ws_subprotocol: Option<String>,
     /// Per port (index = engine port index): its connection events, the
     /// port's own or else the server's.
     pub ports: Vec<PortCallbacks>,
@@ -96,6 +98,7 @@ impl Callbacks {
             open: get("open"),
             message: get("message"),
             websocket: false,
+            ws_subprotocol: None,
             ports: Vec::new(),
         }
     }
@@ -435,6 +438,10 @@ impl Hooks for PhpHooks {
 
     fn websocket(&self) -> bool {
         self.cb.websocket
+    }
+
+    fn ws_subprotocol(&self) -> Option<String> {
+        self.cb.ws_subprotocol.clone()
     }
 
     fn on_ws_open(&self, req: HttpRequest) -> Outcome {

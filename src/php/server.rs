@@ -205,6 +205,14 @@ impl Server {
         let server_cbs = self_.callbacks.borrow().clone_map();
         let mut callbacks = Callbacks::take(&server_cbs);
         callbacks.websocket = is_ws;
+        callbacks.ws_subprotocol = self_
+            .setting
+            .borrow()
+            .as_ref()
+            .and_then(Zval::array)
+            .and_then(|a| a.get("websocket_subprotocol"))
+            .and_then(Zval::string)
+            .filter(|p| !p.is_empty());
         if is_ws {
             if callbacks.message.is_none() {
                 return Err(swoole_exception("require onMessage callback", 0));

@@ -21,7 +21,8 @@ ECHO_SERVER = r"""<?php
 $port = (int)$argv[1];
 $s = new Swoole\WebSocket\Server('127.0.0.1', $port);
 $s->set(['worker_num' => 2, 'task_worker_num' => 1, 'package_max_length' => 100000,
-         'log_level' => SWOOLE_LOG_WARNING, 'heartbeat_check_interval' => 1, 'heartbeat_idle_time' => 3]);
+         'log_level' => SWOOLE_LOG_WARNING, 'heartbeat_check_interval' => 1, 'heartbeat_idle_time' => 3,
+         'websocket_subprotocol' => 'chat']);
 $s->on('open', function ($s, $req) {
     $s->push($req->fd, 'welcome ' . $req->server['request_uri']);
 });
@@ -92,11 +93,11 @@ $server = new Server();
 
 
 class WsClient:
-    def __init__(self, port, path="/chat"):
+    def __init__(self, port, path="/chat", extra=""):
         self.sock = socket.create_connection((HOST, port), timeout=10)
         key = base64.b64encode(os.urandom(16)).decode()
         self.sock.sendall(("GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                           "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (path, HOST, port, key)).encode())
+                           "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s\r\n" % (path, HOST, port, key, extra)).encode())
         head = b""
         while b"\r\n\r\n" not in head:
             chunk = self.sock.recv(4096)
@@ -177,8 +178,8 @@ class WebSocketServerTest(unittest.TestCase):
         self.addCleanup(self.server.cleanup)
         return self.server.port
 
-    def client(self, port, path="/chat"):
-        c = WsClient(port, path)
+    def client(self, port, path="/chat", extra=""):
+        c = WsClient(port, path, extra)
         self.addCleanup(c.close)
         self.assertIn("101", c.status)
         self.assertTrue(c.accept_ok, c.headers)
@@ -186,8 +187,11 @@ class WebSocketServerTest(unittest.TestCase):
 
     def test_handshake_echo_text_and_plain_http(self):
         port = self.start(ECHO_SERVER)
-        c = self.client(port, "/room?x=1")
+        c = self.client(port, "/room?x=1", "Sec-WebSocket-Protocol: other, chat\r\n")
         self.assertEqual(c.headers.get("upgrade", "").lower(), "websocket")
+        # websocket_subprotocol is answered only when the client offers it.
+        self.assertEqual(c.headers.get("sec-websocket-protocol"), "chat")
+        self.assertIsNone(self.client(port).headers.get("sec-websocket-protocol"))
         self.assertEqual(c.recv_frame(), (True, 1, b"welcome /room"))
         c.send_frame(1, "héllo wörld".encode())
         self.assertEqual(c.recv_frame(), (True, 1, "héllo wörld".encode()))
