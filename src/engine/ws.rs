@@ -403,12 +403,18 @@ pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> 
     // Counted from now, before hyper's side of the connection ends, so a
     // draining worker never sees zero connections in between.
     ctx.conn_opened();
+    // Established from now: a client that has the 101 may already be
+    // counted on by a broadcast, whose pushes queue until the task runs.
+    let (tx, rx) = mpsc::unbounded_channel();
+    with(|t| t.insert(fd, tx));
+    session::set_ws_status(fd, STATUS_ACTIVE);
     let task_ctx = ctx.clone();
     tokio::task::spawn_local(async move {
         match on.await {
-            Ok(up) => serve(TokioIo::new(up), fd, request, task_ctx).await,
+            Ok(up) => serve(TokioIo::new(up), fd, rx, request, task_ctx).await,
             Err(e) => {
                 crate::rlog!(Debug, "websocket upgrade of {fd} failed: {e}");
+                with(|t| t.remove(&fd));
                 session::close(fd);
                 task_ctx.conn_closed();
             }
@@ -442,13 +448,15 @@ pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> 
     r
 }
 
-async fn serve<S>(io: S, fd: i64, request: HttpRequest, ctx: Rc<WorkerCtx>)
-where
+async fn serve<S>(
+    io: S,
+    fd: i64,
+    mut rx: mpsc::UnboundedReceiver<Cmd>,
+    request: HttpRequest,
+    ctx: Rc<WorkerCtx>,
+) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    with(|t| t.insert(fd, tx));
-    session::set_ws_status(fd, STATUS_ACTIVE);
     let reactor = ctx.id as i32;
     if let Outcome::Fatal(code) = ctx.hooks.on_ws_open(request) {
         ctx.poison(code);

@@ -271,6 +271,10 @@ class WebSocketServerTest(unittest.TestCase):
         t0 = time.monotonic()
         self.assertEqual(c.sock.recv(10), b"")
         self.assertGreaterEqual(time.monotonic() - t0, 2.0)
+        # close fires just after the socket is shut down.
+        deadline = time.monotonic() + 5
+        while not self.closes() and time.monotonic() < deadline:
+            time.sleep(0.05)
         self.assertEqual(len(self.closes()), 1)
 
     def test_disconnect_with_code_and_reason(self):
@@ -290,6 +294,8 @@ class WebSocketServerTest(unittest.TestCase):
             ("bad opcode", lambda c: c.send_frame(3, b"x"), 1002),
             ("stray continuation", lambda c: c.send_frame(0, b"x"), 1002),
         ]
+        healthy = self.client(port)
+        healthy.recv_frame()
         for name, act, want in cases:
             with self.subTest(name):
                 c = self.client(port)
@@ -300,6 +306,9 @@ class WebSocketServerTest(unittest.TestCase):
                     pass  # the server may close before the whole oversize frame is written
                 code, _ = c.recv_close()
                 self.assertEqual(code, want)
+        # Other connections are unaffected.
+        healthy.send_frame(1, b"still here")
+        self.assertEqual(healthy.recv_frame(), (True, 1, b"still here"))
 
     def test_seed_003_task_broadcast(self):
         src = SEED_003_SERVER.replace('"0.0.0.0", 9501', '"127.0.0.1", (int)$GLOBALS["argv"][1]')
@@ -311,6 +320,14 @@ class WebSocketServerTest(unittest.TestCase):
         clients[4].send_frame(1, b"second")
         for c in clients:
             self.assertEqual(c.recv_frame(), (True, 1, b"second"))
+
+    def test_seed_003_broadcast_50_clients(self):
+        src = SEED_003_SERVER.replace('"0.0.0.0", 9501', '"127.0.0.1", (int)$GLOBALS["argv"][1]')
+        port = self.start(src)
+        clients = [self.client(port) for _ in range(50)]
+        clients[17].send_frame(1, b"to all fifty")
+        for c in clients:
+            self.assertEqual(c.recv_frame(), (True, 1, b"to all fifty"))
 
 
 if __name__ == "__main__":
