@@ -88,6 +88,10 @@ pub trait Hooks {
     fn websocket(&self) -> bool {
         false
     }
+    /// Which WebSocket control frames go to `on_ws_message`.
+    fn ws_control_frames(&self) -> super::ws::ControlFrames {
+        super::ws::ControlFrames::default()
+    }
     /// `websocket_subprotocol`: the `Sec-WebSocket-Protocol` of every handshake.
     fn ws_subprotocol(&self) -> Option<String> {
         None

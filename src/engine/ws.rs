@@ -46,6 +46,15 @@ pub const STATUS_CLOSING: i32 = 4;
 
 const GUID: &str = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 
+/// `open_websocket_ping_frame`/`_pong_frame`/`_close_frame`: hand these
+/// control frames to `on_ws_message` (a ping is then not answered by us).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ControlFrames {
+    pub ping: bool,
+    pub pong: bool,
+    pub close: bool,
+}
+
 enum Cmd {
     Frame { opcode: u8, flags: u8, data: Bytes },
     Close { code: u16, reason: Bytes },
@@ -247,6 +256,18 @@ pub fn encode(opcode: u8, flags: u8, payload: &[u8]) -> BytesMut {
     }
     out.extend_from_slice(payload);
     out
+}
+
+/// The code and reason of a peer's close frame (echoed back).
+fn peer_close(payload: &Bytes) -> (u16, Bytes) {
+    if payload.len() >= 2 {
+        (
+            u16::from_be_bytes([payload[0], payload[1]]),
+            payload.slice(2..),
+        )
+    } else {
+        (1000, Bytes::new())
+    }
 }
 
 fn close_payload(code: u16, reason: &[u8]) -> BytesMut {
@@ -463,6 +484,7 @@ async fn serve<S>(
     }
     let (mut rd, mut wr) = tokio::io::split(io);
     let max = ctx.cfg.package_max_length;
+    let control = ctx.hooks.ws_control_frames();
     let mut shutdown = ctx.shutdown.subscribe();
     let mut buf = BytesMut::with_capacity(16 * 1024);
     // A fragmented message being put together: (opcode, data).
@@ -499,6 +521,25 @@ async fn serve<S>(
                             }
                         };
                         match frame.opcode {
+                            OP_PING | OP_PONG | OP_CLOSE
+                                if (frame.opcode == OP_PING && control.ping)
+                                    || (frame.opcode == OP_PONG && control.pong)
+                                    || (frame.opcode == OP_CLOSE && control.close) =>
+                            {
+                                let out = ctx.hooks.on_ws_message(
+                                    fd,
+                                    frame.payload.clone(),
+                                    frame.opcode,
+                                    FLAG_FIN | FLAG_MASK,
+                                );
+                                if let Outcome::Fatal(code) = out {
+                                    ctx.poison(code);
+                                }
+                                if frame.opcode == OP_CLOSE {
+                                    closing = Some(peer_close(&frame.payload));
+                                    break 'outer;
+                                }
+                            }
                             OP_PING => {
                                 let pong = encode(OP_PONG, FLAG_FIN, &frame.payload);
                                 if wr.write_all(&pong).await.is_err() {
@@ -507,12 +548,7 @@ async fn serve<S>(
                             }
                             OP_PONG => {}
                             OP_CLOSE => {
-                                let code = if frame.payload.len() >= 2 {
-                                    u16::from_be_bytes([frame.payload[0], frame.payload[1]])
-                                } else {
-                                    1000
-                                };
-                                closing = Some((code, Bytes::new()));
+                                closing = Some(peer_close(&frame.payload));
                                 break 'outer;
                             }
                             op => {

@@ -45,6 +45,8 @@ pub struct Callbacks {
     pub websocket: bool,
     /// `websocket_subprotocol`: sent back in `Sec-WebSocket-Protocol`.
     pub ws_subprotocol: Option<String>,
+    /// `open_websocket_ping_frame`/`_pong_frame`/`_close_frame`.
+    pub ws_control: crate::engine::ws::ControlFrames,
     /// Per port (index = engine port index): its connection events, the
     /// port's own or else the server's.
     pub ports: Vec<PortCallbacks>,
@@ -99,6 +101,7 @@ impl Callbacks {
             message: get("message"),
             websocket: false,
             ws_subprotocol: None,
+            ws_control: Default::default(),
             ports: Vec::new(),
         }
     }
@@ -440,6 +443,10 @@ impl Hooks for PhpHooks {
         self.cb.websocket
     }
 
+    fn ws_control_frames(&self) -> crate::engine::ws::ControlFrames {
+        self.cb.ws_control
+    }
+
     fn ws_subprotocol(&self) -> Option<String> {
         self.cb.ws_subprotocol.clone()
     }
@@ -458,10 +465,17 @@ impl Hooks for PhpHooks {
         let Some(cb) = &self.cb.message else {
             return Outcome::Done;
         };
-        let frame: ext_php_rs::boxed::ZBox<ZendObject> = ZendClassObject::new(
-            super::websocket_frame::Frame::message(fd, &data, opcode, flags),
-        )
-        .into();
+        let frame: ext_php_rs::boxed::ZBox<ZendObject> = if opcode == 8 {
+            ZendClassObject::new(super::websocket_frame::CloseFrame::message(
+                fd, &data, flags,
+            ))
+            .into()
+        } else {
+            ZendClassObject::new(super::websocket_frame::Frame::message(
+                fd, &data, opcode, flags,
+            ))
+            .into()
+        };
         let args = vec![self.server_zval(), object_zval(frame)];
         self.run_event(cb, args, self.coroutine)
     }

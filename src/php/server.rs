@@ -213,6 +213,21 @@ impl Server {
             .and_then(|a| a.get("websocket_subprotocol"))
             .and_then(Zval::string)
             .filter(|p| !p.is_empty());
+        {
+            let setting = self_.setting.borrow();
+            let flag = |k: &str| {
+                setting
+                    .as_ref()
+                    .and_then(Zval::array)
+                    .and_then(|a| a.get(k))
+                    .is_some_and(|v| v.bool().unwrap_or(false) || v.long().is_some_and(|n| n != 0))
+            };
+            callbacks.ws_control = crate::engine::ws::ControlFrames {
+                ping: flag("open_websocket_ping_frame"),
+                pong: flag("open_websocket_pong_frame"),
+                close: flag("open_websocket_close_frame"),
+            };
+        }
         if is_ws {
             if callbacks.message.is_none() {
                 return Err(swoole_exception("require onMessage callback", 0));

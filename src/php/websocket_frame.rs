@@ -96,6 +96,29 @@ pub struct CloseFrame {
     pub reason: String,
 }
 
+impl CloseFrame {
+    /// A peer's close frame: `code` and `reason` from its payload, `data` empty.
+    pub fn message(fd: i64, payload: &[u8], flags: u8) -> Self {
+        let (code, reason) = if payload.len() >= 2 {
+            (
+                u16::from_be_bytes([payload[0], payload[1]]) as i64,
+                String::from_utf8_lossy(&payload[2..]).into_owned(),
+            )
+        } else {
+            (1005, String::new())
+        };
+        CloseFrame {
+            fd,
+            data: Bin::default(),
+            opcode: 8,
+            flags: flags as i64,
+            finish: flags & 1 != 0,
+            code,
+            reason,
+        }
+    }
+}
+
 #[php_impl]
 impl CloseFrame {
     pub fn __construct() -> Self {

@@ -57,6 +57,24 @@ $s->on('close', function ($s, $fd, $rid) {
 $s->start();
 """
 
+CONTROL_SERVER = r"""<?php
+$port = (int)$argv[1];
+$s = new Swoole\WebSocket\Server('127.0.0.1', $port);
+$s->set(['worker_num' => 1, 'log_level' => SWOOLE_LOG_WARNING, 'open_websocket_close_frame' => true,
+         'open_websocket_ping_frame' => true, 'open_websocket_pong_frame' => true]);
+$s->on('message', function ($s, $f) {
+    $line = json_encode([get_class($f), $f->opcode, $f->flags, $f->data, $f->code ?? null, $f->reason ?? null]);
+    file_put_contents(getenv('RSW_WS_CLOSE_LOG') . '.msg', "$line\n", FILE_APPEND);
+    if ($f->opcode == WEBSOCKET_OPCODE_PING) {
+        $s->push($f->fd, 'manual', WEBSOCKET_OPCODE_PONG);
+    }
+});
+$s->on('close', function ($s, $fd) {
+    file_put_contents(getenv('RSW_WS_CLOSE_LOG'), "$fd\n", FILE_APPEND);
+});
+$s->start();
+"""
+
 # Seed 003's server, unchanged but for the port (and quieter logs).
 SEED_003_SERVER = r"""<?php
 
@@ -275,6 +293,29 @@ class WebSocketServerTest(unittest.TestCase):
         deadline = time.monotonic() + 5
         while not self.closes() and time.monotonic() < deadline:
             time.sleep(0.05)
+        self.assertEqual(len(self.closes()), 1)
+
+    def test_control_frames_to_message(self):
+        """open_websocket_ping/pong/close_frame: the frames reach onMessage, as Swoole 6 does it."""
+        port = self.start(CONTROL_SERVER)
+        self.addCleanup(lambda: os.path.exists(self.close_log + ".msg") and os.unlink(self.close_log + ".msg"))
+        c = self.client(port)
+        c.send_frame(9, b"pi")
+        self.assertEqual(c.recv_frame(), (True, 10, b"manual"))  # no automatic pong
+        c.send_frame(10, b"po")
+        c.send_frame(8, struct.pack("!H", 4001) + b"why")
+        self.assertEqual(c.recv_close(), (4001, b"why"))
+        self.assertEqual(c.sock.recv(10), b"")
+        deadline = time.monotonic() + 5
+        while not self.closes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with open(self.close_log + ".msg") as f:
+            lines = [json.loads(x) for x in f.read().split("\n") if x]
+        self.assertEqual(lines, [
+            ["Swoole\\WebSocket\\Frame", 9, 33, "pi", None, None],
+            ["Swoole\\WebSocket\\Frame", 10, 33, "po", None, None],
+            ["Swoole\\WebSocket\\CloseFrame", 8, 33, "", 4001, "why"],
+        ])
         self.assertEqual(len(self.closes()), 1)
 
     def test_disconnect_with_code_and_reason(self):
