@@ -32,8 +32,9 @@ use super::settings;
 use crate::engine::listener::{Port, PortKind, PortSocket};
 use crate::engine::{ipc, listener, log, process, session, stats, tcp, worker};
 
-/// Event names `on()` accepts (Swoole 6's server and port events), lower-case.
-pub const EVENTS: &[&str] = &[
+/// Server-level event names (lower-case); `on()` also takes every port
+/// event (`server_port::PORT_EVENTS`), as Swoole forwards those to port 0.
+pub const SERVER_EVENTS: &[&str] = &[
     "start",
     "beforeshutdown",
     "shutdown",
@@ -48,18 +49,6 @@ pub const EVENTS: &[&str] = &[
     "managerstart",
     "managerstop",
     "pipemessage",
-    "connect",
-    "receive",
-    "close",
-    "packet",
-    "bufferfull",
-    "bufferempty",
-    "request",
-    "handshake",
-    "beforehandshakeresponse",
-    "open",
-    "message",
-    "disconnect",
 ];
 
 #[php_class]
@@ -147,7 +136,11 @@ impl Server {
     /// Registers `$callback` for `$event_name` (case-insensitive).
     pub fn on(&self, event_name: String, callback: &Zval) -> bool {
         let lower = event_name.to_ascii_lowercase();
-        let Some(name) = EVENTS.iter().find(|e| **e == lower) else {
+        let Some(name) = SERVER_EVENTS
+            .iter()
+            .chain(super::server_port::PORT_EVENTS)
+            .find(|e| **e == lower)
+        else {
             php_error(
                 &ErrorType::Warning,
                 &format!("unknown event types[{event_name}]"),
