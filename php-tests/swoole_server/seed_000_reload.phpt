@@ -23,9 +23,11 @@ $serv->on('receive', function (Swoole\Server $serv, $fd, $reactor_id, $data) {
 
 $serv->start();
 SEED;
-$port = rsw_free_port('0.0.0.0');
+$port = rsw_free_port();
 $dir = rsw_tmpdir();
-file_put_contents("$dir/seed000_reload.php", "<?php\n" . str_replace('9501', (string) $port, $seed) . "\n");
+// The seed as printed, but for its port and 127.0.0.1 (tests never listen beyond loopback).
+$script = str_replace(['9501', '"0.0.0.0"'], [(string) $port, '"127.0.0.1"'], $seed);
+file_put_contents("$dir/seed000_reload.php", "<?php\n" . $script . "\n");
 $srv = (new ScriptServer("$dir/seed000_reload.php", $port))->start();
 try {
     $c = new RswConn($port);
