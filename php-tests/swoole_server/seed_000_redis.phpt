@@ -40,9 +40,10 @@ try {
     echo 'SET: ', trim(fgets($r)), "\n";
     fclose($r);
 
-    $port = rsw_free_port('0.0.0.0');
+    $port = rsw_free_port();
     $dir = rsw_tmpdir();
-    $script = str_replace(['9502', '6379'], [(string) $port, (string) $redisPort], $seed);
+    // The seed as printed, but for its ports and 127.0.0.1 (tests never listen beyond loopback).
+    $script = str_replace(['9502', '6379', '"0.0.0.0"'], [(string) $port, (string) $redisPort, '"127.0.0.1"'], $seed);
     file_put_contents("$dir/seed000_redis.php", "<?php\n" . $script . "\n");
     $extra = file_exists(ini_get('extension_dir') . '/igbinary.so') ? ['-d', 'extension=igbinary'] : [];
     $srv = (new ScriptServer("$dir/seed000_redis.php", $port, null, array_merge($extra, ['-d', 'extension=redis'])))->start();
