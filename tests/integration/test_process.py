@@ -180,13 +180,14 @@ class ReloadTest(ProcessTestBase):
         self.assertEqual(after2, {"v3"})
         self.assertEqual(len(second_gen), 2, self.events())
         self.assertEqual(len(self.events("beforeReload")), 2)
-        # Every worker that was replaced ran workerStop and workerExit.
-        stopped = {int(r[1]) for r in self.events("workerStop")}
-        exited = {int(r[1]) for r in self.events("workerExit")}
+        # Every worker that was replaced ran workerStop and workerExit (read
+        # once they are gone: the last may log just before it exits).
         old = first_gen | second_gen
         self.assertEqual(len(old), 4)
-        self.assertTrue(old <= stopped and old <= exited, (old, stopped, exited))
         self.assertTrue(wait_until(lambda: not any(pid_alive(p) for p in old), 3))
+        stopped = {int(r[1]) for r in self.events("workerStop")}
+        exited = {int(r[1]) for r in self.events("workerExit")}
+        self.assertTrue(old <= stopped and old <= exited, (old, stopped, exited))
         self.assertEqual(self.events("workerError"), [])
         # Reload events run in the master.
         master = str(srv.proc.pid)
@@ -233,10 +234,12 @@ class RecycleTest(ProcessTestBase):
         # Each worker serves 100..150 requests (max_request_grace defaults to 50).
         self.assertGreaterEqual(len(pids), 2 + load.ok // 150 - 2, (load.ok, len(pids)))
         self.assertGreater(len(pids), 4)
-        stopped = {int(r[1]) for r in self.events("workerStop")}
-        exited = {int(r[1]) for r in self.events("workerExit")}
         self.assertTrue(wait_until(lambda: len({p for p in pids if pid_alive(p)}) == 2, 5))
         gone = {p for p in pids if not pid_alive(p)}
+        # Read the events after the workers are gone: the last one may have
+        # logged workerStop/workerExit just before exiting.
+        stopped = {int(r[1]) for r in self.events("workerStop")}
+        exited = {int(r[1]) for r in self.events("workerExit")}
         self.assertTrue(gone <= stopped and gone <= exited, (gone, stopped, exited))
         self.assertIn("max_request reached", log)
         self.assertEqual(self.events("workerError"), [])
