@@ -21,6 +21,7 @@ pub mod server_port;
 pub mod server_task;
 pub mod settings;
 pub mod timer;
+pub mod waitgroup;
 pub mod websocket_frame;
 pub mod websocket_server;
 
@@ -122,6 +123,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = timer::register(m);
     let m = event::register(m);
     let m = errors::register(m);
+    let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     channel::register(m)
         .request_startup_function(rinit)
@@ -209,7 +211,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
         class_alias("Co\\Channel", chan);
         class_alias(
             "Co\\WaitGroup",
-            <channel::WaitGroup as RegisteredClass>::get_metadata().ce(),
+            <waitgroup::WaitGroup as RegisteredClass>::get_metadata().ce(),
         );
     } else {
         drop_short_functions();
