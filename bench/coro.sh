@@ -94,7 +94,6 @@ else
 fi
 
 # ------------------------------------------------------------- helpers ----
-children_of() { cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+$'; }
 USED_PORTS=" "
 # Below the kernel's ephemeral range, so that no client socket (wrk's, say) holds the port.
 EPH_LOW=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
@@ -116,24 +115,6 @@ http_status() {
         head -n 1 <&3' _ "$1" 2>/dev/null | tr -d '\r' | awk '{print $2}'
 }
 CUR_PID=""
-# SIGTERM to the PID we started, SIGKILL to anything of its tree still alive after 5 s.
-stop_server() {
-    local pid=$1 tree p i any
-    [ -n "$pid" ] || return 0
-    tree="$pid $(descendants "$pid" | tr '\n' ' ')"
-    kill -TERM "$pid" 2>/dev/null
-    for ((i = 0; i < 50; i++)); do
-        any=0
-        for p in $tree; do alive "$p" && any=1; done
-        [ "$any" = 0 ] && break
-        sleep 0.1
-    done
-    for p in $tree; do
-        alive "$p" && { log "pid $p still alive after SIGTERM; sending SIGKILL"; kill -KILL "$p" 2>/dev/null; }
-    done
-    wait "$pid" 2>/dev/null
-    CUR_PID=""
-}
 cleanup() { [ -n "$CUR_PID" ] && stop_server "$CUR_PID"; }
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT TERM

@@ -25,3 +25,28 @@ rss_kb() { awk '/^VmRSS:/ {print $2; exit}' "/proc/$1/status" 2>/dev/null; }
 num() { awk -v v="$1" 'BEGIN { if (v == "") print "n/a"; else { s = sprintf("%.0f", v); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } print s o } }'; }
 filter_noise() { grep -v 'hook_func(): The function named `curl_' || true; }
 ver() { "$@" 2>&1 | head -n 1; }
+children_of() {
+    if [ -e "/proc/$1/task" ] && ls /proc/"$1"/task/*/children >/dev/null 2>&1; then
+        cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+$'
+    else
+        ps --ppid "$1" -o pid= 2>/dev/null | tr -d ' '
+    fi
+}
+# SIGTERM to the PID we started, SIGKILL to anything of its tree still alive after 5 s.
+stop_server() {
+    local pid=$1 tree p i
+    [ -n "$pid" ] || return 0
+    tree="$pid $(descendants "$pid" | tr '\n' ' ')"
+    kill -TERM "$pid" 2>/dev/null
+    for ((i = 0; i < 50; i++)); do
+        local any=0
+        for p in $tree; do alive "$p" && any=1; done
+        [ "$any" = 0 ] && break
+        sleep 0.1
+    done
+    for p in $tree; do
+        alive "$p" && { log "pid $p still alive after SIGTERM; sending SIGKILL"; kill -KILL "$p" 2>/dev/null; }
+    done
+    wait "$pid" 2>/dev/null
+    CUR_PID=""
+}

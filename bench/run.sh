@@ -75,13 +75,6 @@ fi
 # ------------------------------------------------------------- helpers ----
 # A process is alive if it exists and is not a zombie.
 
-children_of() {
-    if [ -e "/proc/$1/task" ] && ls /proc/"$1"/task/*/children >/dev/null 2>&1; then
-        cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+$'
-    else
-        ps --ppid "$1" -o pid= 2>/dev/null | tr -d ' '
-    fi
-}
 
 
 
@@ -113,23 +106,6 @@ http_status() {
 }
 
 CUR_PID=""
-stop_server() {
-    local pid=$1 tree p i
-    [ -n "$pid" ] || return 0
-    tree="$pid $(descendants "$pid" | tr '\n' ' ')"
-    kill -TERM "$pid" 2>/dev/null
-    for ((i = 0; i < 50; i++)); do
-        local any=0
-        for p in $tree; do alive "$p" && any=1; done
-        [ "$any" = 0 ] && break
-        sleep 0.1
-    done
-    for p in $tree; do
-        alive "$p" && { log "pid $p still alive after SIGTERM; sending SIGKILL"; kill -KILL "$p" 2>/dev/null; }
-    done
-    wait "$pid" 2>/dev/null
-    CUR_PID=""
-}
 
 cleanup() { [ -n "$CUR_PID" ] && stop_server "$CUR_PID"; }
 trap cleanup EXIT

@@ -88,7 +88,6 @@ if [ -n "$SWOOLE_SO" ] && [ -f "$SWOOLE_SO" ] && so_ok "$SWOOLE_SO"; then
 fi
 
 # ------------------------------------------------------------- processes ----
-children_of() { cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+$'; }
 USED_PORTS=" "
 free_port() {
     local p=$((20000 + RANDOM % 20000))
@@ -100,23 +99,6 @@ free_port() {
     echo "$p"
 }
 CUR_PID=""
-stop_server() {
-    local pid=$1 tree p i any
-    [ -n "$pid" ] || return 0
-    tree="$pid $(descendants "$pid" | tr '\n' ' ')"
-    kill -TERM "$pid" 2>/dev/null
-    for ((i = 0; i < 50; i++)); do
-        any=0
-        for p in $tree; do alive "$p" && any=1; done
-        [ "$any" = 0 ] && break
-        sleep 0.1
-    done
-    for p in $tree; do
-        alive "$p" && { log "pid $p still alive after SIGTERM; sending SIGKILL"; kill -KILL "$p" 2>/dev/null; }
-    done
-    wait "$pid" 2>/dev/null
-    CUR_PID=""
-}
 cleanup() { [ -n "$CUR_PID" ] && stop_server "$CUR_PID"; rm -f "$OUT/.tcp-times"; }
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT TERM
