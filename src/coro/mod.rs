@@ -228,7 +228,7 @@ pub fn run(cid: Cid) -> Result<(), Error> {
     };
     // The fiber object is kept in the coroutine while it runs, so it can be
     // resumed and, when the body ends, returned to the pool.
-    let handle = fiber_handle(&fiber);
+    let handle = fiber.clone_ref();
     S.with(|s| {
         if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
             c.fiber = Some(fiber);
@@ -242,11 +242,6 @@ pub fn run(cid: Cid) -> Result<(), Error> {
     };
     pop(cid);
     r.map_err(|_| Error::Fiber)
-}
-
-/// A second owner of the same `\Fiber` object (a PHP reference).
-fn fiber_handle(f: &Fiber) -> Fiber {
-    f.clone_ref()
 }
 
 fn push(cid: Cid) {
@@ -364,11 +359,6 @@ pub fn wait(kind: WaitKind, timeout: Option<Duration>) -> Result<Wake, Error> {
             None => Wake::Resumed,
         }
     }))
-}
-
-/// Resumes `cid` if it is waiting (any kind). False otherwise.
-pub fn resume(cid: Cid) -> bool {
-    resume_with(cid, Wake::Resumed)
 }
 
 /// Resumes `cid` only if it waits for `kind` (e.g. `Coroutine::resume()`
@@ -492,11 +482,10 @@ pub fn join(cids: &[Cid], timeout: Option<Duration>) -> Result<bool, Error> {
     }
 }
 
-/// Runs the event loop until no task is left; returns the number of
-/// coroutines still alive then (> 0 means they can never wake: deadlock).
-pub fn run_loop() -> usize {
+/// Runs the event loop until no task is left. Coroutines still alive then
+/// can never wake (see `newly_stuck`).
+pub fn run_loop() {
     event_loop::run_until_idle(|| event_loop::live_tasks() == 0);
-    count()
 }
 
 /// Coroutines alive with nothing left that could wake them, not reported

@@ -507,8 +507,3 @@ pub fn shutdown() {
     DEFERS.with(|d| d.borrow_mut().clear());
     coro::shutdown();
 }
-
-/// The loop flag, for `Swoole\Event`.
-pub fn loop_running() -> bool {
-    LOOP_RUNNING.with(Cell::get)
-}

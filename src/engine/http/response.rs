@@ -112,11 +112,6 @@ impl Responder {
         }
     }
 
-    /// True once the head went out (after `write()` or `end()`).
-    pub fn head_sent(&self) -> bool {
-        self.0.borrow().head_tx.is_none()
-    }
-
     pub fn status(&self, code: i64, reason: Option<&str>) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
         if s.ended || s.head_tx.is_none() {
