@@ -29,13 +29,22 @@ thread_local! {
 
 fn fire(id: TimerId) {
     let job = CALLBACKS.with(|c| {
-        let c = c.borrow();
+        let mut c = c.borrow_mut();
         let e = c.get(&id)?;
         let mut args = Vec::with_capacity(e.params.len() + 1);
         if e.tick {
             let mut z = Zval::new();
             z.set_long(id);
             args.push(z);
+        } else {
+            // An `after` timer fires once: its callable goes with it.
+            let e = c.remove(&id)?;
+            args.extend(e.params);
+            return Some(Job {
+                callable: e.callable,
+                args,
+                done: None,
+            });
         }
         args.extend(e.params.iter().map(Zval::shallow_clone));
         Some(Job {
@@ -44,12 +53,10 @@ fn fire(id: TimerId) {
             done: None,
         })
     });
-    if !timer::exists(id) {
-        CALLBACKS.with(|c| c.borrow_mut().remove(&id));
-    }
     if let Some(job) = job {
         let _ = coroutine::spawn(job);
     }
+    // A tick cleared (by its own callback or anyone) no longer needs its callable.
     if !timer::exists(id) {
         CALLBACKS.with(|c| c.borrow_mut().remove(&id));
     }
