@@ -263,8 +263,8 @@ pub async fn accept_workers(listener: OwnedFd, table: Arc<Table>) {
             })
             .await;
         match r {
-            // SAFETY: accept4 returned a new descriptor that nothing else owns.
             Ok(fd) => {
+                // SAFETY: accept4 returned a new descriptor that nothing else owns.
                 let fd = unsafe { OwnedFd::from_raw_fd(fd) };
                 tokio::spawn(serve_worker(fd, table.clone()));
             }
