@@ -96,6 +96,11 @@ pub struct ServerConfig {
     /// SWOOLE_PROCESS: how the master picks a worker for a new connection
     /// (`dispatch_mode`: 1 round robin, 2 by fd, 3 first idle, 4 by client IP).
     pub dispatch_mode: u8,
+    /// `user` / `group`: what workers and task workers run as, when the
+    /// server starts as root. `chroot`: their root directory.
+    pub user: Option<String>,
+    pub group: Option<String>,
+    pub chroot: Option<String>,
 }
 
 impl ServerConfig {
@@ -160,6 +165,9 @@ impl Default for ServerConfig {
             heartbeat_idle_time: None,
             reactor_num: cpu_count(),
             dispatch_mode: 2,
+            user: None,
+            group: None,
+            chroot: None,
         }
     }
 }

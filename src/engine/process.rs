@@ -218,6 +218,7 @@ impl Master<'_> {
                 close(self.ctl_rd);
                 stats::enter_slot(slot);
                 ipc::enter(id as i32);
+                isolate(&self.cfg);
                 // Task workers serve no port.
                 let mut ports = Vec::new();
                 if id < self.cfg.worker_num.max(1) {
@@ -578,6 +579,50 @@ impl Master<'_> {
         }
         let left = next.saturating_duration_since(Instant::now());
         (left.as_millis() as i32).clamp(1, 500)
+    }
+}
+
+/// In a new worker: `chroot`, `group`, `user` (only when running as root,
+/// as Swoole). A failure is logged and the worker carries on, as in Swoole.
+fn isolate(cfg: &ServerConfig) {
+    if !nix::unistd::geteuid().is_root() {
+        return;
+    }
+    if let Some(dir) = &cfg.chroot {
+        match nix::unistd::chroot(dir.as_str()) {
+            Ok(()) => {
+                let _ = std::env::set_current_dir("/");
+            }
+            Err(e) => crate::rlog!(Warning, "chroot('{dir}') failed: {e}"),
+        }
+    }
+    if let Some(name) = &cfg.group {
+        match nix::unistd::Group::from_name(name) {
+            Ok(Some(g)) => {
+                if let Err(e) =
+                    nix::unistd::setgroups(&[g.gid]).and_then(|_| nix::unistd::setgid(g.gid))
+                {
+                    crate::rlog!(Warning, "setgid to [{name}] failed: {e}");
+                }
+            }
+            _ => crate::rlog!(Warning, "get group [{name}] info failed"),
+        }
+    }
+    if let Some(name) = &cfg.user {
+        match nix::unistd::User::from_name(name) {
+            Ok(Some(u)) => {
+                if cfg.group.is_none() {
+                    // Without `group`, take the user's primary group, so the
+                    // process does not keep root's.
+                    let _ =
+                        nix::unistd::setgroups(&[u.gid]).and_then(|_| nix::unistd::setgid(u.gid));
+                }
+                if let Err(e) = nix::unistd::setuid(u.uid) {
+                    crate::rlog!(Warning, "setuid to [{name}] failed: {e}");
+                }
+            }
+            _ => crate::rlog!(Warning, "get user [{name}] info failed"),
+        }
     }
 }
 

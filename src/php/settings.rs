@@ -477,6 +477,16 @@ pub fn to_config(
     if let Some(z) = get("log_file") {
         c.log_file = Some(as_str(class, "log_file", z)?);
     }
+    for (key, slot) in [
+        ("user", &mut c.user),
+        ("group", &mut c.group),
+        ("chroot", &mut c.chroot),
+    ] {
+        if let Some(z) = get(key) {
+            let v = as_str(class, key, z)?;
+            *slot = (!v.is_empty()).then_some(v);
+        }
+    }
     if let Some(z) = get("log_level") {
         c.log_level = as_int(class, "log_level", z, false)? as i32;
     }
