@@ -3,7 +3,8 @@
 #   make test     installs what is missing, builds, runs every test
 #   make install  copies the extension to $(php-config --extension-dir)/rswoole.so
 #   make bench    reproduces seed 000's benchmark (bench/run.sh) the coroutine benchmarks (bench/coro.sh)
-#                 and TCP echo / task round trips (bench/tcp.sh)
+#                 TCP echo / task round trips (bench/tcp.sh) and seed 001's 100 blocking workers with Redis
+#                 (bench/seed001.sh)
 
 SHELL := /bin/bash
 CARGO ?= cargo
@@ -77,6 +78,7 @@ bench: build
 	SO=$(SO) bash bench/run.sh
 	SO=$(SO) bash bench/coro.sh
 	SO=$(SO) bash bench/tcp.sh
+	SO=$(SO) bash bench/seed001.sh
 
 bench-coro: build
 	SO=$(SO) bash bench/coro.sh
