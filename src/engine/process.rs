@@ -214,6 +214,8 @@ impl Master<'_> {
                 }
                 let _ = set_handler(libc::SIGUSR1, libc::SIG_IGN);
                 let _ = set_handler(libc::SIGUSR2, libc::SIG_IGN);
+                // Until the worker's runtime listens for it (log reopen).
+                let _ = set_handler(libc::SIGRTMIN(), libc::SIG_IGN);
                 close(self.wake_rd);
                 close(self.ctl_rd);
                 stats::enter_slot(slot);
@@ -873,6 +875,11 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
     loop {
         if GOT_REOPEN.swap(false, Ordering::SeqCst) {
             let _ = log::reopen();
+            // Every process holds its own handle on the log file.
+            for pid in m.workers.keys() {
+                // SAFETY: kill() with a pid we forked; no memory involved.
+                unsafe { libc::kill(pid.as_raw(), libc::SIGRTMIN()) };
+            }
         }
         if GOT_TERM.swap(false, Ordering::SeqCst) {
             m.on_term();

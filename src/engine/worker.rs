@@ -221,6 +221,14 @@ pub fn run_ports(id: usize, ports: Vec<Port>, cfg: Rc<ServerConfig>, hooks: Rc<d
                 return 1;
             }
         };
+        // logrotate: the master passes SIGRTMIN on; reopen our handle too.
+        if let Ok(mut reopen) = signal(SignalKind::from_raw(libc::SIGRTMIN())) {
+            tokio::task::spawn_local(async move {
+                while reopen.recv().await.is_some() {
+                    let _ = log::reopen();
+                }
+            });
+        }
         let stop = async move {
             tokio::select! {
                 _ = term.recv() => {}
