@@ -96,6 +96,25 @@ pub trait Hooks {
     fn ws_subprotocol(&self) -> Option<String> {
         None
     }
+    /// `websocket_compression`: negotiate permessage-deflate when offered.
+    fn ws_compression(&self) -> bool {
+        false
+    }
+    /// Whether a `handshake` callback answers upgrade requests itself.
+    fn ws_handshake(&self) -> bool {
+        false
+    }
+    /// In a worker: the upgrade request of connection `req.fd`, answered
+    /// through `resp` (a 101 makes it a WebSocket connection).
+    fn on_ws_handshake(&self, _req: HttpRequest, resp: Responder) -> Outcome {
+        resp.fail(400);
+        Outcome::Done
+    }
+    /// In a worker: a connection of a WebSocket server closed without being
+    /// an established WebSocket connection (Swoole's `onDisconnect`).
+    fn on_disconnect(&self, _fd: i64, _reactor_id: i32) -> Outcome {
+        Outcome::Done
+    }
     /// In a worker: WebSocket connection `req.fd` completed its handshake.
     fn on_ws_open(&self, _req: HttpRequest) -> Outcome {
         Outcome::Done

@@ -20,5 +20,6 @@ pub mod tcp;
 pub mod timer;
 pub mod worker;
 pub mod ws;
+pub mod ws_deflate;
 
 pub use error::{Error, Result};
