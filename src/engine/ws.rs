@@ -69,10 +69,17 @@ pub struct ControlFrames {
 }
 
 enum Cmd {
-    Frame { opcode: u8, flags: u8, data: Bytes },
+    Frame {
+        opcode: u8,
+        flags: u8,
+        data: Bytes,
+    },
     /// `$server->send()`: bytes written as they are.
     Raw(Bytes),
-    Close { code: u16, reason: Bytes },
+    Close {
+        code: u16,
+        reason: Bytes,
+    },
 }
 
 /// This worker's WebSocket connections: fd -> command queue.
@@ -552,11 +559,15 @@ enum Fate {
     Refused(i64),
 }
 
+/// This worker's HTTP connections that sent an upgrade request: fd -> fate.
+type Fates = HashMap<i64, Fate>;
+
 thread_local! {
-    static FATES: RefCell<Option<Box<HashMap<i64, Fate>>>> = const { RefCell::new(None) };
+    /// Boxed like `T`: the dlopen()ed extension has little static TLS room.
+    static FATES: RefCell<Option<Box<Fates>>> = const { RefCell::new(None) };
 }
 
-fn fates<R>(f: impl FnOnce(&mut HashMap<i64, Fate>) -> R) -> R {
+fn fates<R>(f: impl FnOnce(&mut Fates) -> R) -> R {
     FATES.with(|t| f(t.borrow_mut().get_or_insert_with(Default::default)))
 }
 
@@ -925,7 +936,8 @@ async fn serve<S>(
 /// connection); without the extension `FLAG_COMPRESS` is ignored, since a
 /// client must fail a connection that gets RSV1 it did not agree to.
 fn outgoing(opcode: u8, flags: u8, data: &[u8], deflate: bool) -> BytesMut {
-    if deflate && matches!(opcode, OP_TEXT | OP_BINARY) && flags & FLAG_FIN != 0 && !data.is_empty() {
+    if deflate && matches!(opcode, OP_TEXT | OP_BINARY) && flags & FLAG_FIN != 0 && !data.is_empty()
+    {
         if let Some(c) = super::ws_deflate::compress(data) {
             return encode(opcode, flags | FLAG_RSV1, &c);
         }
@@ -1000,7 +1012,10 @@ mod tests {
         let f = pack(OP_TEXT, FLAG_FIN, b"hi", 0).unwrap();
         assert_eq!(&f[..], &[0x81, 2, b'h', b'i']);
         let (fr, flags) = unpack(&f).unwrap();
-        assert_eq!((fr.opcode, &fr.payload[..], flags), (OP_TEXT, &b"hi"[..], FLAG_FIN));
+        assert_eq!(
+            (fr.opcode, &fr.payload[..], flags),
+            (OP_TEXT, &b"hi"[..], FLAG_FIN)
+        );
         // Masked with Swoole's key, then read back.
         let m = pack(OP_BINARY, FLAG_FIN | FLAG_MASK, b"abcd", 0).unwrap();
         assert_eq!(&m[..6], &[0x82, 0x84, b'2', b'5', b'8', b'E']);
@@ -1031,7 +1046,10 @@ mod tests {
     #[test]
     fn outgoing_compresses_only_when_negotiated() {
         let data = vec![b'a'; 1000];
-        assert_eq!(outgoing(OP_TEXT, FLAG_FIN | FLAG_COMPRESS, &data, false)[0], 0x81);
+        assert_eq!(
+            outgoing(OP_TEXT, FLAG_FIN | FLAG_COMPRESS, &data, false)[0],
+            0x81
+        );
         let c = outgoing(OP_TEXT, FLAG_FIN, &data, true);
         assert_eq!(c[0], 0xc1);
         let (fr, _) = unpack(&c).unwrap();

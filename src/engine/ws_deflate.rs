@@ -9,7 +9,8 @@
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
 /// What rswoole answers to an offer it accepts (Swoole's exact answer).
-pub const RESPONSE: &str = "permessage-deflate; client_no_context_takeover; server_no_context_takeover";
+pub const RESPONSE: &str =
+    "permessage-deflate; client_no_context_takeover; server_no_context_takeover";
 
 /// The trailer a sender strips from each compressed message (RFC 7692 §7.2.1).
 const TAIL: [u8; 4] = [0x00, 0x00, 0xff, 0xff];
@@ -49,13 +50,19 @@ fn accept_offer(offer: &str) -> Option<String> {
             return None;
         }
         let (name, value) = match p.split_once('=') {
-            Some((n, v)) => (n.trim().to_ascii_lowercase(), Some(v.trim().trim_matches('"'))),
+            Some((n, v)) => (
+                n.trim().to_ascii_lowercase(),
+                Some(v.trim().trim_matches('"')),
+            ),
             None => (p.to_ascii_lowercase(), None),
         };
         if seen.contains(&name) {
             return None;
         }
-        let bits = |v: Option<&str>| v.and_then(|v| v.parse::<u8>().ok()).filter(|b| (8..=15).contains(b));
+        let bits = |v: Option<&str>| {
+            v.and_then(|v| v.parse::<u8>().ok())
+                .filter(|b| (8..=15).contains(b))
+        };
         match name.as_str() {
             "server_no_context_takeover" | "client_no_context_takeover" if value.is_none() => {}
             "client_max_window_bits" => {
@@ -165,7 +172,8 @@ mod tests {
             Some(RESPONSE)
         );
         assert_eq!(
-            n("permessage-deflate; server_no_context_takeover; client_no_context_takeover").as_deref(),
+            n("permessage-deflate; server_no_context_takeover; client_no_context_takeover")
+                .as_deref(),
             Some(RESPONSE)
         );
         assert_eq!(
@@ -209,7 +217,10 @@ mod tests {
         assert!(c.len() < 5000);
         assert_eq!(decompress(&c, 10_000), Err(InflateError::TooBig));
         assert_eq!(decompress(&c, 1_000_000).unwrap().len(), 1_000_000);
-        assert_eq!(decompress(&[0xff, 0xff, 0xff], 100), Err(InflateError::Corrupt));
+        assert_eq!(
+            decompress(&[0xff, 0xff, 0xff], 100),
+            Err(InflateError::Corrupt)
+        );
         assert_eq!(InflateError::TooBig.close_code(), 1009);
     }
 }

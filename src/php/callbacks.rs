@@ -503,7 +503,11 @@ impl Hooks for PhpHooks {
         let Some(cb) = &self.cb.disconnect else {
             return Outcome::Done;
         };
-        let args = vec![self.server_zval(), long_zval(fd), long_zval(reactor_id as i64)];
+        let args = vec![
+            self.server_zval(),
+            long_zval(fd),
+            long_zval(reactor_id as i64),
+        ];
         self.run_event(cb, args, self.coroutine)
     }
 

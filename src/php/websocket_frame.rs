@@ -4,8 +4,8 @@
 
 use ext_php_rs::convert::{FromZval, IntoZval};
 use ext_php_rs::error::php_error;
-use ext_php_rs::flags::ErrorType;
 use ext_php_rs::flags::DataType;
+use ext_php_rs::flags::ErrorType;
 use ext_php_rs::prelude::*;
 use ext_php_rs::types::{ZendClassObject, ZendStr, Zval};
 
@@ -56,7 +56,11 @@ pub fn pack_zval(data: &Zval, opcode: i64, flags: i64) -> Vec<u8> {
             if f.opcode == ws::OP_CLOSE as i64 {
                 Fields { flags, ..f }
             } else {
-                Fields { flags, code: 0, ..f }
+                Fields {
+                    flags,
+                    code: 0,
+                    ..f
+                }
             }
         }
         None => {
@@ -248,9 +252,11 @@ impl CloseFrame {
     /// The close frame packed, with `code` and `reason`.
     pub fn __to_string(&self) -> Bin {
         let code = self.code.clamp(0, 65535) as u16;
-        Bin(ws::pack(ws::OP_CLOSE, ws::FLAG_FIN, self.reason.as_bytes(), code)
-            .map(|f| f.to_vec())
-            .unwrap_or_default())
+        Bin(
+            ws::pack(ws::OP_CLOSE, ws::FLAG_FIN, self.reason.as_bytes(), code)
+                .map(|f| f.to_vec())
+                .unwrap_or_default(),
+        )
     }
 }
 
