@@ -342,6 +342,7 @@ namespace Swoole\WebSocket {
     class Server extends \Swoole\Http\Server
     {
         public static function pack(mixed $data, int $opcode = 1, int $flags = 1): string {}
+        public function ping(int $fd, string $data = ''): bool {}
         public static function unpack(string $data) {}
     }
 }

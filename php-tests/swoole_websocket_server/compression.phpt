@@ -1,5 +1,5 @@
 --TEST--
-swoole_websocket_server: websocket_compression negotiates permessage-deflate; compressed frames both ways (RSV1); none without the offer; send() of a packed frame
+swoole_websocket_server: websocket_compression negotiates permessage-deflate; compressed frames both ways (RSV1); none without the offer; send() of a packed frame; ping()
 --SKIPIF--
 <?php require __DIR__ . '/../include/skipif.inc'; ?>
 --FILE--
@@ -13,6 +13,12 @@ rsw_run_server(static function (int $port, callable $ready, string $host): void 
              'package_max_length' => 100000]);
     $s->on('workerStart', static fn () => $ready());
     $s->on('message', function ($s, $frame) {
+        if ($frame->data === 'ping') {
+            $ok = $s->ping($frame->fd, 'pp');
+            $bad = @$s->ping(999999);
+            $s->push($frame->fd, json_encode([$ok, $bad]));
+            return;
+        }
         if ($frame->data === 'raw') {
             $s->send($frame->fd, Swoole\WebSocket\Server::pack('raw reply', WEBSOCKET_OPCODE_TEXT));
             return;
@@ -38,6 +44,12 @@ rsw_run_server(static function (int $port, callable $ready, string $host): void 
     // send() writes raw bytes: here a packed frame.
     fwrite($c, rsw_ws_frame(0x81, 'raw'));
     var_dump(rsw_ws_read($c));
+    // ping() sends a ping frame (never compressed).
+    fwrite($c, rsw_ws_frame(0x81, 'ping'));
+    [$b0, $data] = rsw_ws_read($c);
+    printf("%02x %s\n", $b0, $data);
+    [$b0, $data] = rsw_ws_read($c);
+    printf("%02x %s\n", $b0, rsw_ws_inflate($data));
     // A message that inflates past package_max_length: 1009.
     fwrite($c, rsw_ws_frame(0xc2, rsw_ws_deflate(str_repeat("\0", 200000))));
     [$b0, $data] = rsw_ws_read($c);
@@ -66,6 +78,8 @@ array(2) {
   [1]=>
   string(9) "raw reply"
 }
+89 pp
+c1 [true,false]
 int(136)
 int(1009)
 bool(true)

@@ -110,6 +110,15 @@ pub trait Hooks {
         resp.fail(400);
         Outcome::Done
     }
+    /// Whether a `beforeHandshakeResponse` callback sees our 101 first.
+    fn ws_before_handshake_response(&self) -> bool {
+        false
+    }
+    /// In a worker: our 101 for `req.fd`, in `resp`, before it is sent; the
+    /// engine ends it when this returns.
+    fn on_ws_before_handshake_response(&self, _req: HttpRequest, _resp: Responder) -> Outcome {
+        Outcome::Done
+    }
     /// In a worker: a connection of a WebSocket server closed without being
     /// an established WebSocket connection (Swoole's `onDisconnect`).
     fn on_disconnect(&self, _fd: i64, _reactor_id: i32) -> Outcome {

@@ -682,6 +682,11 @@ pub async fn upgrade<B>(
         }
         // `open` is not fired after a custom handshake (Swoole).
         (r, None)
+    } else if ctx.hooks.ws_before_handshake_response() {
+        (
+            before_handshake_response(&key, &offered, &ctx, &request).await,
+            Some(request),
+        )
     } else {
         (default_response(&key, &offered, &ctx), Some(request))
     };
@@ -749,6 +754,44 @@ fn default_response(key: &[u8], offered: &[String], ctx: &WorkerCtx) -> Response
         HeaderValue::from_static("swoole-http-server"),
     );
     r
+}
+
+/// Our 101 after `beforeHandshakeResponse($server, $request, $response)`
+/// could add headers and cookies to it (Swoole 6.2): the response starts as
+/// our 101 and is ended here once the callback returns; it stays a 101.
+async fn before_handshake_response(
+    key: &[u8],
+    offered: &[String],
+    ctx: &Rc<WorkerCtx>,
+    request: &HttpRequest,
+) -> Response<RespBody> {
+    let ours = default_response(key, offered, ctx);
+    let (responder, head_rx) = Responder::new(RespContext {
+        is_head: false,
+        keep_alive: true,
+        coding: None,
+        compression: None,
+    });
+    let _ = responder.status(101, None);
+    for (name, value) in ours.headers() {
+        let _ = responder.header(name.as_str(), value.as_bytes(), false);
+    }
+    if let Outcome::Fatal(code) = ctx
+        .hooks
+        .on_ws_before_handshake_response(request.clone(), responder.clone())
+    {
+        ctx.poison(code);
+    }
+    // Already ended by the callback, or ended now: either way a head comes.
+    let _ = responder.end(Bytes::new());
+    drop(responder);
+    match head_rx.await {
+        Ok(mut r) => {
+            *r.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+            r
+        }
+        Err(_) => ours,
+    }
 }
 
 /// How a connection's task starts.

@@ -46,6 +46,8 @@ pub struct Callbacks {
     /// connection closed without becoming a WebSocket one).
     pub handshake: Option<Zval>,
     pub disconnect: Option<Zval>,
+    /// `beforeHandshakeResponse($server, $request, $response)` (Swoole 6.2).
+    pub before_handshake_response: Option<Zval>,
     pub websocket: bool,
     /// `websocket_compression`: permessage-deflate when a client offers it.
     pub ws_compression: bool,
@@ -107,6 +109,7 @@ impl Callbacks {
             message: get("message"),
             handshake: get("handshake"),
             disconnect: get("disconnect"),
+            before_handshake_response: get("beforehandshakeresponse"),
             websocket: false,
             ws_compression: false,
             ws_subprotocol: None,
@@ -497,6 +500,27 @@ impl Hooks for PhpHooks {
                 Outcome::Fatal(code)
             }
         }
+    }
+
+    fn ws_before_handshake_response(&self) -> bool {
+        self.cb.before_handshake_response.is_some()
+    }
+
+    fn on_ws_before_handshake_response(&self, req: HttpRequest, resp: Responder) -> Outcome {
+        let Some(cb) = &self.cb.before_handshake_response else {
+            return Outcome::Done;
+        };
+        let fd = req.fd;
+        let req_obj: ext_php_rs::boxed::ZBox<ZendObject> =
+            ZendClassObject::new(Request::new(req, self.parse.clone())).into();
+        let resp_obj: ext_php_rs::boxed::ZBox<ZendObject> =
+            ZendClassObject::new(Response::new(resp, fd)).into();
+        let args = vec![
+            self.server_zval(),
+            object_zval(req_obj),
+            object_zval(resp_obj),
+        ];
+        self.run_event(cb, args, self.coroutine)
     }
 
     fn on_disconnect(&self, fd: i64, reactor_id: i32) -> Outcome {

@@ -38,10 +38,19 @@ pub fn register_classes() -> ext_php_rs::error::Result<()> {
         .returns(DataType::String, false, false);
     let unpack =
         FunctionBuilder::new("unpack", server_unpack).arg(Arg::new("data", DataType::String));
+    let ping = FunctionBuilder::new("ping", server_ping)
+        .arg(Arg::new("fd", DataType::Long))
+        .not_required()
+        .arg(Arg::new("data", DataType::String).default("''"))
+        .returns(DataType::Bool, false, false);
     let ce = super::internal_subclass_with(
         "Swoole\\WebSocket\\Server",
         (http_server_ce, "Swoole\\Http\\Server"),
-        vec![(pack, static_public), (unpack, static_public)],
+        vec![
+            (pack, static_public),
+            (unpack, static_public),
+            (ping, MethodFlags::Public),
+        ],
     )?;
     let _ = WS_SERVER.set(CeRef(ce));
     super::allow_dynamic_properties(ce);
@@ -89,6 +98,47 @@ extern "C" fn server_unpack(ex: &mut ExecuteData, retval: &mut Zval) {
             .unwrap_or_default();
         let out = super::websocket_frame::unpack_zval(&bytes);
         *retval = out;
+    }));
+}
+
+/// `$server->ping($fd, $data = '')`: a ping frame to WebSocket connection
+/// `$fd` (any worker's). It only needs the fd, so a plain handler does.
+extern "C" fn server_ping(ex: &mut ExecuteData, retval: &mut Zval) {
+    let mut fd = Arg::new("fd", DataType::Long);
+    let mut data = Arg::new("data", DataType::String);
+    if ex
+        .parser()
+        .arg(&mut fd)
+        .not_required()
+        .arg(&mut data)
+        .parse()
+        .is_err()
+    {
+        return;
+    }
+    let fd = fd.val::<i64>().unwrap_or(0);
+    let payload = data
+        .zval()
+        .and_then(|z| z.zend_str().map(|s| s.as_bytes().to_vec()))
+        .unwrap_or_default();
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let ok = if payload.len() > 125 {
+            php_error(
+                &ErrorType::Warning,
+                "websocket control frame payload must not exceed 125 bytes",
+            );
+            false
+        } else {
+            let ok = ws::push(fd, ws::OP_PING, ws::FLAG_FIN, Bytes::from(payload));
+            if !ok {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("the connected client of connection[{fd}] is not a websocket client or closed"),
+                );
+            }
+            ok
+        };
+        retval.set_bool(ok);
     }));
 }
 
