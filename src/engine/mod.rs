@@ -14,6 +14,7 @@ pub mod listener;
 #[macro_use]
 pub mod log;
 pub mod process;
+pub mod reactor;
 pub mod session;
 pub mod stats;
 pub mod tcp;

@@ -281,7 +281,7 @@ impl Server {
                 PortSocket::Udp(_) => PortKind::Datagram,
                 PortSocket::Tcp(_) if index == 0 && is_http => PortKind::Http,
                 PortSocket::Tcp(_) if http_wanted => PortKind::Http,
-                PortSocket::Tcp(_) => PortKind::Stream,
+                PortSocket::Tcp(_) | PortSocket::Dispatched(_) => PortKind::Stream,
             };
             st.started = true;
             callbacks
