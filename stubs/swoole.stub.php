@@ -306,6 +306,7 @@ namespace Swoole\WebSocket {
     class CloseFrame
     {
         public function __construct() {}
+        public function __toString(): string {}
     }
 }
 
@@ -314,6 +315,8 @@ namespace Swoole\WebSocket {
     {
         public function __construct() {}
         public function __toString(): string {}
+        public static function pack(mixed $data, int $opcode = 1, int $flags = 1): string {}
+        public static function unpack(string $data): mixed {}
     }
 }
 
@@ -338,6 +341,9 @@ namespace Swoole\Http {
 namespace Swoole\WebSocket {
     class Server extends \Swoole\Http\Server
     {
+        public static function pack(mixed $data, int $opcode = 1, int $flags = 1): string {}
+        public function ping(int $fd, string $data = ''): bool {}
+        public static function unpack(string $data) {}
     }
 }
 

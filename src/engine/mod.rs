@@ -21,5 +21,6 @@ pub mod tcp;
 pub mod timer;
 pub mod worker;
 pub mod ws;
+pub mod ws_deflate;
 
 pub use error::{Error, Result};
