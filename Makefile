@@ -4,7 +4,7 @@
 #   make install  copies the extension to $(php-config --extension-dir)/rswoole.so
 #   make bench    reproduces seed 000's benchmark (bench/run.sh) the coroutine benchmarks (bench/coro.sh)
 #                 TCP echo / task round trips (bench/tcp.sh) and seed 001's 100 blocking workers with Redis
-#                 (bench/seed001.sh)
+#                 (bench/seed001.sh), seed 003's WebSocket chat and a 1000-client fan-out (bench/seed003.sh)
 
 SHELL := /bin/bash
 CARGO ?= cargo
@@ -81,6 +81,7 @@ bench: build
 	SO=$(SO) bash bench/coro.sh
 	SO=$(SO) bash bench/tcp.sh
 	SO=$(SO) bash bench/seed001.sh
+	SO=$(SO) bash bench/seed003.sh
 
 bench-coro: build
 	SO=$(SO) bash bench/coro.sh
