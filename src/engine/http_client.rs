@@ -235,6 +235,14 @@ pub fn shutdown_fd(fd: i32) {
 }
 
 impl Reader {
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.half.local_addr().ok()
+    }
+
+    pub fn peer_addr(&self) -> Option<SocketAddr> {
+        self.half.peer_addr().ok()
+    }
+
     /// Reads more bytes into the buffer; false on EOF.
     async fn fill(&mut self) -> Result<bool, Fail> {
         if self.buf.capacity() - self.buf.len() < 4096 {
@@ -796,7 +804,7 @@ pub fn decompress(enc: &[u8], body: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
-/// Percent-decodes a cookie value (`+` stays `+`, as PHP's rawurldecode).
+/// Percent-decodes a cookie value, `+` as a space (PHP's `urldecode`).
 fn url_decode(v: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(v.len());
     let mut i = 0;
@@ -811,7 +819,7 @@ fn url_decode(v: &[u8]) -> Vec<u8> {
                 continue;
             }
         }
-        out.push(v[i]);
+        out.push(if v[i] == b'+' { b' ' } else { v[i] });
         i += 1;
     }
     out
@@ -925,7 +933,7 @@ async fn ws_recv_inner(
             Err(_) => {
                 return Err(Fail {
                     kind: FailKind::Reset,
-                    code: 507,
+                    code: 508,
                     msg: "websocket protocol error".into(),
                 })
             }
@@ -951,7 +959,7 @@ async fn ws_recv_inner(
                 let Some((op, rsv, mut acc)) = r.partial.take() else {
                     return Err(Fail {
                         kind: FailKind::Reset,
-                        code: 507,
+                        code: 508,
                         msg: "a continuation frame without an initial frame".into(),
                     });
                 };
@@ -976,7 +984,7 @@ async fn ws_recv_inner(
                 if r.partial.is_some() {
                     return Err(Fail {
                         kind: FailKind::Reset,
-                        code: 507,
+                        code: 508,
                         msg: "a new message inside a fragmented one".into(),
                     });
                 }
