@@ -616,10 +616,13 @@ async fn read_response_inner(r: &mut Reader, opts: &ResponseOpts) -> Result<Resp
         if resp.status == 101 {
             return Ok(resp);
         }
+        let encoded =
+            opts.decompress && resp.header("content-encoding").is_some_and(is_known_coding);
+        // A compressed download is decoded in memory first, then written.
         let mut sink = Sink {
             body: Vec::new(),
             file: None,
-            download: opts.download.clone(),
+            download: if encoded { None } else { opts.download.clone() },
         };
         let chunked = resp
             .header("transfer-encoding")
@@ -657,12 +660,22 @@ async fn read_response_inner(r: &mut Reader, opts: &ResponseOpts) -> Result<Resp
             resp.keep_alive = false;
         }
         let mut body = sink.body;
-        if opts.decompress && sink.file.is_none() && !body.is_empty() {
-            if let Some(enc) = resp.header("content-encoding") {
-                if let Some(plain) = decompress(enc, &body) {
-                    body = plain;
-                }
+        if encoded && !body.is_empty() {
+            if let Some(plain) = resp
+                .header("content-encoding")
+                .and_then(|enc| decompress(enc, &body))
+            {
+                body = plain;
             }
+        }
+        if encoded && opts.download.is_some() {
+            let mut file_sink = Sink {
+                body: Vec::new(),
+                file: None,
+                download: opts.download.clone(),
+            };
+            file_sink.put(&body)?;
+            body = Vec::new();
         }
         resp.body = body;
         return Ok(resp);
@@ -775,6 +788,11 @@ async fn read_chunked(r: &mut Reader, sink: &mut Sink) -> Result<(), Fail> {
         }
         r.buf.advance(2);
     }
+}
+
+fn is_known_coding(enc: &[u8]) -> bool {
+    let e = String::from_utf8_lossy(enc).trim().to_ascii_lowercase();
+    e.starts_with("gzip") || e.starts_with("deflate")
 }
 
 /// Decodes a gzip or deflate body; None when `enc` is another coding or

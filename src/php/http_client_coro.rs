@@ -629,7 +629,7 @@ impl Client {
         let body = match self.body() {
             Ok(b) => b,
             Err(e) => {
-                php_error(&ErrorType::Warning, &format!("{CLASS}::{api}(): {e}"));
+                php_error(&ErrorType::Warning, &e.to_string());
                 return Ok(false);
             }
         };
@@ -664,7 +664,7 @@ impl Client {
         let bytes = match hc::build_request(&spec) {
             Ok(b) => b,
             Err(e) => {
-                php_error(&ErrorType::Warning, &format!("{CLASS}::{api}(): {e}"));
+                php_error(&ErrorType::Warning, &e.to_string());
                 return Ok(false);
             }
         };
@@ -944,7 +944,7 @@ impl Client {
             set_last_error(hc::ERR_WS_HANDSHAKE_FAILED as i64);
             php_error(
                 &ErrorType::Warning,
-                &format!("{CLASS}::{api}(): websocket handshake failed, cannot push data"),
+                "websocket handshake failed, cannot push data",
             );
             self.set_error(
                 hc::ERR_WS_HANDSHAKE_FAILED as i64,
@@ -1173,7 +1173,7 @@ impl Client {
                     php_error(
                         &ErrorType::Warning,
                         &format!(
-                            "{CLASS}::set(): max_retries must be greater than or equal to 0, got {}",
+                            "max_retries must be greater than or equal to 0, got {}",
                             zval_f64(v) as i64
                         ),
                     );
@@ -1249,7 +1249,7 @@ impl Client {
     ) -> bool {
         let offset = offset.unwrap_or(0);
         let mut length = length.unwrap_or(0);
-        let warn = |m: String| php_error(&ErrorType::Warning, &format!("{CLASS}::addFile(): {m}"));
+        let warn = |m: String| php_error(&ErrorType::Warning, &m);
         if offset < 0 {
             warn(format!(
                 "parameter $offset[{offset}] must be greater than or equal to 0"
@@ -1351,7 +1351,7 @@ impl Client {
         if offset < 0 {
             php_error(
                 &ErrorType::Warning,
-                &format!("{CLASS}::download(): parameter $offset[{offset}] must be greater than or equal to 0"),
+                &format!("parameter $offset[{offset}] must be greater than or equal to 0"),
             );
             return Ok(false);
         }
@@ -1463,10 +1463,7 @@ impl Client {
         }
         if !matches!(opcode, 0..=2 | 8..=10) {
             set_last_error(ERR_WS_BAD_OPCODE);
-            php_error(
-                &ErrorType::Warning,
-                &format!("{CLASS}::push(): the maximum value of opcode is 10"),
-            );
+            php_error(&ErrorType::Warning, "the maximum value of opcode is 10");
             self.set_error(
                 ERR_WS_BAD_OPCODE,
                 "websocket frame pack failed",
