@@ -1086,12 +1086,11 @@ fn ce_of<T: RegisteredClass>() -> &'static ClassEntry {
 
 #[php_impl]
 impl Client {
-    pub fn __construct(host: String, port: Option<i64>, ssl: Option<bool>) -> PhpResult<Self> {
-        let ssl = ssl.unwrap_or(false);
+    #[php(defaults(port = 0, ssl = false))]
+    pub fn __construct(host: String, port: i64, ssl: bool) -> PhpResult<Self> {
         if host.is_empty() {
             return Err(client_exception("host is empty", libc::EINVAL));
         }
-        let port = port.unwrap_or(0);
         if port != 0 && !(1..=65535).contains(&port) {
             return Err(client_exception(
                 "The port is invalid",
@@ -1199,8 +1198,9 @@ impl Client {
         self.with(|s| s.opts.defer)
     }
 
-    pub fn set_defer(&self, defer: Option<bool>) -> bool {
-        self.with(|s| s.opts.defer = defer.unwrap_or(true));
+    #[php(defaults(defer = true))]
+    pub fn set_defer(&self, defer: bool) -> bool {
+        self.with(|s| s.opts.defer = defer);
         true
     }
 
@@ -1238,17 +1238,17 @@ impl Client {
     }
 
     /// Adds a file to upload as multipart/form-data.
+    #[php(defaults(offset = 0, length = 0))]
     pub fn add_file(
         &self,
         path: String,
         name: String,
         r#type: Option<String>,
         filename: Option<String>,
-        offset: Option<i64>,
-        length: Option<i64>,
+        offset: i64,
+        length: i64,
     ) -> bool {
-        let offset = offset.unwrap_or(0);
-        let mut length = length.unwrap_or(0);
+        let mut length = length;
         let warn = |m: String| php_error(&ErrorType::Warning, &m);
         if offset < 0 {
             warn(format!(
@@ -1346,8 +1346,8 @@ impl Client {
     }
 
     /// Saves the response body to `$file` (from `$offset`).
-    pub fn download(&self, path: String, file: &Zval, offset: Option<i64>) -> PhpResult<bool> {
-        let offset = offset.unwrap_or(0);
+    #[php(defaults(offset = 0))]
+    pub fn download(&self, path: String, file: &Zval, offset: i64) -> PhpResult<bool> {
         if offset < 0 {
             php_error(
                 &ErrorType::Warning,
@@ -1429,14 +1429,16 @@ impl Client {
     }
 
     /// Sends a WebSocket message (`$data` may be a `Swoole\WebSocket\Frame`).
-    pub fn push(&self, data: &Zval, opcode: Option<i64>, flags: Option<&Zval>) -> PhpResult<bool> {
-        let mut opcode = opcode.unwrap_or(ws::OP_TEXT as i64);
+    #[php(defaults(opcode = 1))]
+    pub fn push(&self, data: &Zval, opcode: i64, flags: Option<&Zval>) -> PhpResult<bool> {
+        let mut opcode = opcode;
         let mut flags = flags.map_or(ws::FLAG_FIN as i64, |f| {
             f.long()
                 .or_else(|| f.bool().map(i64::from))
                 .unwrap_or(zval_f64(f) as i64)
         });
-        let mut payload: Vec<u8>;
+        // A string is framed straight from the PHP string, without a copy.
+        let payload: std::borrow::Cow<[u8]>;
         match data.object() {
             Some(obj) if obj.instance_of(ce_of::<CloseFrame>()) => {
                 let Some(f) = ZendClassObject::<CloseFrame>::from_zend_obj(obj) else {
@@ -1444,7 +1446,7 @@ impl Client {
                 };
                 opcode = ws::OP_CLOSE as i64;
                 flags = f.flags;
-                payload = hc::close_payload(f.code as u16, f.reason.as_bytes());
+                payload = hc::close_payload(f.code as u16, f.reason.as_bytes()).into();
             }
             Some(obj) if obj.instance_of(ce_of::<Frame>()) => {
                 let Some(f) = ZendClassObject::<Frame>::from_zend_obj(obj) else {
@@ -1452,13 +1454,17 @@ impl Client {
                 };
                 opcode = f.opcode;
                 flags = f.flags;
-                payload = f.data.0.clone();
-                if opcode == ws::OP_CLOSE as i64 {
-                    payload = hc::close_payload(1000, &payload);
-                }
+                payload = if opcode == ws::OP_CLOSE as i64 {
+                    hc::close_payload(1000, &f.data.0).into()
+                } else {
+                    f.data.0.clone().into()
+                };
             }
             _ => {
-                payload = zval_bytes(data).unwrap_or_default();
+                payload = match data.zend_str() {
+                    Some(z) => z.as_bytes().into(),
+                    None => zval_bytes(data).unwrap_or_default().into(),
+                };
             }
         }
         if !matches!(opcode, 0..=2 | 8..=10) {
@@ -1471,17 +1477,15 @@ impl Client {
             );
             return Ok(false);
         }
-        let r = self.send_frame("push", opcode as u8, flags as u8, &payload);
-        drop(payload);
-        r
+        self.send_frame("push", opcode as u8, flags as u8, &payload)
     }
 
     /// The next WebSocket message (a `Frame`, a `CloseFrame`, `''` when the
     /// server closed, false on timeout or error); for a deferred request,
     /// its response (bool).
-    pub fn recv(&self, timeout: Option<f64>) -> PhpResult<Zval> {
+    #[php(defaults(timeout = 0.0))]
+    pub fn recv(&self, timeout: f64) -> PhpResult<Zval> {
         let cid = self.need_coroutine("recv")?;
-        let timeout = timeout.unwrap_or(0.0);
         if !self.is_connected() {
             self.no_connection();
             return Ok(false_zval());
@@ -1556,14 +1560,12 @@ impl Client {
     }
 
     /// Sends a close frame with `$code` and `$reason`, then closes.
-    pub fn disconnect(&self, code: Option<i64>, reason: Option<String>) -> PhpResult<bool> {
+    #[php(defaults(code = 1000))]
+    pub fn disconnect(&self, code: i64, reason: Option<String>) -> PhpResult<bool> {
         if !self.is_connected() || !self.is_websocket() {
             return Ok(false);
         }
-        let payload = hc::close_payload(
-            code.unwrap_or(1000) as u16,
-            reason.unwrap_or_default().as_bytes(),
-        );
+        let payload = hc::close_payload(code as u16, reason.unwrap_or_default().as_bytes());
         let r = self.send_frame("disconnect", ws::OP_CLOSE, ws::FLAG_FIN, &payload);
         self.drop_conn();
         r
