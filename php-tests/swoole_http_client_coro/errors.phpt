@@ -18,6 +18,8 @@ foreach ([['', 80, false], ['127.0.0.1', 70000, false], ['127.0.0.1', 443, true]
         echo get_class($e), ': ', $e->getMessage(), "\n";
     }
 }
+$w = new Co\Http\Client('127.0.0.1', 1);
+var_dump($w->set(['http_proxy_host' => '10.0.0.1', 'websocket_mask' => false]), $w->setting['websocket_mask'], $w->set([]));
 
 $dead = rsw_free_port();
 // A raw server: /slow never answers, /cut sends half a response and closes.
@@ -56,11 +58,16 @@ rsw_run_server(static function (int $port): void {
     });
 });
 ?>
---EXPECT--
+--EXPECTF--
 Swoole\Error: Swoole\Coroutine\Http\Client::get(): API must be called in the coroutine
 Swoole\Coroutine\Http\Client\Exception: host is empty
 Swoole\Coroutine\Http\Client\Exception: The port is invalid
 Swoole\Coroutine\Http\Client\Exception: SSL is not supported by rswoole's Swoole\Coroutine\Http\Client (see docs/compat.md)
+
+Warning: Swoole\Coroutine\Http\Client::set(): option 'http_proxy_host' is not supported by rswoole and is ignored in %s on line %d
+bool(true)
+bool(false)
+bool(false)
 bool(false)
 int(-1)
 int(111)

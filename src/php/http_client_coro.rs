@@ -1178,6 +1178,13 @@ impl Client {
                     );
                     return false;
                 }
+                "write_func" | "http_proxy_host" | "socks5_host" | "ssl_cert_file"
+                | "bind_address" => {
+                    php_error(
+                        &ErrorType::Warning,
+                        &format!("option '{key}' is not supported by rswoole and is ignored"),
+                    );
+                }
                 // `websocket_mask`: frames are always masked (docs/compat.md);
                 // `websocket_compression`: never offered, so never negotiated.
                 _ => {}
