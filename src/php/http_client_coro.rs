@@ -605,6 +605,8 @@ impl Client {
             self.set_error(SWOOLE_ERROR_INVALID_PARAMS, "Invalid parameters", 0);
             return Ok(false);
         }
+        self.check(cid, Dir::Read)?;
+        self.check(cid, Dir::Write)?;
         // A fresh response.
         self.with(|s| {
             s.headers = null();
@@ -612,8 +614,6 @@ impl Client {
             s.body = string_zval("");
             s.pending = None;
         });
-        self.check(cid, Dir::Read)?;
-        self.check(cid, Dir::Write)?;
         // Reuse an idle keep-alive connection only while it is still open.
         let reuse = self.with(|s| match &s.conn {
             Some(c) if c.reader.is_some() && !c.websocket => Some(c.fd),
