@@ -1621,8 +1621,14 @@ impl Client {
     }
 
     #[php(getter, name = "setting")]
-    pub fn prop_setting(&self) -> Zval {
-        self.with(|s| s.setting.shallow_clone())
+    pub fn prop_setting(&self) -> Mixed {
+        Mixed(self.with(|s| s.setting.shallow_clone()))
+    }
+
+    #[php(setter, name = "setting")]
+    pub fn set_prop_setting(&self, v: Mixed) {
+        let old = self.with(|s| std::mem::replace(&mut s.setting, v.0));
+        drop(old);
     }
 
     #[php(getter, name = "requestMethod")]
@@ -1659,18 +1665,35 @@ impl Client {
     }
 
     #[php(getter, name = "uploadFiles")]
-    pub fn prop_upload_files(&self) -> Zval {
-        self.with(|s| s.upload_files.shallow_clone())
+    pub fn prop_upload_files(&self) -> Mixed {
+        Mixed(self.with(|s| s.upload_files.shallow_clone()))
+    }
+
+    #[php(setter, name = "uploadFiles")]
+    pub fn set_prop_upload_files(&self, v: Mixed) {
+        let old = self.with(|s| std::mem::replace(&mut s.upload_files, v.0));
+        drop(old);
     }
 
     #[php(getter, name = "downloadFile")]
-    pub fn prop_download_file(&self) -> Zval {
-        self.with(|s| s.download_file.shallow_clone())
+    pub fn prop_download_file(&self) -> Mixed {
+        Mixed(self.with(|s| s.download_file.shallow_clone()))
+    }
+
+    #[php(setter, name = "downloadFile")]
+    pub fn set_prop_download_file(&self, v: Mixed) {
+        let old = self.with(|s| std::mem::replace(&mut s.download_file, v.0));
+        drop(old);
     }
 
     #[php(getter, name = "downloadOffset")]
     pub fn prop_download_offset(&self) -> i64 {
         self.with(|s| s.download_offset)
+    }
+
+    #[php(setter, name = "downloadOffset")]
+    pub fn set_prop_download_offset(&self, v: i64) {
+        self.with(|s| s.download_offset = v);
     }
 
     #[php(getter, name = "statusCode")]
@@ -1684,13 +1707,25 @@ impl Client {
     }
 
     #[php(getter, name = "headers")]
-    pub fn prop_headers(&self) -> Zval {
-        self.with(|s| s.headers.shallow_clone())
+    pub fn prop_headers(&self) -> Mixed {
+        Mixed(self.with(|s| s.headers.shallow_clone()))
+    }
+
+    #[php(setter, name = "headers")]
+    pub fn set_prop_headers(&self, v: Mixed) {
+        let old = self.with(|s| std::mem::replace(&mut s.headers, v.0));
+        drop(old);
     }
 
     #[php(getter, name = "set_cookie_headers")]
-    pub fn prop_set_cookie_headers(&self) -> Zval {
-        self.with(|s| s.set_cookie_headers.shallow_clone())
+    pub fn prop_set_cookie_headers(&self) -> Mixed {
+        Mixed(self.with(|s| s.set_cookie_headers.shallow_clone()))
+    }
+
+    #[php(setter, name = "set_cookie_headers")]
+    pub fn set_prop_set_cookie_headers(&self, v: Mixed) {
+        let old = self.with(|s| std::mem::replace(&mut s.set_cookie_headers, v.0));
+        drop(old);
     }
 
     #[php(getter, name = "cookies")]
@@ -1705,8 +1740,14 @@ impl Client {
     }
 
     #[php(getter, name = "body")]
-    pub fn prop_body(&self) -> Zval {
-        self.with(|s| s.body.shallow_clone())
+    pub fn prop_body(&self) -> Mixed {
+        Mixed(self.with(|s| s.body.shallow_clone()))
+    }
+
+    #[php(setter, name = "body")]
+    pub fn set_prop_body(&self, v: Mixed) {
+        let old = self.with(|s| std::mem::replace(&mut s.body, v.0));
+        drop(old);
     }
 }
 
