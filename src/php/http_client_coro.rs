@@ -597,8 +597,8 @@ impl Client {
             })
     }
 
-    /// Sends a request built from the properties (with `extra` headers for
-    /// an upgrade) and, unless `defer`, reads the response.
+    /// Sends a request built from the properties and, unless `defer`, reads
+    /// the response; `ws_key` is the key of an upgrade request.
     fn exec(&self, path: &str, api: &str, ws_key: Option<String>) -> PhpResult<bool> {
         let cid = self.need_coroutine(api)?;
         if path.is_empty() {
@@ -957,20 +957,19 @@ impl Client {
         // No extension is negotiated: RSV bits and FLAG_COMPRESS are dropped.
         let frame = hc::ws_frame(opcode, flags & ws::FLAG_FIN, payload, mask);
         self.check(cid, Dir::Write)?;
-        self.bind(cid, Dir::Write, fd);
+        // The usual case never suspends, so it needs no binding.
         let done = match hc::try_write(&w, &frame) {
             Ok(Some(n)) => n,
             Ok(None) => 0,
             Err(f) => {
-                self.unbind(Dir::Write);
                 self.fail_ws(&f);
                 return Ok(false);
             }
         };
         if done == frame.len() {
-            self.unbind(Dir::Write);
             return Ok(true);
         }
+        self.bind(cid, Dir::Write, fd);
         let rest = frame.freeze().slice(done..);
         let timeout = self.with(|s| s.opts.write());
         let res = coro::io::run(async move { hc::write_all(&w, &rest, timeout).await });
