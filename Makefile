@@ -3,7 +3,8 @@
 #   make test     installs what is missing, builds, runs every test
 #   make install  copies the extension to $(php-config --extension-dir)/rswoole.so
 #   make bench    reproduces seed 000's benchmark (bench/run.sh) the coroutine benchmarks (bench/coro.sh)
-#                 and TCP echo / task round trips (bench/tcp.sh)
+#                 TCP echo / task round trips (bench/tcp.sh) and seed 001's 100 blocking workers with Redis
+#                 (bench/seed001.sh)
 
 SHELL := /bin/bash
 CARGO ?= cargo
@@ -11,8 +12,9 @@ PHP ?= php
 SO := $(CURDIR)/target/release/librswoole.so
 # Debian's package names; `php-cli`/`php-dev` are the fallback on distros without 8.2.
 # redis-server and phpredis: seed 000's Redis example is a test.
-APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 build-essential pkg-config redis-server php8.2-redis
-APT_FALLBACK := php-cli php-dev libclang-dev curl python3 build-essential pkg-config redis-server php-redis
+# python3-websockets: the WebSocket battery (tests/integration/test_websockets_lib.py) uses that client.
+APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php8.2-redis
+APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php-redis
 
 .PHONY: all deps build run test test-engine test-php lint stubs stubs-check install bench bench-coro clean
 
@@ -26,6 +28,7 @@ deps:
 	ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || ls /usr/lib/*/libclang*.so* >/dev/null 2>&1 || missing="$$missing libclang"; \
 	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
+	{ python3 -c 'import websockets' || PYTHONPATH=/usr/lib/python3/dist-packages python3 -c 'import websockets'; } >/dev/null 2>&1 || missing="$$missing python3-websockets"; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
 	$(PHP) -n -d extension=igbinary -d extension=redis -r 'exit(extension_loaded("redis") ? 0 : 1);' >/dev/null 2>&1 || missing="$$missing php-redis"; \
 	command -v cc >/dev/null 2>&1 || missing="$$missing cc"; \
@@ -77,6 +80,7 @@ bench: build
 	SO=$(SO) bash bench/run.sh
 	SO=$(SO) bash bench/coro.sh
 	SO=$(SO) bash bench/tcp.sh
+	SO=$(SO) bash bench/seed001.sh
 
 bench-coro: build
 	SO=$(SO) bash bench/coro.sh

@@ -411,6 +411,11 @@ ratio() { # ratio A B
         echo "| $name | $wr_s | $(fmt_ms "${WRK_P99[$name]:-}") | $ar_s | $ap_s | $rn | $rg | ${RSS[$name]:-n/a} |"
     done
     echo
+    if [ "${STATUS[rswoole-process]:-}" = ok ] && [ "${STATUS[rswoole-base]:-}" = ok ]; then
+        echo "SWOOLE_PROCESS vs SWOOLE_BASE (rswoole-process / rswoole-base, wrk / ab req/s):" \
+             "$(ratio "${WRK_RPS[rswoole-process]:-}" "${WRK_RPS[rswoole-base]:-}") / $(ratio "${AB_RPS[rswoole-process]:-}" "${AB_RPS[rswoole-base]:-}")."
+        echo
+    fi
     any_note=0
     for name in "${ORDER[@]}"; do
         [ -n "${NOTES[$name]:-}" ] && { [ $any_note = 0 ] && echo "Notes:"; any_note=1; echo "- $name: ${NOTES[$name]}"; }

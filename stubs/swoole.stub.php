@@ -347,6 +347,7 @@ namespace Swoole\WebSocket {
     class CloseFrame
     {
         public function __construct() {}
+        public function __toString(): string {}
     }
 }
 
@@ -355,6 +356,8 @@ namespace Swoole\WebSocket {
     {
         public function __construct() {}
         public function __toString(): string {}
+        public static function pack(mixed $data, int $opcode = 1, int $flags = 1): string {}
+        public static function unpack(string $data): mixed {}
     }
 }
 
@@ -385,6 +388,9 @@ namespace Swoole\Coroutine\Http\Client {
 namespace Swoole\WebSocket {
     class Server extends \Swoole\Http\Server
     {
+        public static function pack(mixed $data, int $opcode = 1, int $flags = 1): string {}
+        public function ping(int $fd, string $data = ''): bool {}
+        public static function unpack(string $data) {}
     }
 }
 

@@ -34,8 +34,12 @@ try {
     $c->send('hello');
     rsw_check('receive logged', rsw_wait_until(fn() => str_contains($srv->log(), "Client[") && str_contains($srv->log(), 'receive data: hello'), 5), $srv->log());
     $c->close();
-    $children = fn() => array_values(array_filter(array_map('intval',
-        preg_split('/\s+/', trim((string) @file_get_contents("/proc/{$srv->pid}/task/{$srv->pid}/children"))))));
+    $kids = fn(int $pid) => array_values(array_filter(array_map('intval',
+        preg_split('/\s+/', trim((string) @file_get_contents("/proc/$pid/task/$pid/children"))))));
+    // SWOOLE_PROCESS: the master's one child is the manager; the workers are its children.
+    $manager = $kids($srv->pid);
+    rsw_check('one manager', count($manager) === 1, $manager);
+    $children = fn() => $kids($manager[0]);
     $old = $children();
     rsw_check('one worker before the reload', count($old) === 1, $old);
     $mark = strlen($srv->log());
@@ -53,6 +57,7 @@ try {
 ?>
 --EXPECT--
 receive logged: OK
+one manager: OK
 one worker before the reload: OK
 the old worker ticks after the reload: OK
 the old worker is still alive (draining, max_wait_time 60 s): OK

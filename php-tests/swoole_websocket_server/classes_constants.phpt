@@ -10,6 +10,7 @@ var_dump(class_exists('swoole_websocket_server'));
 $f = new Swoole\WebSocket\Frame();
 var_dump($f->fd, $f->data, $f->opcode, $f->flags);
 $f->data = "a\0b";
+// (string) $frame is the packed frame, as in Swoole: 2 header bytes + 3.
 var_dump(strlen($f->data), strlen((string)$f));
 $c = new Swoole\WebSocket\CloseFrame();
 var_dump($c->opcode, $c->code, $c->reason);
@@ -27,7 +28,7 @@ string(0) ""
 int(1)
 int(1)
 int(3)
-int(3)
+int(5)
 int(8)
 int(1000)
 string(0) ""

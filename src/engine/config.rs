@@ -90,6 +90,17 @@ pub struct ServerConfig {
     pub heartbeat_check_interval: Option<Duration>,
     /// `heartbeat_idle_time`: a connection silent this long is closed.
     pub heartbeat_idle_time: Option<Duration>,
+    /// SWOOLE_PROCESS: threads of the master that accept and dispatch
+    /// (`reactor_num`, default the number of CPUs).
+    pub reactor_num: usize,
+    /// SWOOLE_PROCESS: how the master picks a worker for a new connection
+    /// (`dispatch_mode`: 1 round robin, 2 by fd, 3 first idle, 4 by client IP).
+    pub dispatch_mode: u8,
+    /// `user` / `group`: what workers and task workers run as, when the
+    /// server starts as root. `chroot`: their root directory.
+    pub user: Option<String>,
+    pub group: Option<String>,
+    pub chroot: Option<String>,
 }
 
 impl ServerConfig {
@@ -152,6 +163,11 @@ impl Default for ServerConfig {
             task_tmpdir: PathBuf::from("/tmp"),
             heartbeat_check_interval: None,
             heartbeat_idle_time: None,
+            reactor_num: cpu_count(),
+            dispatch_mode: 2,
+            user: None,
+            group: None,
+            chroot: None,
         }
     }
 }

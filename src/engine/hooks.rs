@@ -96,6 +96,34 @@ pub trait Hooks {
     fn ws_subprotocol(&self) -> Option<String> {
         None
     }
+    /// `websocket_compression`: negotiate permessage-deflate when offered.
+    fn ws_compression(&self) -> bool {
+        false
+    }
+    /// Whether a `handshake` callback answers upgrade requests itself.
+    fn ws_handshake(&self) -> bool {
+        false
+    }
+    /// In a worker: the upgrade request of connection `req.fd`, answered
+    /// through `resp` (a 101 makes it a WebSocket connection).
+    fn on_ws_handshake(&self, _req: HttpRequest, resp: Responder) -> Outcome {
+        resp.fail(400);
+        Outcome::Done
+    }
+    /// Whether a `beforeHandshakeResponse` callback sees our 101 first.
+    fn ws_before_handshake_response(&self) -> bool {
+        false
+    }
+    /// In a worker: our 101 for `req.fd`, in `resp`, before it is sent; the
+    /// engine ends it when this returns.
+    fn on_ws_before_handshake_response(&self, _req: HttpRequest, _resp: Responder) -> Outcome {
+        Outcome::Done
+    }
+    /// In a worker: a connection of a WebSocket server closed without being
+    /// an established WebSocket connection (Swoole's `onDisconnect`).
+    fn on_disconnect(&self, _fd: i64, _reactor_id: i32) -> Outcome {
+        Outcome::Done
+    }
     /// In a worker: WebSocket connection `req.fd` completed its handshake.
     fn on_ws_open(&self, _req: HttpRequest) -> Outcome {
         Outcome::Done

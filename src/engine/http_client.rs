@@ -1358,6 +1358,16 @@ mod tests {
     }
 
     #[test]
+    fn rsv1_round_trips_as_flag_rsv1() {
+        let mut b = ws_frame(ws::OP_TEXT, ws::FLAG_FIN | ws::FLAG_RSV1, b"z", true);
+        assert_eq!(b[0], 0x80 | 0x40 | ws::OP_TEXT);
+        let f = ws::parse_server_frame(&mut b, 100)
+            .expect("ok")
+            .expect("whole");
+        assert_eq!(rsv_flags(f.rsv), ws::FLAG_RSV1);
+    }
+
+    #[test]
     fn masked_frame_parses_as_client_frame() {
         let f = ws_frame(ws::OP_TEXT, ws::FLAG_FIN, b"hi there", true);
         let mut b = f.clone();

@@ -28,6 +28,9 @@ pub enum PortKind {
 pub enum PortSocket {
     Tcp(TcpListener),
     Udp(UdpSocket),
+    /// SWOOLE_PROCESS, in a worker: a TCP port (its number) whose
+    /// connections the master accepts and hands over.
+    Dispatched(u16),
 }
 
 impl PortSocket {
@@ -35,6 +38,7 @@ impl PortSocket {
         Ok(match self {
             PortSocket::Tcp(l) => PortSocket::Tcp(l.try_clone()?),
             PortSocket::Udp(u) => PortSocket::Udp(u.try_clone()?),
+            PortSocket::Dispatched(p) => PortSocket::Dispatched(*p),
         })
     }
 
@@ -42,6 +46,7 @@ impl PortSocket {
         match self {
             PortSocket::Tcp(l) => l.local_addr().map(|a| a.port()).unwrap_or(0),
             PortSocket::Udp(u) => u.local_addr().map(|a| a.port()).unwrap_or(0),
+            PortSocket::Dispatched(p) => *p,
         }
     }
 
@@ -50,6 +55,7 @@ impl PortSocket {
         match self {
             PortSocket::Tcp(l) => l.as_raw_fd(),
             PortSocket::Udp(u) => u.as_raw_fd(),
+            PortSocket::Dispatched(_) => -1,
         }
     }
 }

@@ -15,11 +15,13 @@ pub mod listener;
 #[macro_use]
 pub mod log;
 pub mod process;
+pub mod reactor;
 pub mod session;
 pub mod stats;
 pub mod tcp;
 pub mod timer;
 pub mod worker;
 pub mod ws;
+pub mod ws_deflate;
 
 pub use error::{Error, Result};

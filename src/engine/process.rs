@@ -22,12 +22,12 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::{fork, ForkResult, Pid};
 
-use super::config::ServerConfig;
+use super::config::{Mode, ServerConfig};
 use super::error::{Error, Result};
 use super::hooks::Hooks;
 use super::listener::{Port, PortKind, PortSocket};
 use super::log::{self, Role};
-use super::{ipc, session, stats, worker};
+use super::{ipc, reactor, session, stats, worker};
 
 static MASTER_PID: AtomicI32 = AtomicI32::new(0);
 static MANAGER_PID: AtomicI32 = AtomicI32::new(0);
@@ -194,6 +194,9 @@ struct Master<'a> {
     respawns: Vec<(Instant, usize)>,
     wake_rd: RawFd,
     ctl_rd: RawFd,
+    /// BASE mode: this process is also the master (`beforeShutdown` is
+    /// fired here); false in PROCESS mode's manager.
+    is_master: bool,
 }
 
 impl Master<'_> {
@@ -211,10 +214,13 @@ impl Master<'_> {
                 }
                 let _ = set_handler(libc::SIGUSR1, libc::SIG_IGN);
                 let _ = set_handler(libc::SIGUSR2, libc::SIG_IGN);
+                // Until the worker's runtime listens for it (log reopen).
+                let _ = set_handler(libc::SIGRTMIN(), libc::SIG_IGN);
                 close(self.wake_rd);
                 close(self.ctl_rd);
                 stats::enter_slot(slot);
                 ipc::enter(id as i32);
+                isolate(&self.cfg);
                 // Task workers serve no port.
                 let mut ports = Vec::new();
                 if id < self.cfg.worker_num.max(1) {
@@ -312,7 +318,9 @@ impl Master<'_> {
             self.killed_all = true;
             return;
         }
-        self.hooks.on_before_shutdown();
+        if self.is_master {
+            self.hooks.on_before_shutdown();
+        }
         // One extra second so a worker's own max_wait_time runs out first.
         self.stopping = Some(Instant::now() + self.cfg.max_wait_time + Duration::from_secs(1));
         self.reloading = None;
@@ -576,6 +584,50 @@ impl Master<'_> {
     }
 }
 
+/// In a new worker: `chroot`, `group`, `user` (only when running as root,
+/// as Swoole). A failure is logged and the worker carries on, as in Swoole.
+fn isolate(cfg: &ServerConfig) {
+    if !nix::unistd::geteuid().is_root() {
+        return;
+    }
+    if let Some(dir) = &cfg.chroot {
+        match nix::unistd::chroot(dir.as_str()) {
+            Ok(()) => {
+                let _ = std::env::set_current_dir("/");
+            }
+            Err(e) => crate::rlog!(Warning, "chroot('{dir}') failed: {e}"),
+        }
+    }
+    if let Some(name) = &cfg.group {
+        match nix::unistd::Group::from_name(name) {
+            Ok(Some(g)) => {
+                if let Err(e) =
+                    nix::unistd::setgroups(&[g.gid]).and_then(|_| nix::unistd::setgid(g.gid))
+                {
+                    crate::rlog!(Warning, "setgid to [{name}] failed: {e}");
+                }
+            }
+            _ => crate::rlog!(Warning, "get group [{name}] info failed"),
+        }
+    }
+    if let Some(name) = &cfg.user {
+        match nix::unistd::User::from_name(name) {
+            Ok(Some(u)) => {
+                if cfg.group.is_none() {
+                    // Without `group`, take the user's primary group, so the
+                    // process does not keep root's.
+                    let _ =
+                        nix::unistd::setgroups(&[u.gid]).and_then(|_| nix::unistd::setgid(u.gid));
+                }
+                if let Err(e) = nix::unistd::setuid(u.uid) {
+                    crate::rlog!(Warning, "setuid to [{name}] failed: {e}");
+                }
+            }
+            _ => crate::rlog!(Warning, "get user [{name}] info failed"),
+        }
+    }
+}
+
 /// Detaches the master from the terminal, as Swoole's `daemonize`: fork (the
 /// original process leaves with status 0), `setsid()`, stdin from /dev/null,
 /// stdout and stderr to `log_file` (or /dev/null), working directory `/`.
@@ -634,7 +686,7 @@ pub fn run(cfg: ServerConfig, listener: TcpListener, hooks: Rc<dyn Hooks>) -> Re
 }
 
 /// Runs the server in the calling (master) process until it is stopped.
-/// Returns in the master only; workers exit inside.
+/// Returns in the master only; workers (and the manager) exit inside.
 pub fn run_ports(mut cfg: ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) -> Result<()> {
     if cfg.daemonize {
         daemonize(&mut cfg)?;
@@ -658,6 +710,103 @@ pub fn run_ports(mut cfg: ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
         cfg.task_tmpdir.clone(),
     )
     .map_err(|e| Error::process("socketpair()", e))?;
+    if let Some(pid_file) = &cfg.pid_file {
+        if let Err(e) = std::fs::write(pid_file, format!("{me}\n")) {
+            ipc::teardown();
+            return Err(Error::io(
+                format!("write pid_file {}", pid_file.display()),
+                e,
+            ));
+        }
+    }
+    let result = if cfg.mode == Mode::Process {
+        run_process_mode(&cfg, ports, hooks)
+    } else {
+        supervise(&cfg, &ports, hooks, true)
+    };
+    ipc::teardown();
+    if let Some(p) = &cfg.pid_file {
+        let _ = std::fs::remove_file(p);
+    }
+    result
+}
+
+/// SWOOLE_PROCESS: forks the manager (which runs [`supervise`]), then runs
+/// the reactor in this process. See [`super::reactor`].
+fn run_process_mode(cfg: &ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) -> Result<()> {
+    let channel = reactor::bind_channel().map_err(|e| Error::process("worker channel", e))?;
+    // The workers get every port's description; only UDP sockets travel
+    // (the master never reads datagrams), TCP ones stay here.
+    let mut tcp = Vec::new();
+    let mut for_workers = Vec::new();
+    for p in ports {
+        match p.socket {
+            PortSocket::Tcp(l) => {
+                for_workers.push(Port {
+                    index: p.index,
+                    kind: p.kind,
+                    socket: PortSocket::Dispatched(l.local_addr().map(|a| a.port()).unwrap_or(0)),
+                    opts: p.opts,
+                });
+                tcp.push((p.index, l));
+            }
+            PortSocket::Udp(_) | PortSocket::Dispatched(_) => for_workers.push(p),
+        }
+    }
+    // SAFETY: no runtime and no thread exist in this process yet (the
+    // reactor threads start below, in the parent only).
+    let manager = match unsafe { fork() } {
+        Ok(ForkResult::Child) => {
+            drop(channel);
+            drop(tcp);
+            MANAGER_PID.store(std::process::id() as i32, Ordering::Relaxed);
+            log::set_role(Role::Manager, 0);
+            // A master that dies without stopping us must not leave an
+            // orphaned manager respawning workers nobody can reach.
+            // SAFETY: prctl with integer arguments only.
+            unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) };
+            if nix::unistd::getppid().as_raw() != master_pid() {
+                // SAFETY: the master is already gone; leave at once.
+                unsafe { libc::_exit(1) }
+            }
+            let code = match supervise(cfg, &for_workers, hooks.clone(), false) {
+                Ok(()) => 0,
+                Err(e) => {
+                    crate::rlog!(Error, "manager: {e}");
+                    1
+                }
+            };
+            hooks.before_process_exit();
+            // SAFETY: leaving the forked manager without running the
+            // master's exit path (pid file, onShutdown) a second time.
+            unsafe { libc::_exit(code) }
+        }
+        Ok(ForkResult::Parent { child }) => child,
+        Err(e) => {
+            reactor::clear_channel();
+            return Err(Error::process("fork() of the manager", e.into()));
+        }
+    };
+    drop(for_workers);
+    MANAGER_PID.store(manager.as_raw(), Ordering::Relaxed);
+    // PHP's own handlers (zend_signal) re-raise with the default action;
+    // the reactor's tokio handlers must be the only ones.
+    for sig in master_signals() {
+        let _ = set_handler(sig, libc::SIG_DFL);
+    }
+    hooks.on_start();
+    let r = reactor::run_master(cfg, tcp, channel, manager, hooks.clone());
+    reactor::clear_channel();
+    if r.is_ok() {
+        hooks.on_shutdown();
+    }
+    r
+}
+
+/// Forks and supervises the workers until they all stopped: the whole
+/// server in BASE mode (`master` true: it also fires `beforeShutdown`), the
+/// manager process in PROCESS mode.
+fn supervise(cfg: &ServerConfig, ports: &[Port], hooks: Rc<dyn Hooks>, master: bool) -> Result<()> {
     let (wake_rd, wake_wr) = pipe().map_err(|e| Error::process("pipe()", e))?;
     let (ctl_rd, ctl_wr) = match pipe() {
         Ok(p) => p,
@@ -669,7 +818,7 @@ pub fn run_ports(mut cfg: ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
     };
     WAKE_WR.store(wake_wr, Ordering::SeqCst);
     CONTROL_WR.store(ctl_wr, Ordering::SeqCst);
-    let cleanup = |pid_file: &Option<PathBuf>| {
+    let cleanup = || {
         for sig in master_signals() {
             let _ = set_handler(sig, libc::SIG_DFL);
         }
@@ -678,32 +827,21 @@ pub fn run_ports(mut cfg: ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
         for fd in [wake_rd, wake_wr, ctl_rd, ctl_wr] {
             close(fd);
         }
-        ipc::teardown();
-        if let Some(p) = pid_file {
-            let _ = std::fs::remove_file(p);
-        }
     };
     for sig in master_signals() {
         if let Err(e) = set_handler(sig, on_signal as *const () as libc::sighandler_t) {
-            cleanup(&None);
+            cleanup();
             return Err(Error::process(format!("sigaction({sig})"), e));
         }
     }
-    if let Some(pid_file) = &cfg.pid_file {
-        if let Err(e) = std::fs::write(pid_file, format!("{me}\n")) {
-            cleanup(&None);
-            return Err(Error::io(
-                format!("write pid_file {}", pid_file.display()),
-                e,
-            ));
-        }
-    }
 
-    hooks.on_start();
+    if master {
+        hooks.on_start();
+    }
     hooks.on_manager_start();
 
     let mut m = Master {
-        ports: &ports,
+        ports,
         hooks: hooks.clone(),
         cfg: Rc::new(cfg.clone()),
         workers: HashMap::new(),
@@ -714,6 +852,7 @@ pub fn run_ports(mut cfg: ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
         respawns: Vec::new(),
         wake_rd,
         ctl_rd,
+        is_master: master,
     };
     let result = master_loop(&mut m);
     if result.is_err() {
@@ -721,9 +860,11 @@ pub fn run_ports(mut cfg: ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
     }
     if result.is_ok() {
         hooks.on_manager_stop();
-        hooks.on_shutdown();
+        if master {
+            hooks.on_shutdown();
+        }
     }
-    cleanup(&cfg.pid_file);
+    cleanup();
     result
 }
 
@@ -734,6 +875,11 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
     loop {
         if GOT_REOPEN.swap(false, Ordering::SeqCst) {
             let _ = log::reopen();
+            // Every process holds its own handle on the log file.
+            for pid in m.workers.keys() {
+                // SAFETY: kill() with a pid we forked; no memory involved.
+                unsafe { libc::kill(pid.as_raw(), libc::SIGRTMIN()) };
+            }
         }
         if GOT_TERM.swap(false, Ordering::SeqCst) {
             m.on_term();

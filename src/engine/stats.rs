@@ -159,6 +159,22 @@ pub fn my_slot() -> Option<&'static Slot> {
     shared()?.slots.get(i as usize)
 }
 
+/// This process's slot index (what a worker tells the PROCESS-mode master).
+pub fn my_slot_index() -> Option<usize> {
+    usize::try_from(MY_SLOT.load(Ordering::Relaxed)).ok()
+}
+
+/// Load of slot `i`: (requests in flight, open connections), for
+/// `dispatch_mode` 3.
+pub fn slot_load(i: usize) -> Option<(i64, u64)> {
+    let slot = shared()?.slots.get(i)?;
+    let open = slot
+        .accept_count
+        .load(Ordering::Relaxed)
+        .saturating_sub(slot.close_count.load(Ordering::Relaxed));
+    Some((slot.concurrency.load(Ordering::Relaxed).max(0), open))
+}
+
 fn add(f: impl Fn(&Shared) -> &AtomicU64, n: u64) {
     if let Some(s) = shared() {
         f(s).fetch_add(n, Ordering::Relaxed);

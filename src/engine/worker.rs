@@ -9,13 +9,13 @@
 //! for a replacement and keeps serving until the master's SIGTERM.
 
 use std::cell::Cell;
-use std::net::TcpListener as StdListener;
+use std::net::{SocketAddr, TcpListener as StdListener};
 use std::os::fd::AsRawFd;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::{watch, Notify};
 
@@ -24,6 +24,7 @@ use super::hooks::{Hooks, Outcome};
 use super::http::conn;
 use super::listener::{Port, PortKind, PortSocket};
 use super::log::{self, Role};
+use super::reactor;
 
 /// Worker id of this process; -1 in the master and manager.
 static WORKER_ID: AtomicI32 = AtomicI32::new(-1);
@@ -220,6 +221,14 @@ pub fn run_ports(id: usize, ports: Vec<Port>, cfg: Rc<ServerConfig>, hooks: Rc<d
                 return 1;
             }
         };
+        // logrotate: the master passes SIGRTMIN on; reopen our handle too.
+        if let Ok(mut reopen) = signal(SignalKind::from_raw(libc::SIGRTMIN())) {
+            tokio::task::spawn_local(async move {
+                while reopen.recv().await.is_some() {
+                    let _ = log::reopen();
+                }
+            });
+        }
         let stop = async move {
             tokio::select! {
                 _ = term.recv() => {}
@@ -242,6 +251,43 @@ pub async fn serve(
     serve_ports(id, vec![http_port(listener)], cfg, hooks, stop).await
 }
 
+/// Serves one accepted (or, in PROCESS mode, handed-over) connection.
+fn start_conn(
+    stream: TcpStream,
+    peer: SocketAddr,
+    kind: PortKind,
+    index: usize,
+    port_num: u16,
+    opts: &Rc<PortOptions>,
+    ctx: &Rc<WorkerCtx>,
+) {
+    if ctx.conns.get() >= ctx.cfg.max_connection {
+        crate::rlog!(
+            Warning,
+            "worker#{}: max_connection[{}] reached, closing new connection",
+            ctx.id,
+            ctx.cfg.max_connection
+        );
+        return;
+    }
+    super::listener::apply_stream_options(&stream, opts);
+    super::stats::on_accept();
+    ctx.conn_opened();
+    if kind == PortKind::Http {
+        let fd = stream.as_raw_fd() as i64;
+        tokio::task::spawn_local(conn::serve(stream, peer, fd, ctx.clone()));
+    } else {
+        let fd = super::session::open(ctx.id as i32, index, port_num, peer);
+        tokio::task::spawn_local(super::tcp::serve_conn(
+            stream,
+            fd,
+            index,
+            opts.clone(),
+            ctx.clone(),
+        ));
+    }
+}
+
 /// Accepts on one TCP port until the task is dropped (draining).
 async fn accept_loop(
     listener: TcpListener,
@@ -250,41 +296,76 @@ async fn accept_loop(
     opts: Rc<PortOptions>,
     ctx: Rc<WorkerCtx>,
 ) {
-    let id = ctx.id;
     let port_num = listener.local_addr().map(|a| a.port()).unwrap_or(0);
     loop {
         match listener.accept().await {
-            Ok((stream, peer)) => {
-                if ctx.conns.get() >= ctx.cfg.max_connection {
-                    crate::rlog!(
-                        Warning,
-                        "worker#{id}: max_connection[{}] reached, closing new connection",
-                        ctx.cfg.max_connection
-                    );
-                    drop(stream);
-                    continue;
-                }
-                super::listener::apply_stream_options(&stream, &opts);
-                super::stats::on_accept();
-                ctx.conn_opened();
-                if kind == PortKind::Http {
-                    let fd = stream.as_raw_fd() as i64;
-                    tokio::task::spawn_local(conn::serve(stream, peer, fd, ctx.clone()));
-                } else {
-                    let fd = super::session::open(id as i32, index, port_num, peer);
-                    tokio::task::spawn_local(super::tcp::serve_conn(
-                        stream,
-                        fd,
-                        index,
-                        opts.clone(),
-                        ctx.clone(),
-                    ));
-                }
-            }
+            Ok((stream, peer)) => start_conn(stream, peer, kind, index, port_num, &opts, &ctx),
             Err(e) => {
-                crate::rlog!(Warning, "worker#{id}: accept() failed: {e}");
+                crate::rlog!(Warning, "worker#{}: accept() failed: {e}", ctx.id);
                 // EMFILE and friends: back off instead of spinning.
                 tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+}
+
+/// A TCP port whose connections the PROCESS-mode master hands over.
+struct DispatchedPort {
+    index: usize,
+    kind: PortKind,
+    port_num: u16,
+    opts: Rc<PortOptions>,
+}
+
+/// PROCESS mode: takes connections from the master until it has no more for
+/// us (after `stop` fired, we asked it to stop sending).
+async fn take_connections(
+    mut chan: reactor::WorkerChannel,
+    ports: Vec<DispatchedPort>,
+    ctx: Rc<WorkerCtx>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut stopped = false;
+    loop {
+        let next = if stopped {
+            chan.next().await
+        } else {
+            tokio::select! {
+                n = chan.next() => n,
+                _ = stop.wait_for(|s| *s) => {
+                    chan.stop_taking();
+                    stopped = true;
+                    continue;
+                }
+            }
+        };
+        match next {
+            reactor::Incoming::Conn(stream, peer, index) => {
+                let Some(p) = ports.iter().find(|p| p.index == index) else {
+                    continue;
+                };
+                let _ = stream.set_nonblocking(true);
+                match TcpStream::from_std(stream) {
+                    Ok(s) => start_conn(s, peer, p.kind, index, p.port_num, &p.opts, &ctx),
+                    Err(e) => crate::rlog!(
+                        Warning,
+                        "worker#{}: cannot register a connection: {e}",
+                        ctx.id
+                    ),
+                }
+            }
+            reactor::Incoming::End => {
+                if !stopped && ctx.state() == WorkerState::Ready {
+                    // The master is gone: nobody will send us work again.
+                    crate::rlog!(
+                        Warning,
+                        "worker#{}: the master closed our channel, stopping",
+                        ctx.id
+                    );
+                    ctx.stop_self.set(true);
+                    ctx.wake.notify_one();
+                }
+                return;
             }
         }
     }
@@ -319,9 +400,16 @@ pub async fn serve_ports(
 
     let mut tcp = Vec::new();
     let mut udp = Vec::new();
+    let mut dispatched = Vec::new();
     for p in ports {
         let opts = Rc::new(p.opts);
         match p.socket {
+            PortSocket::Dispatched(port_num) => dispatched.push(DispatchedPort {
+                index: p.index,
+                kind: p.kind,
+                port_num,
+                opts,
+            }),
             PortSocket::Tcp(l) => {
                 if let Err(e) = l.set_nonblocking(true) {
                     crate::rlog!(Error, "worker#{id}: set_nonblocking: {e}");
@@ -365,6 +453,25 @@ pub async fn serve_ports(
 
     if let Outcome::Fatal(code) = hooks.on_worker_start(id) {
         return code;
+    }
+    // PROCESS mode: become a dispatch target before the manager hears
+    // we are ready (it then stops the worker we replace).
+    let mut taking = None;
+    if !dispatched.is_empty() {
+        match reactor::connect(id as i32).and_then(reactor::WorkerChannel::new) {
+            Ok(chan) => {
+                taking = Some(tokio::task::spawn_local(take_connections(
+                    chan,
+                    dispatched,
+                    ctx.clone(),
+                    ctx.shutdown.subscribe(),
+                )));
+            }
+            Err(e) => {
+                crate::rlog!(Error, "worker#{id}: cannot reach the master: {e}");
+                return 1;
+            }
+        }
     }
     ctx.set_state(WorkerState::Ready);
     super::process::notify_master(super::process::Notice::Ready);
@@ -413,6 +520,16 @@ pub async fn serve_ports(
     super::tcp::forget_udp();
     ctx.shutdown.send_replace(true);
     let deadline = Instant::now() + cfg.max_wait_time;
+    if let Some(t) = taking {
+        // PROCESS mode: take every connection the master sent before it
+        // saw our stop, so none is lost in the channel.
+        if tokio::time::timeout(cfg.max_wait_time, t).await.is_err() {
+            crate::rlog!(
+                Warning,
+                "worker#{id}: the master did not close our channel in time"
+            );
+        }
+    }
     while ctx.conns.get() > 0 {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {

@@ -4,6 +4,12 @@
 //! protocol (unmasked frame 1002, bad UTF-8 1007, too big 1009) and runs
 //! `push()`/`disconnect()` commands in order.
 //!
+//! A `handshake` callback, when set, answers the upgrade request itself;
+//! the connection becomes a WebSocket one only on a 101. permessage-deflate
+//! (`ws_deflate`) is negotiated per connection with `websocket_compression`.
+//! An HTTP connection of a WebSocket server that closes without becoming a
+//! WebSocket one fires `disconnect` (`http_closed`).
+//!
 //! A WebSocket connection gets a session id (`engine::session`) like a raw
 //! TCP connection, with `ws_status` 3 once open, so `$server->connections`
 //! lists it and a push from another worker or a task worker travels to the
@@ -23,7 +29,8 @@ use tokio::sync::mpsc;
 
 use super::hooks::Outcome;
 use super::http::body::RespBody;
-use super::http::HttpRequest;
+use super::http::response::simple;
+use super::http::{HttpRequest, RespContext, Responder};
 use super::ipc;
 use super::session;
 use super::worker::WorkerCtx;
@@ -37,8 +44,14 @@ pub const OP_PONG: u8 = 10;
 
 /// `SWOOLE_WEBSOCKET_FLAG_FIN`.
 pub const FLAG_FIN: u8 = 1;
+/// `SWOOLE_WEBSOCKET_FLAG_COMPRESS`: compress this message (when negotiated).
+pub const FLAG_COMPRESS: u8 = 2;
+/// `SWOOLE_WEBSOCKET_FLAG_RSV1`: set on a compressed message.
+pub const FLAG_RSV1: u8 = 4;
 /// `SWOOLE_WEBSOCKET_FLAG_MASK`: Swoole reports it on every client message.
 pub const FLAG_MASK: u8 = 32;
+/// `WEBSOCKET_STATUS_HANDSHAKE`: a custom `handshake` callback is running.
+pub const STATUS_HANDSHAKE: i32 = 2;
 /// `WEBSOCKET_STATUS_ACTIVE`.
 pub const STATUS_ACTIVE: i32 = 3;
 /// `WEBSOCKET_STATUS_CLOSING`.
@@ -56,8 +69,17 @@ pub struct ControlFrames {
 }
 
 enum Cmd {
-    Frame { opcode: u8, flags: u8, data: Bytes },
-    Close { code: u16, reason: Bytes },
+    Frame {
+        opcode: u8,
+        flags: u8,
+        data: Bytes,
+    },
+    /// `$server->send()`: bytes written as they are.
+    Raw(Bytes),
+    Close {
+        code: u16,
+        reason: Bytes,
+    },
 }
 
 /// This worker's WebSocket connections: fd -> command queue.
@@ -176,19 +198,30 @@ pub struct Frame {
 /// Cuts one client frame off `buf`: `Ok(None)` when incomplete, `Err(code)`
 /// with the close code when the peer broke the protocol.
 pub fn parse(buf: &mut BytesMut, max: usize) -> Result<Option<Frame>, u16> {
+    parse_ext(buf, max, false)
+}
+
+/// `parse`, with RSV1 allowed on the first frame of a data message when
+/// permessage-deflate was negotiated (`deflate`).
+pub fn parse_ext(buf: &mut BytesMut, max: usize, deflate: bool) -> Result<Option<Frame>, u16> {
     if buf.len() < 2 {
         return Ok(None);
     }
     let b0 = buf[0];
     let b1 = buf[1];
     let fin = b0 & 0x80 != 0;
-    let rsv = (b0 >> 4) & 7;
+    let rsv = rsv_bits(b0);
     let opcode = b0 & 0x0f;
     let masked = b1 & 0x80 != 0;
-    if !masked || rsv != 0 {
+    if !masked || rsv & !1 != 0 {
         return Err(1002);
     }
     if !matches!(opcode, 0 | 1 | 2 | 8 | 9 | 10) {
+        return Err(1002);
+    }
+    // RSV1 means "compressed": only with the extension, and only on the
+    // first frame of a text or binary message (RFC 7692 §6).
+    if rsv == 1 && (!deflate || !matches!(opcode, OP_TEXT | OP_BINARY)) {
         return Err(1002);
     }
     let (len, mut off) = match b1 & 0x7f {
@@ -234,6 +267,11 @@ pub fn parse(buf: &mut BytesMut, max: usize) -> Result<Option<Frame>, u16> {
     }))
 }
 
+/// RSV1..3 of a frame's first byte as bits 0..2 (RSV1 is 0x40 on the wire).
+fn rsv_bits(b0: u8) -> u8 {
+    ((b0 >> 6) & 1) | ((b0 >> 5) & 1) << 1 | ((b0 >> 4) & 1) << 2
+}
+
 /// A server frame (never masked). `flags` are `SWOOLE_WEBSOCKET_FLAG_*`.
 pub fn encode(opcode: u8, flags: u8, payload: &[u8]) -> BytesMut {
     let mut out = BytesMut::with_capacity(payload.len() + 10);
@@ -241,8 +279,16 @@ pub fn encode(opcode: u8, flags: u8, payload: &[u8]) -> BytesMut {
     if flags & FLAG_FIN != 0 {
         b0 |= 0x80;
     }
-    // RSV1..3 = FLAG_RSV1 (4), FLAG_RSV2 (8), FLAG_RSV3 (16).
-    b0 |= ((flags >> 2) & 7) << 4;
+    // RSV1 (0x40), RSV2 (0x20), RSV3 (0x10) from FLAG_RSV1 (4), _RSV2 (8), _RSV3 (16).
+    if flags & FLAG_RSV1 != 0 {
+        b0 |= 0x40;
+    }
+    if flags & 8 != 0 {
+        b0 |= 0x20;
+    }
+    if flags & 16 != 0 {
+        b0 |= 0x10;
+    }
     out.put_u8(b0);
     let n = payload.len();
     if n < 126 {
@@ -256,6 +302,111 @@ pub fn encode(opcode: u8, flags: u8, payload: &[u8]) -> BytesMut {
     }
     out.extend_from_slice(payload);
     out
+}
+
+/// The mask key Swoole writes when a frame is packed with
+/// `SWOOLE_WEBSOCKET_FLAG_MASK`.
+const PACK_MASK: [u8; 4] = *b"258E";
+
+/// `WebSocket\Server::pack()`: one frame built as Swoole builds it.
+/// `FLAG_COMPRESS` deflates a whole (FIN) text or binary message and sets
+/// RSV1; control frames always get FIN and are never compressed; RSV2/RSV3
+/// are never set; `FLAG_MASK` masks with Swoole's fixed key. A close frame
+/// carries `close_code` before `data` (the reason). `Err` is the warning.
+pub fn pack(opcode: u8, flags: u8, data: &[u8], close_code: u16) -> Result<BytesMut, &'static str> {
+    if opcode == OP_CLOSE && data.len() > 125 {
+        return Err("the max length of close reason is 125");
+    }
+    if opcode >= 8 && data.len() > 125 {
+        return Err("websocket control frame payload must not exceed 125 bytes");
+    }
+    let mut flags = flags;
+    let mut compress = flags & FLAG_COMPRESS != 0 && !data.is_empty();
+    if matches!(opcode, OP_CLOSE | OP_PING | OP_PONG) {
+        flags = (flags & !(FLAG_COMPRESS | FLAG_RSV1)) | FLAG_FIN;
+        compress = false;
+    } else if opcode == OP_CONTINUATION || flags & FLAG_FIN == 0 {
+        compress = false;
+    }
+    let mut payload: Vec<u8>;
+    let mut body: &[u8] = data;
+    if compress {
+        match super::ws_deflate::compress(data) {
+            Some(c) => {
+                payload = c;
+                body = &payload;
+                flags |= FLAG_RSV1;
+            }
+            None => flags &= !FLAG_RSV1,
+        }
+    }
+    if opcode == OP_CLOSE {
+        payload = close_payload(close_code, data).to_vec();
+        body = &payload;
+    }
+    // encode() copies RSV1..3 from the flags; pack() only ever sets RSV1.
+    let mut out = encode(opcode, flags & (FLAG_FIN | FLAG_RSV1), body);
+    if flags & FLAG_MASK != 0 {
+        let hdr = out.len() - body.len();
+        out[1] |= 0x80;
+        let mut masked = BytesMut::with_capacity(out.len() + 4);
+        masked.extend_from_slice(&out[..hdr]);
+        masked.extend_from_slice(&PACK_MASK);
+        masked.extend(body.iter().enumerate().map(|(i, b)| b ^ PACK_MASK[i & 3]));
+        out = masked;
+    }
+    Ok(out)
+}
+
+/// `WebSocket\Server::unpack()`: one whole frame, masked or not, its payload
+/// unmasked (and inflated when RSV1 is set). Returns the frame and Swoole's
+/// flags for it (FIN, RSV1..3, MASK, and COMPRESS with RSV1); `None` for
+/// anything short or broken.
+pub fn unpack(data: &[u8]) -> Option<(Frame, u8)> {
+    if data.len() < 2 {
+        return None;
+    }
+    let (b0, b1) = (data[0], data[1]);
+    let (len, mut off) = match b1 & 0x7f {
+        126 => (u16::from_be_bytes([*data.get(2)?, *data.get(3)?]) as u64, 4),
+        127 => {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(data.get(2..10)?);
+            (u64::from_be_bytes(b), 10)
+        }
+        n => (n as u64, 2),
+    };
+    let masked = b1 & 0x80 != 0;
+    let mask = if masked {
+        let m = data.get(off..off + 4)?;
+        off += 4;
+        Some([m[0], m[1], m[2], m[3]])
+    } else {
+        None
+    };
+    let len = usize::try_from(len).ok()?;
+    let mut payload = data.get(off..off.checked_add(len)?)?.to_vec();
+    if let Some(m) = mask {
+        for (i, b) in payload.iter_mut().enumerate() {
+            *b ^= m[i & 3];
+        }
+    }
+    let rsv = rsv_bits(b0);
+    let mut flags = (b0 >> 7) | rsv << 2;
+    if masked {
+        flags |= FLAG_MASK;
+    }
+    if rsv & 1 != 0 {
+        payload = super::ws_deflate::decompress(&payload, 1 << 30).ok()?;
+        flags |= FLAG_COMPRESS;
+    }
+    let frame = Frame {
+        fin: b0 & 0x80 != 0,
+        rsv,
+        opcode: b0 & 0x0f,
+        payload: Bytes::from(payload),
+    };
+    Some((frame, flags))
 }
 
 /// The code and reason of a peer's close frame (echoed back).
@@ -305,7 +456,28 @@ pub fn disconnect(fd: i64, code: u16, reason: Bytes) -> bool {
     )
 }
 
+/// Bit of an IPC `Push` argument marking raw bytes (`$server->send()`).
+const RAW_ARG: i64 = 1 << 16;
+
+/// `$server->send($fd, $raw)` to a WebSocket connection: the bytes go out
+/// as they are, between whole frames. False when `fd` is not one.
+pub fn send_raw(fd: i64, data: Bytes) -> bool {
+    if let Some(tx) = local(fd) {
+        return tx.send(Cmd::Raw(data)).is_ok();
+    }
+    route_arg(fd, RAW_ARG, data)
+}
+
+/// True when `fd` is a WebSocket connection (in any worker).
+pub fn is_websocket(fd: i64) -> bool {
+    local(fd).is_some() || session::get(fd).is_some_and(|s| s.ws_status == STATUS_ACTIVE)
+}
+
 fn route(fd: i64, opcode: u8, flags: u8, data: Bytes) -> bool {
+    route_arg(fd, opcode as i64 | (flags as i64) << 8, data)
+}
+
+fn route_arg(fd: i64, arg: i64, data: Bytes) -> bool {
     let Some(s) = session::get(fd) else {
         return false;
     };
@@ -320,7 +492,7 @@ fn route(fd: i64, opcode: u8, flags: u8, data: Bytes) -> bool {
         flags: 0,
         src: 0,
         id: fd,
-        arg: opcode as i64 | (flags as i64) << 8,
+        arg,
         data,
     };
     match ipc::send(s.worker as usize, m) {
@@ -338,6 +510,9 @@ fn route(fd: i64, opcode: u8, flags: u8, data: Bytes) -> bool {
 
 /// A `Push` message that arrived over IPC.
 pub fn push_from_ipc(fd: i64, arg: i64, data: Bytes) -> bool {
+    if arg & RAW_ARG != 0 {
+        return send_raw(fd, data);
+    }
     let opcode = (arg & 0xff) as u8;
     let flags = ((arg >> 8) & 0xff) as u8;
     if opcode == OP_CLOSE {
@@ -358,9 +533,7 @@ pub fn push_from_ipc(fd: i64, arg: i64, data: Bytes) -> bool {
 
 /// True when `fd` is a WebSocket connection past its handshake.
 pub fn is_established(fd: i64) -> bool {
-    if local(fd).is_some() {
-        return true;
-    }
+    // Not while a custom `handshake` callback runs (its pushes still queue).
     session::get(fd).is_some_and(|s| s.ws_status == STATUS_ACTIVE)
 }
 
@@ -377,9 +550,52 @@ pub fn close(fd: i64) -> bool {
     }
 }
 
-/// Answers the handshake with a 101 and starts the connection's task once
-/// hyper hands over the socket.
-pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> Response<RespBody> {
+/// What became of an upgrade request on an HTTP connection, by the
+/// connection's socket fd, until that connection's hyper task ends.
+enum Fate {
+    /// The socket now belongs to a WebSocket task.
+    Upgraded,
+    /// A `handshake` callback did not answer 101: `disconnect` gets this id.
+    Refused(i64),
+}
+
+/// This worker's HTTP connections that sent an upgrade request: fd -> fate.
+type Fates = HashMap<i64, Fate>;
+
+thread_local! {
+    /// Boxed like `T`: the dlopen()ed extension has little static TLS room.
+    static FATES: RefCell<Option<Box<Fates>>> = const { RefCell::new(None) };
+}
+
+fn fates<R>(f: impl FnOnce(&mut Fates) -> R) -> R {
+    FATES.with(|t| f(t.borrow_mut().get_or_insert_with(Default::default)))
+}
+
+/// An HTTP connection of a WebSocket server ended (called by `http::conn`).
+/// Unless its socket went to a WebSocket task, fire `disconnect`: Swoole
+/// fires it for every connection of a WebSocket port that closes without
+/// being an established WebSocket connection.
+pub fn http_closed(ctx: &WorkerCtx, http_fd: i64) {
+    let fd = match fates(|t| t.remove(&http_fd)) {
+        Some(Fate::Upgraded) => return,
+        Some(Fate::Refused(id)) => id,
+        None => http_fd,
+    };
+    if let Outcome::Fatal(code) = ctx.hooks.on_disconnect(fd, ctx.id as i32) {
+        ctx.poison(code);
+    }
+}
+
+/// Answers an `Upgrade: websocket` request on HTTP connection `http_fd`:
+/// with our own 101, or with what the `handshake` callback sends. On a 101
+/// the connection's task starts once hyper hands over the socket.
+pub async fn upgrade<B>(
+    mut req: Request<B>,
+    ctx: Rc<WorkerCtx>,
+    peer: SocketAddr,
+    http_fd: i64,
+) -> Response<RespBody> {
+    let custom = ctx.hooks.ws_handshake();
     let version_ok = req
         .headers()
         .get(header::SEC_WEBSOCKET_VERSION)
@@ -389,7 +605,8 @@ pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> 
         .get(header::SEC_WEBSOCKET_KEY)
         .map(|v| v.as_bytes().to_vec())
         .unwrap_or_default();
-    if !version_ok || key.is_empty() {
+    // A `handshake` callback validates the request itself (as in Swoole).
+    if !custom && (!version_ok || key.is_empty()) {
         let mut r = Response::new(RespBody::empty());
         *r.status_mut() = StatusCode::BAD_REQUEST;
         return r;
@@ -402,6 +619,17 @@ pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> 
         .flat_map(|v| v.split(','))
         .map(|p| p.trim().to_string())
         .collect();
+    // `websocket_compression`: the permessage-deflate answer, if any offer fits.
+    let deflate = if ctx.hooks.ws_compression() {
+        super::ws_deflate::negotiate(
+            req.headers()
+                .get_all(header::SEC_WEBSOCKET_EXTENSIONS)
+                .iter()
+                .map(HeaderValue::as_bytes),
+        )
+    } else {
+        None
+    };
     let on = hyper::upgrade::on(&mut req);
     let (parts, _) = req.into_parts();
     let fd = session::open(ctx.id as i32, 0, ctx.server_port, peer);
@@ -424,15 +652,69 @@ pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> 
     // Counted from now, before hyper's side of the connection ends, so a
     // draining worker never sees zero connections in between.
     ctx.conn_opened();
-    // Established from now: a client that has the 101 may already be
-    // counted on by a broadcast, whose pushes queue until the task runs.
+    // In the table from now: a client that has the 101 may already be
+    // counted on by a broadcast, whose pushes queue until the task runs
+    // (and so do pushes made by a `handshake` callback after its end()).
     let (tx, rx) = mpsc::unbounded_channel();
     with(|t| t.insert(fd, tx));
+    let (mut r, open_request) = if custom {
+        session::set_ws_status(fd, STATUS_HANDSHAKE);
+        let (responder, head_rx) = Responder::new(RespContext {
+            is_head: false,
+            keep_alive: true,
+            coding: None,
+            compression: None,
+        });
+        if let Outcome::Fatal(code) = ctx.hooks.on_ws_handshake(request, responder) {
+            ctx.poison(code);
+        }
+        let r = head_rx.await.unwrap_or_else(|_| simple(500, "", true));
+        if r.status() != StatusCode::SWITCHING_PROTOCOLS {
+            // Swoole closes a connection whose handshake failed.
+            with(|t| t.remove(&fd));
+            session::close(fd);
+            ctx.conn_closed();
+            fates(|t| t.insert(http_fd, Fate::Refused(fd)));
+            let mut r = r;
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
+        }
+        // `open` is not fired after a custom handshake (Swoole).
+        (r, None)
+    } else if ctx.hooks.ws_before_handshake_response() {
+        (
+            before_handshake_response(&key, &offered, &ctx, &request).await,
+            Some(request),
+        )
+    } else {
+        (default_response(&key, &offered, &ctx), Some(request))
+    };
+    // Compression is on only when we answer with the extension; a custom
+    // handshake gets our answer added unless it wrote one itself.
+    let mut deflate_on = false;
+    if let Some(ext) = deflate.and_then(|d| HeaderValue::from_str(&d).ok()) {
+        let h = r.headers_mut();
+        if !h.contains_key(header::SEC_WEBSOCKET_EXTENSIONS) {
+            h.insert(header::SEC_WEBSOCKET_EXTENSIONS, ext);
+        }
+        deflate_on = h
+            .get_all(header::SEC_WEBSOCKET_EXTENSIONS)
+            .iter()
+            .any(|v| v.as_bytes().starts_with(b"permessage-deflate"));
+    }
+    fates(|t| t.insert(http_fd, Fate::Upgraded));
     session::set_ws_status(fd, STATUS_ACTIVE);
     let task_ctx = ctx.clone();
     tokio::task::spawn_local(async move {
         match on.await {
-            Ok(up) => serve(TokioIo::new(up), fd, rx, request, task_ctx).await,
+            Ok(up) => {
+                let setup = Setup {
+                    open: open_request,
+                    deflate: deflate_on,
+                };
+                serve(TokioIo::new(up), fd, rx, setup, task_ctx).await
+            }
             Err(e) => {
                 crate::rlog!(Debug, "websocket upgrade of {fd} failed: {e}");
                 with(|t| t.remove(&fd));
@@ -441,12 +723,17 @@ pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> 
             }
         }
     });
+    r
+}
+
+/// rswoole's own 101 for `key`.
+fn default_response(key: &[u8], offered: &[String], ctx: &WorkerCtx) -> Response<RespBody> {
     let mut r = Response::new(RespBody::empty());
     *r.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
     let h = r.headers_mut();
     h.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
     h.insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
-    if let Ok(v) = HeaderValue::from_str(&accept_key(&key)) {
+    if let Ok(v) = HeaderValue::from_str(&accept_key(key)) {
         h.insert(header::SEC_WEBSOCKET_ACCEPT, v);
     }
     h.insert(
@@ -469,26 +756,75 @@ pub fn upgrade<B>(mut req: Request<B>, ctx: Rc<WorkerCtx>, peer: SocketAddr) -> 
     r
 }
 
+/// Our 101 after `beforeHandshakeResponse($server, $request, $response)`
+/// could add headers and cookies to it (Swoole 6.2): the response starts as
+/// our 101 and is ended here once the callback returns; it stays a 101.
+async fn before_handshake_response(
+    key: &[u8],
+    offered: &[String],
+    ctx: &Rc<WorkerCtx>,
+    request: &HttpRequest,
+) -> Response<RespBody> {
+    let ours = default_response(key, offered, ctx);
+    let (responder, head_rx) = Responder::new(RespContext {
+        is_head: false,
+        keep_alive: true,
+        coding: None,
+        compression: None,
+    });
+    let _ = responder.status(101, None);
+    for (name, value) in ours.headers() {
+        let _ = responder.header(name.as_str(), value.as_bytes(), false);
+    }
+    if let Outcome::Fatal(code) = ctx
+        .hooks
+        .on_ws_before_handshake_response(request.clone(), responder.clone())
+    {
+        ctx.poison(code);
+    }
+    // Already ended by the callback, or ended now: either way a head comes.
+    let _ = responder.end(Bytes::new());
+    drop(responder);
+    match head_rx.await {
+        Ok(mut r) => {
+            *r.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+            r
+        }
+        Err(_) => ours,
+    }
+}
+
+/// How a connection's task starts.
+struct Setup {
+    /// The handshake request for `open` (`None` after a custom handshake).
+    open: Option<HttpRequest>,
+    /// permessage-deflate was negotiated.
+    deflate: bool,
+}
+
 async fn serve<S>(
     io: S,
     fd: i64,
     mut rx: mpsc::UnboundedReceiver<Cmd>,
-    request: HttpRequest,
+    setup: Setup,
     ctx: Rc<WorkerCtx>,
 ) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
     let reactor = ctx.id as i32;
-    if let Outcome::Fatal(code) = ctx.hooks.on_ws_open(request) {
-        ctx.poison(code);
+    if let Some(request) = setup.open {
+        if let Outcome::Fatal(code) = ctx.hooks.on_ws_open(request) {
+            ctx.poison(code);
+        }
     }
+    let deflate = setup.deflate;
     let (mut rd, mut wr) = tokio::io::split(io);
     let max = ctx.cfg.package_max_length;
     let control = ctx.hooks.ws_control_frames();
     let mut shutdown = ctx.shutdown.subscribe();
     let mut buf = BytesMut::with_capacity(16 * 1024);
-    // A fragmented message being put together: (opcode, data).
-    let mut partial: Option<(u8, BytesMut)> = None;
+    // A fragmented message being put together: (opcode, compressed, data).
+    let mut partial: Option<(u8, bool, BytesMut)> = None;
     // The close frame to send before closing (None: the socket is gone).
     let mut closing: Option<(u16, Bytes)> = None;
     let mut draining = *shutdown.borrow();
@@ -512,7 +848,7 @@ async fn serve<S>(
                     session::touch(fd);
                     last = Instant::now();
                     loop {
-                        let frame = match parse(&mut buf, max) {
+                        let frame = match parse_ext(&mut buf, max, deflate) {
                             Ok(Some(f)) => f,
                             Ok(None) => break,
                             Err(code) => {
@@ -552,30 +888,41 @@ async fn serve<S>(
                                 break 'outer;
                             }
                             op => {
-                                let (opcode, data) = match (op, partial.take()) {
-                                    (OP_CONTINUATION, Some((o, mut acc))) => {
+                                let (opcode, compressed, data) = match (op, partial.take()) {
+                                    (OP_CONTINUATION, Some((o, c, mut acc))) => {
                                         if acc.len() + frame.payload.len() > max {
                                             closing = Some((1009, Bytes::new()));
                                             break 'outer;
                                         }
                                         acc.extend_from_slice(&frame.payload);
-                                        (o, acc)
+                                        (o, c, acc)
                                     }
                                     (OP_CONTINUATION, None) | (_, Some(_)) => {
                                         closing = Some((1002, Bytes::new()));
                                         break 'outer;
                                     }
-                                    (o, None) => (o, BytesMut::from(&frame.payload[..])),
+                                    (o, None) => (o, frame.rsv & 1 != 0, BytesMut::from(&frame.payload[..])),
                                 };
                                 if !frame.fin {
-                                    partial = Some((opcode, data));
+                                    partial = Some((opcode, compressed, data));
                                     continue;
                                 }
+                                let (data, flags) = if compressed {
+                                    match super::ws_deflate::decompress(&data, max) {
+                                        Ok(v) => (Bytes::from(v), FLAG_FIN | FLAG_MASK | FLAG_RSV1 | FLAG_COMPRESS),
+                                        Err(e) => {
+                                            closing = Some((e.close_code(), Bytes::new()));
+                                            break 'outer;
+                                        }
+                                    }
+                                } else {
+                                    (data.freeze(), FLAG_FIN | FLAG_MASK)
+                                };
                                 if opcode == OP_TEXT && std::str::from_utf8(&data).is_err() {
                                     closing = Some((1007, Bytes::new()));
                                     break 'outer;
                                 }
-                                let out = ctx.hooks.on_ws_message(fd, data.freeze(), opcode, FLAG_FIN | FLAG_MASK);
+                                let out = ctx.hooks.on_ws_message(fd, data, opcode, flags);
                                 if let Outcome::Fatal(code) = out {
                                     ctx.poison(code);
                                 }
@@ -586,7 +933,12 @@ async fn serve<S>(
             },
             cmd = rx.recv() => match cmd {
                 Some(Cmd::Frame { opcode, flags, data }) => {
-                    if wr.write_all(&encode(opcode, flags, &data)).await.is_err() {
+                    if wr.write_all(&outgoing(opcode, flags, &data, deflate)).await.is_err() {
+                        break;
+                    }
+                }
+                Some(Cmd::Raw(data)) => {
+                    if wr.write_all(&data).await.is_err() {
                         break;
                     }
                 }
@@ -621,6 +973,21 @@ async fn serve<S>(
     ctx.conn_closed();
 }
 
+/// A pushed frame as it goes out: on a connection that negotiated
+/// permessage-deflate, every whole non-empty text or binary message is
+/// compressed (Swoole sets `FLAG_COMPRESS` on every push to such a
+/// connection); without the extension `FLAG_COMPRESS` is ignored, since a
+/// client must fail a connection that gets RSV1 it did not agree to.
+fn outgoing(opcode: u8, flags: u8, data: &[u8], deflate: bool) -> BytesMut {
+    if deflate && matches!(opcode, OP_TEXT | OP_BINARY) && flags & FLAG_FIN != 0 && !data.is_empty()
+    {
+        if let Some(c) = super::ws_deflate::compress(data) {
+            return encode(opcode, flags | FLAG_RSV1, &c);
+        }
+    }
+    encode(opcode, flags, data)
+}
+
 // ---- Client side (`Swoole\Coroutine\Http\Client`, `engine::http_client`) ----
 
 /// Standard base64 of `data` (the client's `Sec-WebSocket-Key`).
@@ -635,11 +1002,21 @@ pub fn encode_masked(opcode: u8, flags: u8, payload: &[u8], mask: Option<[u8; 4]
         return encode(opcode, flags, payload);
     };
     let mut out = BytesMut::with_capacity(payload.len() + 14);
+    // The first byte as `encode` writes it: FIN, RSV1..3 (0x40, 0x20, 0x10)
+    // from FLAG_RSV1 (4), _RSV2 (8), _RSV3 (16), the opcode.
     let mut b0 = opcode & 0x0f;
     if flags & FLAG_FIN != 0 {
         b0 |= 0x80;
     }
-    b0 |= ((flags >> 2) & 7) << 4;
+    if flags & FLAG_RSV1 != 0 {
+        b0 |= 0x40;
+    }
+    if flags & 8 != 0 {
+        b0 |= 0x20;
+    }
+    if flags & 16 != 0 {
+        b0 |= 0x10;
+    }
     out.put_u8(b0);
     let n = payload.len();
     if n < 126 {
@@ -662,7 +1039,7 @@ pub fn encode_masked(opcode: u8, flags: u8, payload: &[u8], mask: Option<[u8; 4]
 
 /// Cuts one server frame off `buf` (what a client reads): unmasked as a
 /// server sends them (a masked one is unmasked too), RSV bits kept in
-/// `rsv`. `Ok(None)` when incomplete, `Err(code)` on a protocol error.
+/// `rsv` (as `parse` keeps them: RSV1 is bit 0). `Ok(None)` when incomplete, `Err(code)` on a protocol error.
 pub fn parse_server_frame(buf: &mut BytesMut, max: usize) -> Result<Option<Frame>, u16> {
     if buf.len() < 2 {
         return Ok(None);
@@ -670,7 +1047,7 @@ pub fn parse_server_frame(buf: &mut BytesMut, max: usize) -> Result<Option<Frame
     let b0 = buf[0];
     let b1 = buf[1];
     let fin = b0 & 0x80 != 0;
-    let rsv = (b0 >> 4) & 7;
+    let rsv = rsv_bits(b0);
     let opcode = b0 & 0x0f;
     let masked = b1 & 0x80 != 0;
     if !matches!(opcode, 0 | 1 | 2 | 8 | 9 | 10) {
@@ -769,6 +1146,73 @@ mod tests {
         let mut half = masked(0x81, b"hello");
         half.truncate(5);
         assert_eq!(parse(&mut half, 100), Ok(None));
+    }
+
+    #[test]
+    fn rsv1_only_with_deflate_on_first_data_frame() {
+        let mut b = masked(0xc1, b"x");
+        assert_eq!(parse(&mut b, 100), Err(1002));
+        let mut b = masked(0xc1, b"x");
+        assert_eq!(parse_ext(&mut b, 100, true).unwrap().unwrap().rsv, 1);
+        let mut cont = masked(0x40, b"x");
+        assert_eq!(parse_ext(&mut cont, 100, true), Err(1002));
+        let mut ping = masked(0xc9, b"");
+        assert_eq!(parse_ext(&mut ping, 100, true), Err(1002));
+        let mut rsv2 = masked(0xa1, b"x");
+        assert_eq!(parse_ext(&mut rsv2, 100, true), Err(1002));
+        let mut op3 = masked(0x83, b"x");
+        assert_eq!(parse_ext(&mut op3, 100, true), Err(1002));
+    }
+
+    #[test]
+    fn pack_and_unpack() {
+        let f = pack(OP_TEXT, FLAG_FIN, b"hi", 0).unwrap();
+        assert_eq!(&f[..], &[0x81, 2, b'h', b'i']);
+        let (fr, flags) = unpack(&f).unwrap();
+        assert_eq!(
+            (fr.opcode, &fr.payload[..], flags),
+            (OP_TEXT, &b"hi"[..], FLAG_FIN)
+        );
+        // Masked with Swoole's key, then read back.
+        let m = pack(OP_BINARY, FLAG_FIN | FLAG_MASK, b"abcd", 0).unwrap();
+        assert_eq!(&m[..6], &[0x82, 0x84, b'2', b'5', b'8', b'E']);
+        let (fr, flags) = unpack(&m).unwrap();
+        assert_eq!(&fr.payload[..], b"abcd");
+        assert_eq!(flags, FLAG_FIN | FLAG_MASK);
+        // Compressed: RSV1 set, inflated by unpack, COMPRESS reported.
+        let text = "hello hello hello hello hello".repeat(10);
+        let c = pack(OP_TEXT, FLAG_FIN | FLAG_COMPRESS, text.as_bytes(), 0).unwrap();
+        assert_eq!(c[0], 0xc1);
+        assert!(c.len() < text.len());
+        let (fr, flags) = unpack(&c).unwrap();
+        assert_eq!(&fr.payload[..], text.as_bytes());
+        assert_eq!(flags, FLAG_FIN | FLAG_RSV1 | FLAG_COMPRESS);
+        // Control frames: FIN forced, never compressed; close carries its code.
+        let p = pack(OP_PING, FLAG_COMPRESS, b"p", 0).unwrap();
+        assert_eq!(&p[..], &[0x89, 1, b'p']);
+        let cl = pack(OP_CLOSE, 0, b"bye", 4000).unwrap();
+        assert_eq!(&cl[..], &[0x88, 5, 0x0f, 0xa0, b'b', b'y', b'e']);
+        assert!(pack(OP_PING, FLAG_FIN, &[0; 126], 0).is_err());
+        // RSV2/RSV3 are never written by pack.
+        assert_eq!(pack(OP_TEXT, FLAG_FIN | 8 | 16, b"", 0).unwrap()[0], 0x81);
+        // Short or truncated input.
+        assert!(unpack(&[0x81]).is_none());
+        assert!(unpack(&[0x81, 5, b'a']).is_none());
+    }
+
+    #[test]
+    fn outgoing_compresses_only_when_negotiated() {
+        let data = vec![b'a'; 1000];
+        assert_eq!(
+            outgoing(OP_TEXT, FLAG_FIN | FLAG_COMPRESS, &data, false)[0],
+            0x81
+        );
+        let c = outgoing(OP_TEXT, FLAG_FIN, &data, true);
+        assert_eq!(c[0], 0xc1);
+        let (fr, _) = unpack(&c).unwrap();
+        assert_eq!(&fr.payload[..], &data[..]);
+        assert_eq!(outgoing(OP_PING, FLAG_FIN, b"x", true)[0], 0x89);
+        assert_eq!(outgoing(OP_TEXT, 0, b"x", true)[0], 0x01);
     }
 
     #[test]

@@ -42,7 +42,15 @@ pub struct Callbacks {
     /// WebSocket: `open`, `message`, and whether upgrades are accepted.
     pub open: Option<Zval>,
     pub message: Option<Zval>,
+    /// WebSocket: `handshake` (custom upgrade answer) and `disconnect` (a
+    /// connection closed without becoming a WebSocket one).
+    pub handshake: Option<Zval>,
+    pub disconnect: Option<Zval>,
+    /// `beforeHandshakeResponse($server, $request, $response)` (Swoole 6.2).
+    pub before_handshake_response: Option<Zval>,
     pub websocket: bool,
+    /// `websocket_compression`: permessage-deflate when a client offers it.
+    pub ws_compression: bool,
     /// `websocket_subprotocol`: sent back in `Sec-WebSocket-Protocol`.
     pub ws_subprotocol: Option<String>,
     /// `open_websocket_ping_frame`/`_pong_frame`/`_close_frame`.
@@ -99,7 +107,11 @@ impl Callbacks {
             pipe_message: get("pipemessage"),
             open: get("open"),
             message: get("message"),
+            handshake: get("handshake"),
+            disconnect: get("disconnect"),
+            before_handshake_response: get("beforehandshakeresponse"),
             websocket: false,
+            ws_compression: false,
             ws_subprotocol: None,
             ws_control: Default::default(),
             ports: Vec::new(),
@@ -449,6 +461,78 @@ impl Hooks for PhpHooks {
 
     fn ws_subprotocol(&self) -> Option<String> {
         self.cb.ws_subprotocol.clone()
+    }
+
+    fn ws_compression(&self) -> bool {
+        self.cb.ws_compression
+    }
+
+    fn ws_handshake(&self) -> bool {
+        self.cb.handshake.is_some()
+    }
+
+    fn on_ws_handshake(&self, req: HttpRequest, resp: Responder) -> Outcome {
+        let Some(cb) = &self.cb.handshake else {
+            resp.fail(400);
+            return Outcome::Done;
+        };
+        // Swoole calls it like `request`: ($request, $response).
+        let fd = req.fd;
+        let req_obj: ext_php_rs::boxed::ZBox<ZendObject> =
+            ZendClassObject::new(Request::new(req, self.parse.clone())).into();
+        let resp_obj: ext_php_rs::boxed::ZBox<ZendObject> =
+            ZendClassObject::new(Response::new(resp.clone(), fd)).into();
+        let args = [object_zval(req_obj), object_zval(resp_obj)];
+        if self.coroutine {
+            return self.request_in_coroutine(cb, args, resp);
+        }
+        let mut args = args;
+        let result = boundary::call(cb, &mut args);
+        drop(args);
+        match result {
+            Ok(_) | Err(CallError::Unwind) => Outcome::Done,
+            Err(CallError::Exception) => {
+                resp.fail(500);
+                Outcome::Done
+            }
+            Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+                resp.fail(500);
+                Outcome::Fatal(code)
+            }
+        }
+    }
+
+    fn ws_before_handshake_response(&self) -> bool {
+        self.cb.before_handshake_response.is_some()
+    }
+
+    fn on_ws_before_handshake_response(&self, req: HttpRequest, resp: Responder) -> Outcome {
+        let Some(cb) = &self.cb.before_handshake_response else {
+            return Outcome::Done;
+        };
+        let fd = req.fd;
+        let req_obj: ext_php_rs::boxed::ZBox<ZendObject> =
+            ZendClassObject::new(Request::new(req, self.parse.clone())).into();
+        let resp_obj: ext_php_rs::boxed::ZBox<ZendObject> =
+            ZendClassObject::new(Response::new(resp, fd)).into();
+        let args = vec![
+            self.server_zval(),
+            object_zval(req_obj),
+            object_zval(resp_obj),
+        ];
+        self.run_event(cb, args, self.coroutine)
+    }
+
+    fn on_disconnect(&self, fd: i64, reactor_id: i32) -> Outcome {
+        let Some(cb) = &self.cb.disconnect else {
+            return Outcome::Done;
+        };
+        let args = vec![
+            self.server_zval(),
+            long_zval(fd),
+            long_zval(reactor_id as i64),
+        ];
+        self.run_event(cb, args, self.coroutine)
     }
 
     fn on_ws_open(&self, req: HttpRequest) -> Outcome {

@@ -98,12 +98,28 @@ pub fn internal_subclass(
     name: &str,
     parent: ext_php_rs::class::ClassEntryInfo,
 ) -> ext_php_rs::error::Result<&'static ClassEntry> {
+    internal_subclass_with(name, parent, Vec::new())
+}
+
+/// `internal_subclass` with methods of its own: hand-written handlers that
+/// touch no object state (static methods such as `WebSocket\Server::pack`).
+pub fn internal_subclass_with(
+    name: &str,
+    parent: ext_php_rs::class::ClassEntryInfo,
+    methods: Vec<(
+        ext_php_rs::builders::FunctionBuilder<'static>,
+        ext_php_rs::flags::MethodFlags,
+    )>,
+) -> ext_php_rs::error::Result<&'static ClassEntry> {
     // `registration` takes a plain fn, so the new entry comes back through
     // this slot (module startup is single-threaded).
     static LAST: AtomicPtr<ClassEntry> = AtomicPtr::new(std::ptr::null_mut());
     LAST.store(std::ptr::null_mut(), Ordering::SeqCst);
-    ext_php_rs::builders::ClassBuilder::new(name)
-        .extends(parent)
+    let mut builder = ext_php_rs::builders::ClassBuilder::new(name).extends(parent);
+    for (func, flags) in methods {
+        builder = builder.method(func, flags);
+    }
+    builder
         .registration(|ce, _| LAST.store(ce, Ordering::SeqCst))
         .register()?;
     let ptr = LAST.load(Ordering::SeqCst);

@@ -215,6 +215,7 @@ impl Server {
                     .and_then(|a| a.get(k))
                     .is_some_and(|v| v.bool().unwrap_or(false) || v.long().is_some_and(|n| n != 0))
             };
+            callbacks.ws_compression = flag("websocket_compression");
             callbacks.ws_control = crate::engine::ws::ControlFrames {
                 ping: flag("open_websocket_ping_frame"),
                 pong: flag("open_websocket_pong_frame"),
@@ -280,7 +281,7 @@ impl Server {
                 PortSocket::Udp(_) => PortKind::Datagram,
                 PortSocket::Tcp(_) if index == 0 && is_http => PortKind::Http,
                 PortSocket::Tcp(_) if http_wanted => PortKind::Http,
-                PortSocket::Tcp(_) => PortKind::Stream,
+                PortSocket::Tcp(_) | PortSocket::Dispatched(_) => PortKind::Stream,
             };
             st.started = true;
             callbacks
@@ -550,7 +551,11 @@ impl Server {
             );
             return false;
         }
-        if !tcp::send(fd, bytes) {
+        let sent = match super::websocket_server::send_raw(fd, bytes.clone()) {
+            Some(ok) => ok,
+            None => tcp::send(fd, bytes),
+        };
+        if !sent {
             php_error(
                 &ErrorType::Notice,
                 &format!("Swoole\\Server::send(): connection[{fd}] is closed"),

@@ -477,6 +477,16 @@ pub fn to_config(
     if let Some(z) = get("log_file") {
         c.log_file = Some(as_str(class, "log_file", z)?);
     }
+    for (key, slot) in [
+        ("user", &mut c.user),
+        ("group", &mut c.group),
+        ("chroot", &mut c.chroot),
+    ] {
+        if let Some(z) = get(key) {
+            let v = as_str(class, key, z)?;
+            *slot = (!v.is_empty()).then_some(v);
+        }
+    }
     if let Some(z) = get("log_level") {
         c.log_level = as_int(class, "log_level", z, false)? as i32;
     }
@@ -494,6 +504,23 @@ pub fn to_config(
     }
     if let Some(z) = get("pid_file") {
         c.pid_file = Some(PathBuf::from(as_str(class, "pid_file", z)?));
+    }
+    if let Some(z) = get("reactor_num") {
+        let n = as_int(class, "reactor_num", z, false)?;
+        c.reactor_num = n.clamp(1, 4 * crate::engine::config::cpu_count() as i64) as usize;
+    }
+    if let Some(z) = get("dispatch_mode") {
+        let n = as_int(class, "dispatch_mode", z, false)?;
+        c.dispatch_mode = match n {
+            1..=4 => n as u8,
+            _ => {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("dispatch_mode {n} is not supported by rswoole, using 2 (by fd)"),
+                );
+                2
+            }
+        };
     }
     if let Some(z) = get("max_request") {
         c.max_request = as_int(class, "max_request", z, false)?.max(0) as u64;

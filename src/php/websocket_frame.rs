@@ -1,10 +1,110 @@
 //! `Swoole\WebSocket\Frame` and `Swoole\WebSocket\CloseFrame` (what
-//! `onMessage` gets), and the `WEBSOCKET_*` constants with Swoole 6.x's values.
+//! `onMessage` gets), `pack()`/`unpack()` (also `WebSocket\Server`'s), and
+//! the `WEBSOCKET_*` constants with Swoole 6.x's values.
 
 use ext_php_rs::convert::{FromZval, IntoZval};
+use ext_php_rs::error::php_error;
 use ext_php_rs::flags::DataType;
+use ext_php_rs::flags::ErrorType;
 use ext_php_rs::prelude::*;
-use ext_php_rs::types::{ZendStr, Zval};
+use ext_php_rs::types::{ZendClassObject, ZendStr, Zval};
+
+use crate::engine::ws;
+
+/// Every `SWOOLE_WEBSOCKET_FLAG_*` bit.
+const FLAGS_ALL: i64 = 0x3f;
+
+/// The fields `pack()` reads from a frame object.
+struct Fields {
+    opcode: i64,
+    flags: i64,
+    finish: bool,
+    data: Vec<u8>,
+    code: i64,
+}
+
+/// A `Frame` or `CloseFrame` object's fields (read from the Rust side:
+/// reading them as properties would warn about indirect modification).
+fn frame_fields(obj: &ext_php_rs::types::ZendObject) -> Option<Fields> {
+    if let Some(f) = ZendClassObject::<Frame>::from_zend_obj(obj) {
+        return Some(Fields {
+            opcode: f.opcode,
+            flags: f.flags,
+            finish: f.finish,
+            data: f.data.0.clone(),
+            code: 1000,
+        });
+    }
+    let c = ZendClassObject::<CloseFrame>::from_zend_obj(obj)?;
+    Some(Fields {
+        opcode: c.opcode,
+        flags: c.flags,
+        finish: c.finish,
+        data: c.reason.as_bytes().to_vec(),
+        code: c.code,
+    })
+}
+
+/// `pack($data, $opcode, $flags)` as Swoole's `FrameObject` reads it: a
+/// string with the given opcode and flags, or a frame object's own
+/// `opcode`, `flags`, `finish` and `data` (`code` and `reason` for a close
+/// frame). Warns and returns an empty string for a bad opcode or payload.
+pub fn pack_zval(data: &Zval, opcode: i64, flags: i64) -> Vec<u8> {
+    let fields = match data.object().and_then(frame_fields) {
+        Some(f) => {
+            let flags = (f.flags & FLAGS_ALL & !1) | f.finish as i64;
+            if f.opcode == ws::OP_CLOSE as i64 {
+                Fields { flags, ..f }
+            } else {
+                Fields {
+                    flags,
+                    code: 0,
+                    ..f
+                }
+            }
+        }
+        None => {
+            let bytes = match data.zend_str() {
+                Some(s) => s.as_bytes().to_vec(),
+                None => data.string().map(String::into_bytes).unwrap_or_default(),
+            };
+            Fields {
+                opcode,
+                flags: flags & FLAGS_ALL,
+                finish: flags & 1 != 0,
+                data: bytes,
+                code: 0,
+            }
+        }
+    };
+    if !(0..=15).contains(&fields.opcode) {
+        php_error(&ErrorType::Warning, "opcode must be between 0 and 15");
+        return Vec::new();
+    }
+    let code = fields.code.clamp(0, 65535) as u16;
+    match ws::pack(fields.opcode as u8, fields.flags as u8, &fields.data, code) {
+        Ok(frame) => frame.to_vec(),
+        Err(msg) => {
+            php_error(&ErrorType::Warning, msg);
+            Vec::new()
+        }
+    }
+}
+
+/// `unpack($data)`: a `Frame` (a `CloseFrame` for a close frame) with `fd`
+/// 0, or `false` when `$data` does not hold one whole frame.
+pub fn unpack_zval(data: &[u8]) -> Zval {
+    let Some((frame, flags)) = ws::unpack(data) else {
+        return false.into_zval(false).unwrap_or_default();
+    };
+    let obj = if frame.opcode == ws::OP_CLOSE {
+        ZendClassObject::new(CloseFrame::message(0, &frame.payload, flags)).into_zval(false)
+    } else {
+        ZendClassObject::new(Frame::message(0, &frame.payload, frame.opcode, flags))
+            .into_zval(false)
+    };
+    obj.unwrap_or_default()
+}
 
 /// A binary-safe PHP string property (`$frame->data`).
 #[derive(Clone, Default)]
@@ -71,8 +171,24 @@ impl Frame {
         }
     }
 
-    pub fn __to_string(&self) -> String {
-        String::from_utf8_lossy(&self.data.0).into_owned()
+    /// The frame packed (Swoole's `__toString`), e.g. for `$server->send()`.
+    pub fn __to_string(&self) -> Bin {
+        let flags = (self.flags & FLAGS_ALL & !1) | self.finish as i64;
+        let opcode = self.opcode.clamp(0, 15) as u8;
+        Bin(ws::pack(opcode, flags as u8, &self.data.0, 0)
+            .map(|f| f.to_vec())
+            .unwrap_or_default())
+    }
+
+    /// `Frame::pack($data, $opcode, $flags)`: one frame's bytes.
+    #[php(defaults(opcode = 1, flags = 1))]
+    pub fn pack(data: &Zval, opcode: i64, flags: i64) -> Bin {
+        Bin(pack_zval(data, opcode, flags))
+    }
+
+    /// `Frame::unpack($data)`: a `Frame`, or `false`.
+    pub fn unpack(data: Bin) -> Zval {
+        unpack_zval(&data.0)
     }
 }
 
@@ -131,6 +247,16 @@ impl CloseFrame {
             code: 1000,
             reason: String::new(),
         }
+    }
+
+    /// The close frame packed, with `code` and `reason`.
+    pub fn __to_string(&self) -> Bin {
+        let code = self.code.clamp(0, 65535) as u16;
+        Bin(
+            ws::pack(ws::OP_CLOSE, ws::FLAG_FIN, self.reason.as_bytes(), code)
+                .map(|f| f.to_vec())
+                .unwrap_or_default(),
+        )
     }
 }
 

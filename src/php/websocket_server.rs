@@ -1,15 +1,20 @@
 //! `Swoole\WebSocket\Server`: an internal subclass of `Swoole\Http\Server`
 //! (registered like it, see `http_server.rs`). Its methods (`push`,
 //! `disconnect`, `isEstablished`) live on `Swoole\Server` and call the
-//! helpers here, because an internal subclass cannot carry Rust methods.
+//! helpers here, because an internal subclass cannot carry `#[php_impl]`
+//! methods; its static `pack()`/`unpack()` are hand-written handlers
+//! registered with the class (they touch no object).
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use bytes::Bytes;
+use ext_php_rs::args::Arg;
+use ext_php_rs::builders::FunctionBuilder;
 use ext_php_rs::error::php_error;
-use ext_php_rs::flags::ErrorType;
-use ext_php_rs::types::Zval;
-use ext_php_rs::zend::ClassEntry;
+use ext_php_rs::flags::{DataType, ErrorType, MethodFlags};
+use ext_php_rs::types::{ZendStr, Zval};
+use ext_php_rs::zend::{ClassEntry, ExecuteData};
 
 use super::http_server::http_server_ce;
 use super::CeRef;
@@ -24,14 +29,117 @@ pub fn websocket_server_ce() -> Option<&'static ClassEntry> {
 
 /// Registers the class and its legacy alias; called once from module startup.
 pub fn register_classes() -> ext_php_rs::error::Result<()> {
-    let ce = super::internal_subclass(
+    let static_public = MethodFlags::Public | MethodFlags::Static;
+    let pack = FunctionBuilder::new("pack", server_pack)
+        .arg(Arg::new("data", DataType::Mixed))
+        .not_required()
+        .arg(Arg::new("opcode", DataType::Long).default("WEBSOCKET_OPCODE_TEXT"))
+        .arg(Arg::new("flags", DataType::Long).default("SWOOLE_WEBSOCKET_FLAG_FIN"))
+        .returns(DataType::String, false, false);
+    let unpack =
+        FunctionBuilder::new("unpack", server_unpack).arg(Arg::new("data", DataType::String));
+    let ping = FunctionBuilder::new("ping", server_ping)
+        .arg(Arg::new("fd", DataType::Long))
+        .not_required()
+        .arg(Arg::new("data", DataType::String).default("''"))
+        .returns(DataType::Bool, false, false);
+    let ce = super::internal_subclass_with(
         "Swoole\\WebSocket\\Server",
         (http_server_ce, "Swoole\\Http\\Server"),
+        vec![
+            (pack, static_public),
+            (unpack, static_public),
+            (ping, MethodFlags::Public),
+        ],
     )?;
     let _ = WS_SERVER.set(CeRef(ce));
     super::allow_dynamic_properties(ce);
     super::class_alias("swoole_websocket_server", ce);
     Ok(())
+}
+
+/// `Swoole\WebSocket\Server::pack($data, $opcode, $flags)`, static: the same
+/// as `Frame::pack()`. A panic leaves `null` (never unwinds into PHP).
+extern "C" fn server_pack(ex: &mut ExecuteData, retval: &mut Zval) {
+    let mut data = Arg::new("data", DataType::Mixed);
+    let mut opcode = Arg::new("opcode", DataType::Long);
+    let mut flags = Arg::new("flags", DataType::Long);
+    let parsed = ex
+        .parser()
+        .arg(&mut data)
+        .not_required()
+        .arg(&mut opcode)
+        .arg(&mut flags)
+        .parse();
+    if parsed.is_err() {
+        return;
+    }
+    let opcode = opcode.val::<i64>().unwrap_or(1);
+    let flags = flags.val::<i64>().unwrap_or(1);
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let bytes = match data.zval() {
+            Some(z) => super::websocket_frame::pack_zval(z, opcode, flags),
+            None => Vec::new(),
+        };
+        retval.set_zend_string(ZendStr::new(&bytes, false));
+    }));
+}
+
+/// `Swoole\WebSocket\Server::unpack($data)`, static: a `Frame` or `false`.
+extern "C" fn server_unpack(ex: &mut ExecuteData, retval: &mut Zval) {
+    let mut data = Arg::new("data", DataType::String);
+    if ex.parser().arg(&mut data).parse().is_err() {
+        return;
+    }
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let bytes = data
+            .zval()
+            .and_then(|z| z.zend_str().map(|s| s.as_bytes().to_vec()))
+            .unwrap_or_default();
+        let out = super::websocket_frame::unpack_zval(&bytes);
+        *retval = out;
+    }));
+}
+
+/// `$server->ping($fd, $data = '')`: a ping frame to WebSocket connection
+/// `$fd` (any worker's). It only needs the fd, so a plain handler does.
+extern "C" fn server_ping(ex: &mut ExecuteData, retval: &mut Zval) {
+    let mut fd = Arg::new("fd", DataType::Long);
+    let mut data = Arg::new("data", DataType::String);
+    if ex
+        .parser()
+        .arg(&mut fd)
+        .not_required()
+        .arg(&mut data)
+        .parse()
+        .is_err()
+    {
+        return;
+    }
+    let fd = fd.val::<i64>().unwrap_or(0);
+    let payload = data
+        .zval()
+        .and_then(|z| z.zend_str().map(|s| s.as_bytes().to_vec()))
+        .unwrap_or_default();
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let ok = if payload.len() > 125 {
+            php_error(
+                &ErrorType::Warning,
+                "websocket control frame payload must not exceed 125 bytes",
+            );
+            false
+        } else {
+            let ok = ws::push(fd, ws::OP_PING, ws::FLAG_FIN, Bytes::from(payload));
+            if !ok {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("the connected client of connection[{fd}] is not a websocket client or closed"),
+                );
+            }
+            ok
+        };
+        retval.set_bool(ok);
+    }));
 }
 
 /// The bytes of `$data`: a string, anything else as a string, or the
@@ -109,6 +217,12 @@ pub fn disconnect(fd: i64, code: i64, reason: &str) -> bool {
 /// `$server->isEstablished($fd)`.
 pub fn is_established(fd: i64) -> bool {
     ws::is_established(fd)
+}
+
+/// `$server->send($fd, $raw)` when `$fd` is a WebSocket connection: the
+/// bytes as they are (Swoole sends them raw too). `None`: not one.
+pub fn send_raw(fd: i64, data: Bytes) -> Option<bool> {
+    ws::is_websocket(fd).then(|| ws::send_raw(fd, data))
 }
 
 /// `$server->close($fd)` on a WebSocket connection of this worker.

@@ -182,14 +182,14 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
     if !*shutdown.borrow_and_update() {
         tokio::select! {
             res = conn.as_mut() => {
-                finish(&ctx, res);
+                finish(&ctx, fd, res);
                 return;
             }
             _ = shutdown.changed() => {}
             _ = &mut idle => {
                 // heartbeat_idle_time passed in silence: drop (close) it.
                 crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
-                finish(&ctx, Ok(()));
+                finish(&ctx, fd, Ok(()));
                 return;
             }
         }
@@ -201,23 +201,26 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
     let grace = DRAIN_IDLE_GRACE.min(ctx.cfg.max_wait_time / 2);
     tokio::select! {
         res = conn.as_mut() => {
-            finish(&ctx, res);
+            finish(&ctx, fd, res);
             return;
         }
         _ = tokio::time::sleep(grace) => {}
     }
     conn.as_mut().graceful_shutdown();
     let res = conn.await;
-    finish(&ctx, res);
+    finish(&ctx, fd, res);
 }
 
-fn finish(ctx: &WorkerCtx, res: Result<(), hyper::Error>) {
+fn finish(ctx: &WorkerCtx, fd: i64, res: Result<(), hyper::Error>) {
     if let Err(e) = &res {
         // A client that vanished or sent garbage is routine; keep it quiet.
         crate::rlog!(Debug, "connection ended: {e}");
     }
     stats::on_close(res.is_err());
     ctx.conn_closed();
+    if ctx.hooks.websocket() {
+        crate::engine::ws::http_closed(ctx, fd);
+    }
 }
 
 fn wants_keep_alive<B>(req: &Request<B>) -> bool {
@@ -263,7 +266,7 @@ async fn handle_inner(
         return Ok(simple(503, "", true));
     }
     if ctx.hooks.websocket() && crate::engine::ws::is_upgrade(&req) {
-        return Ok(crate::engine::ws::upgrade(req, ctx.clone(), peer));
+        return Ok(crate::engine::ws::upgrade(req, ctx.clone(), peer, fd).await);
     }
     let keep_alive = wants_keep_alive(&req);
     let cfg = &ctx.cfg;

@@ -1,5 +1,5 @@
 <?php
-// Server for tests/integration/test_process.py: php process_server.php PORT SETTINGS_JSON HANDLER_FILE EVENTS_FILE
+// Server for tests/integration/test_process.py: php process_server.php PORT SETTINGS_JSON HANDLER_FILE EVENTS_FILE (BASE or PROCESS mode)
 // The request handler is the closure HANDLER_FILE returns, included again in every workerStart, so a reload
 // picks up a new version of the file. Every lifecycle event appends "<event> <pid> [args]" to EVENTS_FILE.
 
@@ -10,7 +10,10 @@ $eventsFile = $argv[4];
 $log = static function (string $line) use ($eventsFile): void {
     file_put_contents($eventsFile, $line . "\n", FILE_APPEND | LOCK_EX);
 };
-$http = new Swoole\Http\Server('127.0.0.1', $port, SWOOLE_BASE);
+// "_mode": "process" in the settings runs SWOOLE_PROCESS (the key is not a Swoole option).
+$mode = ($settings['_mode'] ?? 'base') === 'process' ? SWOOLE_PROCESS : SWOOLE_BASE;
+unset($settings['_mode']);
+$http = new Swoole\Http\Server('127.0.0.1', $port, $mode);
 $http->set($settings);
 foreach (['start', 'managerStart', 'managerStop', 'beforeReload', 'afterReload', 'beforeShutdown', 'shutdown'] as $ev) {
     $http->on($ev, static function () use ($ev, $log): void {

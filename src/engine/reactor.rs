@@ -1,0 +1,652 @@
+//! SWOOLE_PROCESS mode: the master owns the listening sockets, accepts on
+//! its reactor threads and hands every new connection to a worker chosen by
+//! `dispatch_mode`, over a Unix `SOCK_SEQPACKET` channel (`SCM_RIGHTS`).
+//!
+//! Process tree: the master forks the manager first, before it starts any
+//! thread; the manager runs the supervisor of [`super::process`] (forks,
+//! replaces, reloads and stops the workers and task workers). Only then does
+//! the master build its multi-threaded runtime (`reactor_num` threads).
+//!
+//! Channels: the master listens on an abstract Unix address made before the
+//! manager is forked, so every worker, including one the manager forks much
+//! later, can reach it. A worker connects once `workerStart` returned and says
+//! who it is (`Hello`); from then on it is a dispatch target. A worker that
+//! drains shuts down its half of the channel; the master drops it from the
+//! table and closes its end, and the worker reads every connection sent
+//! before that close, then end-of-file. So a connection is never lost in a
+//! channel during a reload. docs/internals.md explains why connections are
+//! handed over rather than relayed byte by byte.
+
+use std::io::{IoSlice, IoSliceMut};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener as StdListener};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use nix::sys::socket::{
+    self, AddressFamily, Backlog, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag,
+    SockType, UnixAddr,
+};
+use std::rc::Rc;
+
+use nix::sys::signal::Signal;
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
+use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::Notify;
+
+use super::config::ServerConfig;
+use super::error::{Error, Result};
+use super::hooks::Hooks;
+
+/// Bytes of one master -> worker message (a connection) and of `Hello`.
+const MSG_LEN: usize = 32;
+/// How long a new connection may wait for a worker to take it.
+const HANDOVER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The channel's abstract address; set in the master before the manager is
+/// forked, inherited by every worker.
+static CHANNEL_NAME: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+
+/// Registers an owned descriptor with the runtime.
+fn watch<T: AsRawFd>(inner: T) -> std::io::Result<AsyncFd<T>> {
+    // SAFETY: `inner` owns its descriptor (an OwnedFd or a std listener) and
+    // the AsyncFd owns `inner`, so the descriptor stays open and the same
+    // for the AsyncFd's whole life.
+    unsafe { AsyncFd::register(inner) }.map_err(|e| e.into_parts().1)
+}
+
+fn io_err(e: nix::Error) -> std::io::Error {
+    std::io::Error::from_raw_os_error(e as i32)
+}
+
+/// Whether this process descends from a PROCESS-mode master.
+pub fn is_process_mode() -> bool {
+    CHANNEL_NAME.lock().map(|n| n.is_some()).unwrap_or(false)
+}
+
+/// In the master, before the manager is forked: the listening channel.
+pub fn bind_channel() -> std::io::Result<OwnedFd> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let name = format!("rswoole.{}.{nanos}", std::process::id()).into_bytes();
+    let fd = socket::socket(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
+        None,
+    )
+    .map_err(io_err)?;
+    let addr = UnixAddr::new_abstract(&name).map_err(io_err)?;
+    socket::bind(fd.as_raw_fd(), &addr).map_err(io_err)?;
+    socket::listen(&fd, Backlog::new(1024).map_err(io_err)?).map_err(io_err)?;
+    if let Ok(mut n) = CHANNEL_NAME.lock() {
+        *n = Some(name);
+    }
+    Ok(fd)
+}
+
+/// Forgets the channel address (the server stopped).
+pub fn clear_channel() {
+    if let Ok(mut n) = CHANNEL_NAME.lock() {
+        *n = None;
+    }
+}
+
+// ---- the wire format ------------------------------------------------------
+
+/// Master -> worker: which port the connection came in on and its peer.
+fn encode_conn(port_index: usize, peer: SocketAddr) -> [u8; MSG_LEN] {
+    let mut b = [0u8; MSG_LEN];
+    b[0..4].copy_from_slice(&(port_index as u32).to_le_bytes());
+    b[6..8].copy_from_slice(&peer.port().to_be_bytes());
+    match peer.ip() {
+        IpAddr::V4(ip) => {
+            b[4] = 4;
+            b[8..12].copy_from_slice(&ip.octets());
+        }
+        IpAddr::V6(ip) => {
+            b[4] = 6;
+            b[8..24].copy_from_slice(&ip.octets());
+        }
+    }
+    b
+}
+
+fn decode_conn(b: &[u8]) -> Option<(usize, SocketAddr)> {
+    if b.len() < MSG_LEN {
+        return None;
+    }
+    let index = u32::from_le_bytes(b[0..4].try_into().ok()?) as usize;
+    let port = u16::from_be_bytes(b[6..8].try_into().ok()?);
+    let ip = match b[4] {
+        4 => IpAddr::V4(Ipv4Addr::new(b[8], b[9], b[10], b[11])),
+        6 => {
+            let o: [u8; 16] = b[8..24].try_into().ok()?;
+            IpAddr::V6(Ipv6Addr::from(o))
+        }
+        _ => return None,
+    };
+    Some((index, SocketAddr::new(ip, port)))
+}
+
+/// Worker -> master, once: worker id, pid, stats slot (-1: none).
+fn encode_hello(worker_id: i32, pid: i32, slot: i32) -> [u8; MSG_LEN] {
+    let mut b = [0u8; MSG_LEN];
+    b[0..4].copy_from_slice(&worker_id.to_le_bytes());
+    b[4..8].copy_from_slice(&pid.to_le_bytes());
+    b[8..12].copy_from_slice(&slot.to_le_bytes());
+    b
+}
+
+fn decode_hello(b: &[u8]) -> Option<(i32, i32, i32)> {
+    if b.len() < 12 {
+        return None;
+    }
+    Some((
+        i32::from_le_bytes(b[0..4].try_into().ok()?),
+        i32::from_le_bytes(b[4..8].try_into().ok()?),
+        i32::from_le_bytes(b[8..12].try_into().ok()?),
+    ))
+}
+
+// ---- the master side -------------------------------------------------------
+
+/// One connected worker.
+struct Chan {
+    fd: AsyncFd<OwnedFd>,
+    worker_id: usize,
+    pid: i32,
+    slot: Option<usize>,
+}
+
+/// Dispatch targets by worker id (the newest process of each id).
+pub struct Table {
+    chans: Mutex<Vec<Option<Arc<Chan>>>>,
+    rr: AtomicUsize,
+    changed: Notify,
+    mode: u8,
+}
+
+impl Table {
+    pub fn new(worker_num: usize, dispatch_mode: u8) -> Arc<Table> {
+        Arc::new(Table {
+            chans: Mutex::new(vec![None; worker_num.max(1)]),
+            rr: AtomicUsize::new(0),
+            changed: Notify::new(),
+            mode: dispatch_mode,
+        })
+    }
+
+    fn insert(&self, c: Arc<Chan>) {
+        if let Ok(mut t) = self.chans.lock() {
+            if let Some(s) = t.get_mut(c.worker_id) {
+                *s = Some(c);
+            }
+        }
+        self.changed.notify_waiters();
+    }
+
+    /// Removes `c` if it is still the target for its worker id.
+    fn remove(&self, c: &Arc<Chan>) {
+        if let Ok(mut t) = self.chans.lock() {
+            if let Some(s) = t.get_mut(c.worker_id) {
+                if s.as_ref().is_some_and(|x| Arc::ptr_eq(x, c)) {
+                    *s = None;
+                }
+            }
+        }
+    }
+
+    /// The worker for a connection (`key`: the master's fd for mode 2, a
+    /// hash of the client address for mode 4).
+    fn pick(&self, fd: RawFd, peer: &SocketAddr) -> Option<Arc<Chan>> {
+        let t = self.chans.lock().ok()?;
+        let n = t.len();
+        let start = match self.mode {
+            1 | 3 => self.rr.fetch_add(1, Ordering::Relaxed) % n,
+            4 => ip_hash(&peer.ip()) % n,
+            _ => fd.max(0) as usize % n,
+        };
+        let ring = (0..n).filter_map(|k| t[(start + k) % n].as_ref());
+        if self.mode == 3 {
+            // The first idle worker, else the least busy one.
+            return ring
+                .min_by_key(|c| {
+                    c.slot
+                        .and_then(super::stats::slot_load)
+                        .map(|(busy, open)| (busy.min(1), busy, open))
+                        .unwrap_or((0, 0, 0))
+                })
+                .cloned();
+        }
+        ring.take(1).next().cloned()
+    }
+}
+
+fn ip_hash(ip: &IpAddr) -> usize {
+    // FNV-1a: stable across processes and runs, unlike RandomState.
+    let bytes: Vec<u8> = match ip {
+        IpAddr::V4(v) => v.octets().to_vec(),
+        IpAddr::V6(v) => v.octets().to_vec(),
+    };
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h as usize
+}
+
+/// Accepts workers on the channel listener until the task is dropped.
+pub async fn accept_workers(listener: OwnedFd, table: Arc<Table>) {
+    let l = match watch(listener) {
+        Ok(l) => l,
+        Err(e) => {
+            crate::rlog!(Error, "cannot watch the worker channel: {e}");
+            return;
+        }
+    };
+    loop {
+        let r = l
+            .async_io(Interest::READABLE, |fd| {
+                socket::accept4(
+                    fd.as_raw_fd(),
+                    SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
+                )
+                .map_err(io_err)
+            })
+            .await;
+        match r {
+            Ok(fd) => {
+                // SAFETY: accept4 returned a new descriptor that nothing else owns.
+                let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+                tokio::spawn(serve_worker(fd, table.clone()));
+            }
+            Err(e) => {
+                crate::rlog!(Warning, "worker channel accept(): {e}");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+}
+
+/// One worker's channel: registers it on `Hello`, drops it at end-of-file.
+async fn serve_worker(fd: OwnedFd, table: Arc<Table>) {
+    let Ok(afd) = watch(fd) else { return };
+    let mut buf = [0u8; MSG_LEN];
+    let hello = afd
+        .async_io(Interest::READABLE, |fd| {
+            socket::recv(fd.as_raw_fd(), &mut buf, MsgFlags::empty()).map_err(io_err)
+        })
+        .await;
+    let Some((id, pid, slot)) = hello.ok().and_then(|n| decode_hello(&buf[..n])) else {
+        return;
+    };
+    let chan = Arc::new(Chan {
+        fd: afd,
+        worker_id: id.max(0) as usize,
+        pid,
+        slot: usize::try_from(slot).ok(),
+    });
+    crate::rlog!(
+        Debug,
+        "worker#{} (pid {}) takes connections",
+        chan.worker_id,
+        chan.pid
+    );
+    table.insert(chan.clone());
+    // The worker sends nothing more: any read result ends its turn.
+    let _ = chan
+        .fd
+        .async_io(Interest::READABLE, |fd| {
+            socket::recv(fd.as_raw_fd(), &mut buf, MsgFlags::empty()).map_err(io_err)
+        })
+        .await;
+    table.remove(&chan);
+    table.changed.notify_waiters();
+}
+
+/// Hands `stream` to a worker; closes it if none takes it in time.
+async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr, index: usize) {
+    let fd = stream.as_raw_fd();
+    let msg = encode_conn(index, peer);
+    let deadline = Instant::now() + HANDOVER_TIMEOUT;
+    loop {
+        if let Some(c) = table.pick(fd, &peer) {
+            let fds = [fd];
+            let r =
+                c.fd.async_io(Interest::WRITABLE, |ch| {
+                    socket::sendmsg::<()>(
+                        ch.as_raw_fd(),
+                        &[IoSlice::new(&msg)],
+                        &[ControlMessage::ScmRights(&fds)],
+                        MsgFlags::MSG_NOSIGNAL | MsgFlags::MSG_DONTWAIT,
+                        None,
+                    )
+                    .map_err(io_err)
+                })
+                .await;
+            match r {
+                // The worker holds its own copy now; ours closes on drop.
+                Ok(_) => return,
+                Err(e) => {
+                    crate::rlog!(Debug, "worker#{} (pid {}) channel: {e}", c.worker_id, c.pid);
+                    table.remove(&c);
+                    continue;
+                }
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            crate::rlog!(
+                Warning,
+                "no worker took the connection from {peer} within {}s, closing it",
+                HANDOVER_TIMEOUT.as_secs()
+            );
+            return;
+        }
+        let _ = tokio::time::timeout(
+            left.min(Duration::from_millis(20)),
+            table.changed.notified(),
+        )
+        .await;
+    }
+}
+
+/// Accepts on one TCP port and dispatches, until the task is dropped.
+/// Several of these run on one listener, one per reactor thread.
+pub async fn accept_loop(listener: Arc<AsyncFd<StdListener>>, index: usize, table: Arc<Table>) {
+    loop {
+        let r = listener.async_io(Interest::READABLE, |l| l.accept()).await;
+        match r {
+            Ok((stream, peer)) => hand_over(&table, stream, peer, index).await,
+            Err(e) => {
+                crate::rlog!(Warning, "accept() failed: {e}");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+}
+
+/// The master's life in PROCESS mode, after the manager was forked: the
+/// reactor threads accept and dispatch; this thread (PHP's) handles signals
+/// and fires `beforeShutdown`. Returns once the manager has exited.
+pub fn run_master(
+    cfg: &ServerConfig,
+    ports: Vec<(usize, StdListener)>,
+    channel: OwnedFd,
+    manager: Pid,
+    hooks: Rc<dyn Hooks>,
+) -> Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cfg.reactor_num.max(1))
+        .thread_name("rswoole-reactor")
+        .enable_all()
+        .build()
+        .map_err(|e| Error::process("reactor threads", e))?;
+    let table = Table::new(cfg.worker_num, cfg.dispatch_mode);
+    let reactors = cfg.reactor_num.max(1);
+    let max_wait = cfg.max_wait_time;
+    let r = rt.block_on(async move {
+        let mut tasks = vec![tokio::spawn(accept_workers(channel, table.clone()))];
+        let mut accepting = Vec::new();
+        for (index, l) in ports {
+            l.set_nonblocking(true)
+                .map_err(|e| Error::process("set_nonblocking", e))?;
+            let l = Arc::new(watch(l).map_err(|e| Error::process("reactor", e))?);
+            for _ in 0..reactors {
+                accepting.push(tokio::spawn(accept_loop(l.clone(), index, table.clone())));
+            }
+        }
+        let sig = |k: SignalKind| signal(k).map_err(|e| Error::process("signal handler", e));
+        let mut term = sig(SignalKind::terminate())?;
+        let mut int = sig(SignalKind::interrupt())?;
+        let mut usr1 = sig(SignalKind::user_defined1())?;
+        let mut usr2 = sig(SignalKind::user_defined2())?;
+        let mut chld = sig(SignalKind::child())?;
+        let mut reopen = sig(SignalKind::from_raw(libc::SIGRTMIN()))?;
+        let forward = |s: Signal| {
+            let _ = nix::sys::signal::kill(manager, s);
+        };
+        let mut stopping: Option<Instant> = None;
+        loop {
+            tokio::select! {
+                _ = term.recv() => stop(&mut stopping, &mut accepting, &hooks, manager),
+                _ = int.recv() => stop(&mut stopping, &mut accepting, &hooks, manager),
+                _ = usr1.recv() => forward(Signal::SIGUSR1),
+                _ = usr2.recv() => forward(Signal::SIGUSR2),
+                _ = reopen.recv() => {
+                    let _ = super::log::reopen();
+                    // SAFETY: kill() with the manager's pid; no memory involved.
+                    unsafe { libc::kill(manager.as_raw(), libc::SIGRTMIN()) };
+                }
+                _ = chld.recv() => {}
+                _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+            }
+            match waitpid(manager, Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::StillAlive) => {}
+                Ok(status) => {
+                    if stopping.is_none() {
+                        crate::rlog!(
+                            Error,
+                            "the manager exited ({status:?}), stopping the server"
+                        );
+                    }
+                    break;
+                }
+                Err(nix::errno::Errno::EINTR) => {}
+                Err(e) => {
+                    crate::rlog!(Error, "waitpid(manager): {e}");
+                    break;
+                }
+            }
+            // The manager has its own deadline; this one only guards
+            // against a manager that hangs.
+            if stopping.is_some_and(|t| t.elapsed() > max_wait + Duration::from_secs(5)) {
+                forward(Signal::SIGKILL);
+            }
+        }
+        for t in accepting.into_iter().chain(tasks.drain(..)) {
+            t.abort();
+        }
+        Ok(())
+    });
+    rt.shutdown_timeout(Duration::from_secs(1));
+    r
+}
+
+/// SIGTERM/SIGINT in the master: `beforeShutdown`, stop accepting, tell the
+/// manager. A second one is passed on (the manager then kills the workers).
+fn stop(
+    stopping: &mut Option<Instant>,
+    accepting: &mut Vec<tokio::task::JoinHandle<()>>,
+    hooks: &Rc<dyn Hooks>,
+    manager: Pid,
+) {
+    if stopping.is_none() {
+        hooks.on_before_shutdown();
+        *stopping = Some(Instant::now());
+        for t in accepting.drain(..) {
+            t.abort();
+        }
+    }
+    let _ = nix::sys::signal::kill(manager, Signal::SIGTERM);
+}
+
+// ---- the worker side -------------------------------------------------------
+
+/// In a worker: connects to the master and says who it is. Blocking, once.
+pub fn connect(worker_id: i32) -> std::io::Result<OwnedFd> {
+    let name = CHANNEL_NAME
+        .lock()
+        .ok()
+        .and_then(|n| n.clone())
+        .ok_or_else(|| std::io::Error::other("not in SWOOLE_PROCESS mode"))?;
+    let fd = socket::socket(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        SockFlag::SOCK_CLOEXEC,
+        None,
+    )
+    .map_err(io_err)?;
+    let addr = UnixAddr::new_abstract(&name).map_err(io_err)?;
+    socket::connect(fd.as_raw_fd(), &addr).map_err(io_err)?;
+    let slot = super::stats::my_slot_index().map_or(-1, |s| s as i32);
+    let hello = encode_hello(worker_id, std::process::id() as i32, slot);
+    socket::send(fd.as_raw_fd(), &hello, MsgFlags::MSG_NOSIGNAL).map_err(io_err)?;
+    let flags = nix::fcntl::fcntl(fd.as_raw_fd(), nix::fcntl::FcntlArg::F_GETFL).map_err(io_err)?;
+    let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+    nix::fcntl::fcntl(fd.as_raw_fd(), nix::fcntl::FcntlArg::F_SETFL(flags)).map_err(io_err)?;
+    Ok(fd)
+}
+
+/// What a worker reads from its channel.
+pub enum Incoming {
+    /// A connection accepted on port `index`.
+    Conn(std::net::TcpStream, SocketAddr, usize),
+    /// The master closed the channel: nothing more will come.
+    End,
+}
+
+/// The worker's end of its channel.
+pub struct WorkerChannel {
+    fd: AsyncFd<OwnedFd>,
+    cmsg: Vec<u8>,
+}
+
+impl WorkerChannel {
+    pub fn new(fd: OwnedFd) -> std::io::Result<WorkerChannel> {
+        Ok(WorkerChannel {
+            fd: watch(fd)?,
+            cmsg: nix::cmsg_space!([RawFd; 4]),
+        })
+    }
+
+    /// Tells the master to send no more connections (drain). Connections
+    /// already sent are still read by [`Self::next`], then `End`.
+    pub fn stop_taking(&self) {
+        let _ = socket::shutdown(self.fd.as_raw_fd(), socket::Shutdown::Write);
+    }
+
+    /// The next connection, or `End`.
+    pub async fn next(&mut self) -> Incoming {
+        loop {
+            let mut buf = [0u8; MSG_LEN];
+            let cmsg = &mut self.cmsg;
+            let r = self
+                .fd
+                .async_io(Interest::READABLE, |ch| {
+                    let mut iov = [IoSliceMut::new(&mut buf)];
+                    let m = socket::recvmsg::<()>(
+                        ch.as_raw_fd(),
+                        &mut iov,
+                        Some(&mut *cmsg),
+                        MsgFlags::MSG_CMSG_CLOEXEC | MsgFlags::MSG_DONTWAIT,
+                    )
+                    .map_err(io_err)?;
+                    let mut got = Vec::new();
+                    if let Ok(cms) = m.cmsgs() {
+                        for c in cms {
+                            if let ControlMessageOwned::ScmRights(fds) = c {
+                                got.extend(fds);
+                            }
+                        }
+                    }
+                    Ok((m.bytes, got))
+                })
+                .await;
+            let (n, fds) = match r {
+                Ok(x) => x,
+                Err(e) => {
+                    crate::rlog!(Warning, "master channel: {e}");
+                    return Incoming::End;
+                }
+            };
+            // SAFETY: every descriptor received with SCM_RIGHTS is new in
+            // this process and owned by nothing else.
+            let mut owned: Vec<OwnedFd> = fds
+                .into_iter()
+                .map(|f| unsafe { OwnedFd::from_raw_fd(f) })
+                .collect();
+            if n == 0 && owned.is_empty() {
+                return Incoming::End;
+            }
+            let Some((index, peer)) = decode_conn(&buf[..n]) else {
+                continue;
+            };
+            let Some(fd) = owned.pop() else { continue };
+            return Incoming::Conn(std::net::TcpStream::from(fd), peer, index);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conn_message_roundtrip() {
+        for peer in ["127.0.0.1:4567", "[::1]:80", "[2001:db8::7]:65535"] {
+            let peer: SocketAddr = peer.parse().expect("addr");
+            let b = encode_conn(3, peer);
+            assert_eq!(decode_conn(&b), Some((3, peer)));
+        }
+        assert_eq!(decode_hello(&encode_hello(2, 999, -1)), Some((2, 999, -1)));
+    }
+
+    #[test]
+    fn dispatch_by_ip_is_stable_and_spreads() {
+        let a = ip_hash(&"10.0.0.1".parse().expect("ip"));
+        assert_eq!(a, ip_hash(&"10.0.0.1".parse().expect("ip")));
+        let spread: std::collections::HashSet<usize> = (1..=40u8)
+            .map(|i| ip_hash(&IpAddr::V4(Ipv4Addr::new(10, 0, 0, i))) % 4)
+            .collect();
+        assert_eq!(spread.len(), 4);
+    }
+
+    /// A connection handed over a channel arrives with its peer and port,
+    /// and a drained channel ends after what was already sent.
+    #[tokio::test]
+    async fn hand_over_and_drain() {
+        let listener = bind_channel().expect("bind");
+        let table = Table::new(1, 2);
+        let acc = tokio::spawn(accept_workers(listener, table.clone()));
+        let fd = tokio::task::spawn_blocking(|| connect(0))
+            .await
+            .expect("join")
+            .expect("connect");
+        let mut ch = WorkerChannel::new(fd).expect("channel");
+        // Wait until the master registered the worker.
+        for _ in 0..200 {
+            if table.chans.lock().map(|t| t[0].is_some()).unwrap_or(false) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let tcp = StdListener::bind("127.0.0.1:0").expect("tcp");
+        let addr = tcp.local_addr().expect("addr");
+        let client = std::net::TcpStream::connect(addr).expect("client");
+        let (server_side, peer) = tcp.accept().expect("accept");
+        hand_over(&table, server_side, peer, 5).await;
+        ch.stop_taking();
+        match ch.next().await {
+            Incoming::Conn(s, p, i) => {
+                assert_eq!((p, i), (peer, 5));
+                assert_eq!(
+                    s.peer_addr().expect("peer"),
+                    client.local_addr().expect("local")
+                );
+            }
+            Incoming::End => panic!("connection lost"),
+        }
+        assert!(matches!(ch.next().await, Incoming::End));
+        acc.abort();
+        clear_channel();
+    }
+}
