@@ -22,6 +22,7 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpSocket, TcpStream};
 
 use super::ws;
+use super::ws_deflate;
 
 /// Largest response head accepted.
 const MAX_HEAD: usize = 64 * 1024;
@@ -886,6 +887,74 @@ pub fn ws_frame(opcode: u8, flags: u8, payload: &[u8], mask: bool) -> BytesMut {
     ws::encode_masked(opcode, flags, payload, key)
 }
 
+/// A pushed message: with permessage-deflate negotiated (`deflate`), a
+/// whole non-empty text or binary message is compressed and marked RSV1
+/// (Swoole compresses every push once the server accepted compression).
+pub fn ws_message(opcode: u8, flags: u8, payload: &[u8], mask: bool, deflate: bool) -> BytesMut {
+    if deflate
+        && matches!(opcode, ws::OP_TEXT | ws::OP_BINARY)
+        && flags & ws::FLAG_FIN != 0
+        && !payload.is_empty()
+    {
+        if let Some(c) = ws_deflate::compress(payload) {
+            return ws_frame(opcode, flags | ws::FLAG_RSV1, &c, mask);
+        }
+    }
+    ws_frame(opcode, flags & !ws::FLAG_RSV1, payload, mask)
+}
+
+/// The `Sec-WebSocket-Extensions` offer of `websocket_compression`
+/// (Swoole's: no context takeover either way, so each message stands alone).
+pub const WS_DEFLATE_OFFER: &str = ws_deflate::RESPONSE;
+
+/// True when the server's `Sec-WebSocket-Extensions` accepted the offer.
+pub fn ws_deflate_accepted(resp: &Response) -> bool {
+    resp.header("sec-websocket-extensions").is_some_and(|v| {
+        String::from_utf8_lossy(v).split(',').any(|e| {
+            e.split(';')
+                .next()
+                .is_some_and(|n| n.trim().eq_ignore_ascii_case("permessage-deflate"))
+        })
+    })
+}
+
+/// A whole data message as `recv()` returns it: inflated when RSV1 says it
+/// is compressed (flags then carry RSV1 and `FLAG_COMPRESS`, as in Swoole).
+fn data_message(
+    opcode: u8,
+    rsv: u8,
+    data: Bytes,
+    ctl: WsControl,
+    max: usize,
+) -> Result<WsEvent, Fail> {
+    let mut flags = ws::FLAG_FIN | rsv_flags(rsv);
+    if rsv & 1 == 0 {
+        return Ok(WsEvent::Frame {
+            opcode,
+            flags,
+            data,
+        });
+    }
+    if !ctl.deflate {
+        return Err(Fail {
+            kind: FailKind::Reset,
+            code: 508,
+            msg: "a compressed message without permessage-deflate".into(),
+        });
+    }
+    let plain = ws_deflate::decompress(&data, max).map_err(|e| Fail {
+        kind: FailKind::Reset,
+        code: 508,
+        msg: format!("websocket message inflate failed ({e:?})"),
+    })?;
+    flags |= ws::FLAG_COMPRESS;
+    Ok(WsEvent::Frame {
+        opcode,
+        flags,
+        data: Bytes::from(plain),
+    })
+}
+
 /// The payload of a close frame.
 pub fn close_payload(code: u16, reason: &[u8]) -> Vec<u8> {
     let mut p = Vec::with_capacity(2 + reason.len());
@@ -903,6 +972,8 @@ pub struct WsControl {
     pub close: bool,
     /// Mask the automatic replies (pong, close echo).
     pub mask: bool,
+    /// permessage-deflate was negotiated: RSV1 messages are inflated.
+    pub deflate: bool,
 }
 
 /// What `recv()` got.
@@ -990,11 +1061,7 @@ async fn ws_recv_inner(
                 }
                 acc.extend_from_slice(&frame.payload);
                 if frame.fin {
-                    return Ok(WsEvent::Frame {
-                        opcode: op,
-                        flags: ws::FLAG_FIN | rsv_flags(rsv),
-                        data: acc.freeze(),
-                    });
+                    return data_message(op, rsv, acc.freeze(), ctl, max);
                 }
                 r.partial = Some((op, rsv, acc));
             }
@@ -1007,11 +1074,7 @@ async fn ws_recv_inner(
                     });
                 }
                 if frame.fin {
-                    return Ok(WsEvent::Frame {
-                        opcode: op,
-                        flags: ws::FLAG_FIN | rsv_flags(frame.rsv),
-                        data: frame.payload,
-                    });
+                    return data_message(op, frame.rsv, frame.payload, ctl, max);
                 }
                 r.partial = Some((op, frame.rsv, BytesMut::from(&frame.payload[..])));
             }
@@ -1026,8 +1089,10 @@ pub fn ws_try_buffered(r: &mut Reader, max: usize) -> Option<WsEvent> {
         return None;
     }
     // Only a whole data frame is taken here; anything else goes the slow way.
+    // Only a whole, uncompressed data frame is taken here (no RSV bit);
+    // anything else goes the slow way.
     let op = r.buf[0] & 0x0f;
-    if r.buf[0] & 0x80 == 0 || !(op == ws::OP_TEXT || op == ws::OP_BINARY) {
+    if r.buf[0] & 0xf0 != 0x80 || !(op == ws::OP_TEXT || op == ws::OP_BINARY) {
         return None;
     }
     match ws::parse_server_frame(&mut r.buf, max) {

@@ -193,6 +193,8 @@ struct Opts {
     http_compression: bool,
     body_decompression: bool,
     defer: bool,
+    /// `websocket_compression`: offer permessage-deflate on upgrade.
+    compression: bool,
     ctl: WsControl,
     max_message: usize,
 }
@@ -209,6 +211,7 @@ impl Default for Opts {
             http_compression: true,
             body_decompression: true,
             defer: false,
+            compression: false,
             // Client frames are always masked (RFC 6455 5.3).
             ctl: WsControl {
                 mask: true,
@@ -267,6 +270,8 @@ struct Conn {
     reader: Option<Reader>,
     writer: Writer,
     websocket: bool,
+    /// permessage-deflate was negotiated on the upgrade.
+    deflate: bool,
     local: Option<SocketAddr>,
     peer: Option<SocketAddr>,
 }
@@ -820,6 +825,7 @@ impl Client {
                     reader: Some(r),
                     writer: w,
                     websocket: false,
+                    deflate: false,
                     local,
                     peer,
                 });
@@ -919,9 +925,11 @@ impl Client {
                 self.drop_conn();
                 return false;
             }
+            let deflate = self.with(|s| s.opts.compression) && hc::ws_deflate_accepted(&resp);
             self.with(|s| {
                 if let Some(c) = s.conn.as_mut() {
                     c.websocket = true;
+                    c.deflate = deflate;
                 }
             });
             return true;
@@ -936,7 +944,9 @@ impl Client {
     /// Writes a frame; a small one usually goes out without suspending.
     fn send_frame(&self, api: &str, opcode: u8, flags: u8, payload: &[u8]) -> PhpResult<bool> {
         let cid = self.need_coroutine(api)?;
-        let Some((fd, w)) = self.with(|s| s.conn.as_ref().map(|c| (c.fd, c.writer.clone()))) else {
+        let Some((fd, w, deflate)) =
+            self.with(|s| s.conn.as_ref().map(|c| (c.fd, c.writer.clone(), c.deflate)))
+        else {
             self.no_connection();
             return Ok(false);
         };
@@ -954,8 +964,9 @@ impl Client {
             return Ok(false);
         }
         let mask = self.with(|s| s.opts.ctl.mask);
-        // No extension is negotiated: RSV bits and FLAG_COMPRESS are dropped.
-        let frame = hc::ws_frame(opcode, flags & ws::FLAG_FIN, payload, mask);
+        // RSV1 is ours to set (permessage-deflate); other RSV bits and
+        // FLAG_COMPRESS from the caller are dropped.
+        let frame = hc::ws_message(opcode, flags & ws::FLAG_FIN, payload, mask, deflate);
         self.check(cid, Dir::Write)?;
         // The usual case never suspends, so it needs no binding.
         let done = match hc::try_write(&w, &frame) {
@@ -995,12 +1006,16 @@ impl Client {
         let taken = self.with(|s| {
             s.conn.as_mut().and_then(|c| {
                 let r = c.reader.take()?;
-                Some((c.fd, r, c.writer.clone()))
+                Some((c.fd, r, c.writer.clone(), c.deflate))
             })
         });
-        let Some((fd, mut r, w)) = taken else {
+        let Some((fd, mut r, w, deflate)) = taken else {
             self.no_connection();
             return Ok(false_zval());
+        };
+        let ctl = WsControl {
+            deflate,
+            ..opts.ctl
         };
         // Fast path: a whole message already buffered.
         let out = match hc::ws_try_buffered(&mut r, opts.max_message) {
@@ -1009,7 +1024,7 @@ impl Client {
                 self.bind(cid, Dir::Read, fd);
                 let t = opts.read(timeout);
                 let out = coro::io::run(async move {
-                    let res = hc::ws_recv(&mut r, &w, opts.ctl, opts.max_message, t).await;
+                    let res = hc::ws_recv(&mut r, &w, ctl, opts.max_message, t).await;
                     (r, res)
                 });
                 self.unbind(Dir::Read);
@@ -1158,6 +1173,7 @@ impl Client {
                 "http_compression" => o.http_compression = truthy(v),
                 "body_decompression" => o.body_decompression = truthy(v),
                 "defer" => o.defer = truthy(v),
+                "websocket_compression" => o.compression = truthy(v),
                 "open_websocket_close_frame" => o.ctl.close = truthy(v),
                 "open_websocket_ping_frame" => o.ctl.ping = truthy(v),
                 "open_websocket_pong_frame" => o.ctl.pong = truthy(v),
@@ -1184,8 +1200,7 @@ impl Client {
                         &format!("option '{key}' is not supported by rswoole and is ignored"),
                     );
                 }
-                // `websocket_mask`: frames are always masked (docs/compat.md);
-                // `websocket_compression`: never offered, so never negotiated.
+                // `websocket_mask`: frames are always masked (docs/compat.md).
                 _ => {}
             }
             let _ = merged.insert(key.as_str(), v.shallow_clone());
@@ -1417,6 +1432,9 @@ impl Client {
         let _ = headers.insert("Upgrade", "websocket");
         let _ = headers.insert("Sec-WebSocket-Version", "13");
         let _ = headers.insert("Sec-WebSocket-Key", key.as_str());
+        if self.with(|s| s.opts.compression) {
+            let _ = headers.insert("Sec-WebSocket-Extensions", hc::WS_DEFLATE_OFFER);
+        }
         let mut z = Zval::new();
         z.set_hashtable(headers);
         let old = self.with(|s| {
