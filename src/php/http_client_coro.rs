@@ -193,6 +193,8 @@ struct Opts {
     http_compression: bool,
     body_decompression: bool,
     defer: bool,
+    /// `max_retries`: more attempts after a failed connect or a 502/503.
+    max_retries: u32,
     /// `websocket_compression`: offer permessage-deflate on upgrade.
     compression: bool,
     ctl: WsControl,
@@ -211,6 +213,7 @@ impl Default for Opts {
             http_compression: true,
             body_decompression: true,
             defer: false,
+            max_retries: 0,
             compression: false,
             // Client frames are always masked (RFC 6455 5.3).
             ctl: WsControl {
@@ -602,9 +605,33 @@ impl Client {
             })
     }
 
+    /// `exec_once`, again on a failed connect or a 502/503 answer, up to
+    /// `max_retries` more times (Swoole's retry rule).
+    fn exec(&self, path: &str, api: &str, ws_key: Option<String>) -> PhpResult<bool> {
+        let retries = self.with(|s| s.opts.max_retries);
+        let mut attempt = 0;
+        loop {
+            let ok = self.exec_once(path, api, ws_key.clone())?;
+            let status = self.with(|s| s.status_code);
+            let again = attempt < retries
+                && if ok {
+                    status == 502 || status == 503
+                } else {
+                    status == ESTATUS_CONNECT_FAILED
+                };
+            if !again {
+                return Ok(ok);
+            }
+            if ok {
+                self.drop_conn();
+            }
+            attempt += 1;
+        }
+    }
+
     /// Sends a request built from the properties and, unless `defer`, reads
     /// the response; `ws_key` is the key of an upgrade request.
-    fn exec(&self, path: &str, api: &str, ws_key: Option<String>) -> PhpResult<bool> {
+    fn exec_once(&self, path: &str, api: &str, ws_key: Option<String>) -> PhpResult<bool> {
         let cid = self.need_coroutine(api)?;
         if path.is_empty() {
             self.set_error(SWOOLE_ERROR_INVALID_PARAMS, "Invalid parameters", 0);
@@ -1183,7 +1210,10 @@ impl Client {
                         o.max_message = n as usize;
                     }
                 }
-                "max_retries" if zval_f64(v) < 0.0 => {
+                "max_retries" if zval_f64(v) >= 0.0 => {
+                    o.max_retries = (zval_f64(v) as u32).min(255);
+                }
+                "max_retries" => {
                     php_error(
                         &ErrorType::Warning,
                         &format!(
