@@ -681,10 +681,18 @@ impl Client {
         let spec = RequestSpec {
             method: method.clone(),
             path: path.to_string(),
-            host: if self.port == default_port {
-                self.host.clone()
-            } else {
-                format!("{}:{}", self.host, self.port)
+            host: {
+                // An IPv6 literal goes in brackets (RFC 7230 5.4).
+                let h = if self.host.contains(':') && !self.host.starts_with('[') {
+                    format!("[{}]", self.host)
+                } else {
+                    self.host.clone()
+                };
+                if self.port == default_port {
+                    h
+                } else {
+                    format!("{h}:{}", self.port)
+                }
             },
             headers: self.header_pairs(),
             cookies: self.cookie_pairs(),
