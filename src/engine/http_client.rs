@@ -13,7 +13,7 @@
 use std::cell::Cell;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::net::SocketAddr;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
@@ -112,7 +112,21 @@ pub struct Reader {
 }
 
 /// The write side, shared by pushes and the reader's automatic replies.
-pub type Writer = Rc<tokio::sync::Mutex<OwnedWriteHalf>>;
+/// An `Arc` (the process is single-threaded) for `try_lock_owned`: a push
+/// the socket only partly took keeps the lock until its task writes the
+/// rest, so no pong lands inside the frame.
+pub type Writer = Arc<tokio::sync::Mutex<OwnedWriteHalf>>;
+
+/// What [`try_write`] managed.
+pub enum TryWrite {
+    /// Everything went out.
+    Done,
+    /// The socket is full after this many bytes; the lock is still held,
+    /// give it to [`write_rest`].
+    Rest(tokio::sync::OwnedMutexGuard<OwnedWriteHalf>, usize),
+    /// Someone else is writing: use [`write_all`].
+    Busy,
+}
 
 /// A new TCP socket for `addr`; its fd exists before it connects.
 pub fn new_socket(addr: &SocketAddr) -> io::Result<TcpSocket> {
@@ -151,7 +165,7 @@ pub fn split(stream: TcpStream) -> (Reader, Writer) {
             buf: BytesMut::with_capacity(16 * 1024),
             partial: None,
         },
-        Rc::new(tokio::sync::Mutex::new(wr)),
+        Arc::new(tokio::sync::Mutex::new(wr)),
     )
 }
 
@@ -186,12 +200,10 @@ pub async fn write_all(w: &Writer, data: &[u8], timeout: Option<Duration>) -> Re
 }
 
 /// Writes `data` without waiting when the socket takes it all at once
-/// (the usual case for a small push). Returns how much was written, or
-/// `None` when the writer is busy; the caller writes the rest with
-/// [`write_all`].
-pub fn try_write(w: &Writer, data: &[u8]) -> Result<Option<usize>, Fail> {
-    let Ok(g) = w.try_lock() else {
-        return Ok(None);
+/// (the usual case for a small push).
+pub fn try_write(w: &Writer, data: &[u8]) -> Result<TryWrite, Fail> {
+    let Ok(g) = Arc::clone(w).try_lock_owned() else {
+        return Ok(TryWrite::Busy);
     };
     let mut done = 0;
     while done < data.len() {
@@ -203,7 +215,25 @@ pub fn try_write(w: &Writer, data: &[u8]) -> Result<Option<usize>, Fail> {
             Err(e) => return Err(Fail::io(FailKind::Send, &e)),
         }
     }
-    Ok(Some(done))
+    if done == data.len() {
+        return Ok(TryWrite::Done);
+    }
+    Ok(TryWrite::Rest(g, done))
+}
+
+/// Writes the rest of a frame [`try_write`] started, with its lock held.
+pub async fn write_rest(
+    mut g: tokio::sync::OwnedMutexGuard<OwnedWriteHalf>,
+    data: &[u8],
+    timeout: Option<Duration>,
+) -> Result<(), Fail> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    within(deadline, FailKind::Send, async move {
+        g.write_all(data)
+            .await
+            .map_err(|e| Fail::io(FailKind::Send, &e))
+    })
+    .await
 }
 
 /// True when the idle connection behind `fd` is still open (no EOF or
@@ -1419,6 +1449,44 @@ mod tests {
                 }
             );
             srv.await.expect("srv");
+        });
+    }
+
+    #[test]
+    fn partial_push_keeps_the_lock_until_written() {
+        rt().block_on(async {
+            let l = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            let addr = l.local_addr().expect("addr");
+            let (_r, w) = client(addr).await;
+            let (mut s, _) = l.accept().await.expect("accept");
+            let big = ws_frame(ws::OP_BINARY, ws::FLAG_FIN, &vec![3u8; 4 << 20], true);
+            // The peer reads nothing yet: 4 MiB cannot all go out at once.
+            let TryWrite::Rest(guard, done) = try_write(&w, &big).expect("write") else {
+                panic!("expected a partial write");
+            };
+            assert!(matches!(try_write(&w, b"x"), Ok(TryWrite::Busy)));
+            // The pong is queued first; it must still wait for the frame.
+            let w2 = w.clone();
+            let pong = ws_frame(ws::OP_PONG, ws::FLAG_FIN, b"p", true);
+            let second = tokio::spawn(async move { write_all(&w2, &pong, None).await });
+            tokio::task::yield_now().await;
+            let rest = big.clone().freeze().slice(done..);
+            let first = tokio::spawn(async move { write_rest(guard, &rest, None).await });
+            let mut buf = BytesMut::new();
+            let mut frames = Vec::new();
+            while frames.len() < 2 {
+                match ws::parse(&mut buf, 8 << 20) {
+                    Ok(Some(f)) => frames.push(f),
+                    Ok(None) => {
+                        s.read_buf(&mut buf).await.expect("read");
+                    }
+                    Err(c) => panic!("frames interleaved: close code {c}"),
+                }
+            }
+            assert_eq!(frames[0].payload.len(), 4 << 20);
+            assert_eq!(frames[1].opcode, ws::OP_PONG);
+            first.await.expect("join").expect("rest");
+            second.await.expect("join").expect("pong");
         });
     }
 

@@ -1004,21 +1004,23 @@ impl Client {
         let frame = hc::ws_message(opcode, flags & ws::FLAG_FIN, payload, mask, deflate);
         self.check(cid, Dir::Write)?;
         // The usual case never suspends, so it needs no binding.
-        let done = match hc::try_write(&w, &frame) {
-            Ok(Some(n)) => n,
-            Ok(None) => 0,
+        let started = match hc::try_write(&w, &frame) {
+            Ok(hc::TryWrite::Done) => return Ok(true),
+            Ok(hc::TryWrite::Rest(guard, done)) => Some((guard, done)),
+            Ok(hc::TryWrite::Busy) => None,
             Err(f) => {
                 self.fail_ws(&f);
                 return Ok(false);
             }
         };
-        if done == frame.len() {
-            return Ok(true);
-        }
         self.bind(cid, Dir::Write, fd);
-        let rest = frame.freeze().slice(done..);
         let timeout = self.with(|s| s.opts.write());
-        let res = coro::io::run(async move { hc::write_all(&w, &rest, timeout).await });
+        let res = coro::io::run(async move {
+            match started {
+                Some((guard, done)) => hc::write_rest(guard, &frame[done..], timeout).await,
+                None => hc::write_all(&w, &frame, timeout).await,
+            }
+        });
         self.unbind(Dir::Write);
         match res {
             Ok(Ok(())) => Ok(true),
