@@ -1557,13 +1557,13 @@ impl Client {
         if self.is_websocket() {
             return self.ws_recv(cid, timeout);
         }
+        self.check(cid, Dir::Read)?;
         let Some(pending) = self.with(|s| s.pending.take()) else {
             return Ok(false_zval());
         };
         let Some(fd) = self.with(|s| s.conn.as_ref().map(|c| c.fd)) else {
             return Ok(false_zval());
         };
-        self.check(cid, Dir::Read)?;
         self.bind(cid, Dir::Read, fd);
         let gen = self.with(|s| s.gen);
         let Some(mut r) = self.with(|s| s.conn.as_mut().and_then(|c| c.reader.take())) else {
@@ -1580,7 +1580,7 @@ impl Client {
         let Ok((r, res)) = res else {
             return Ok(false_zval());
         };
-        let fresh = self.with(|s| {
+        let current = self.with(|s| {
             if s.gen != gen {
                 return false;
             }
@@ -1589,7 +1589,7 @@ impl Client {
             }
             true
         });
-        if !fresh {
+        if !current {
             self.no_connection();
             return Ok(false_zval());
         }
