@@ -9,7 +9,7 @@ require __DIR__ . '/../include/bootstrap.php';
 try {
     (new Swoole\Coroutine\Http\Client('127.0.0.1', 1))->get('/');
 } catch (Swoole\Error $e) {
-    echo get_class($e), ': ', $e->getMessage(), "\n";
+    echo get_class($e), ' ', $e->getCode(), ': ', $e->getMessage(), "\n";
 }
 foreach ([['', 80, false], ['127.0.0.1', 70000, false], ['127.0.0.1', 443, true]] as [$h, $p, $ssl]) {
     try {
@@ -59,7 +59,7 @@ rsw_run_server(static function (int $port): void {
 });
 ?>
 --EXPECTF--
-Swoole\Error: Swoole\Coroutine\Http\Client::get(): API must be called in the coroutine
+Swoole\Error 10001: API must be called in the coroutine
 Swoole\Coroutine\Http\Client\Exception: host is empty
 Swoole\Coroutine\Http\Client\Exception: The port is invalid
 Swoole\Coroutine\Http\Client\Exception: SSL is not supported by rswoole's Swoole\Coroutine\Http\Client (see docs/compat.md)

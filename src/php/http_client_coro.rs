@@ -26,7 +26,10 @@ use ext_php_rs::prelude::*;
 use ext_php_rs::types::{ZendClassObject, ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::ClassEntry;
 
-use super::errors::{set_last_error, SWOOLE_ERROR_CO_HAS_BEEN_BOUND, SWOOLE_ERROR_INVALID_PARAMS};
+use super::errors::{
+    set_last_error, SWOOLE_ERROR_CO_HAS_BEEN_BOUND, SWOOLE_ERROR_CO_OUT_OF_COROUTINE,
+    SWOOLE_ERROR_INVALID_PARAMS,
+};
 use super::exception::{error_ce, exception_ce};
 use super::http_request::bytes_zval;
 use super::websocket_frame::{CloseFrame, Frame};
@@ -44,8 +47,6 @@ extern "C" {
     // ZEND_API uint32_t zend_get_executed_lineno(void);
     fn zend_get_executed_lineno() -> u32;
 }
-
-const CLASS: &str = "Swoole\\Coroutine\\Http\\Client";
 
 pub const ESTATUS_CONNECT_FAILED: i64 = -1;
 pub const ESTATUS_REQUEST_TIMEOUT: i64 = -2;
@@ -340,12 +341,15 @@ impl Client {
         f(&mut self.inner.borrow_mut())
     }
 
-    fn need_coroutine(&self, api: &str) -> PhpResult<Cid> {
+    /// The running coroutine, or Swoole's `Swoole\Error` (its exact message
+    /// and code) outside one; PHP's trace names the method (`_api`).
+    fn need_coroutine(&self, _api: &str) -> PhpResult<Cid> {
         let cid = coro::current();
         if cid < 0 {
+            set_last_error(SWOOLE_ERROR_CO_OUT_OF_COROUTINE);
             return Err(PhpException::new(
-                format!("{CLASS}::{api}(): API must be called in the coroutine"),
-                0,
+                "API must be called in the coroutine".into(),
+                SWOOLE_ERROR_CO_OUT_OF_COROUTINE as i32,
                 error_ce(),
             ));
         }
