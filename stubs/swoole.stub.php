@@ -10,6 +10,7 @@ const SWOOLE_DISPATCH_FDMOD = 2;
 const SWOOLE_DISPATCH_IDLE_WORKER = 3;
 const SWOOLE_DISPATCH_IPMOD = 4;
 const SWOOLE_DISPATCH_ROUND = 1;
+const SWOOLE_ERROR_CLIENT_NO_CONNECTION = 5001;
 const SWOOLE_ERROR_CO_HAS_BEEN_BOUND = 10002;
 const SWOOLE_ERROR_CO_NOT_EXISTS = 10016;
 const SWOOLE_ERROR_CO_OUT_OF_COROUTINE = 10001;
@@ -17,6 +18,10 @@ const SWOOLE_ERROR_CO_TIMEDOUT = 10018;
 const SWOOLE_ERROR_HTTP_CONTEXT_UNAVAILABLE = 7106;
 const SWOOLE_ERROR_INVALID_PARAMS = 505;
 const SWOOLE_EXTRA_VERSION = '';
+const SWOOLE_HTTP_CLIENT_ESTATUS_CONNECT_FAILED = -1;
+const SWOOLE_HTTP_CLIENT_ESTATUS_REQUEST_TIMEOUT = -2;
+const SWOOLE_HTTP_CLIENT_ESTATUS_SEND_FAILED = -4;
+const SWOOLE_HTTP_CLIENT_ESTATUS_SERVER_RESET = -3;
 const SWOOLE_LOG_DEBUG = 0;
 const SWOOLE_LOG_ERROR = 5;
 const SWOOLE_LOG_INFO = 2;
@@ -140,6 +145,42 @@ namespace Swoole\Coroutine {
         public function pop(?float $timeout = NULL): mixed {}
         public function push(mixed $data, ?float $timeout = NULL): bool {}
         public function stats(): mixed {}
+    }
+}
+
+namespace Swoole\Coroutine\Http {
+    class Client
+    {
+        public function __construct(string $host, int $port = 0, bool $ssl = false) {}
+        public function __destruct() {}
+        public function addData(mixed $data, string $name, ?string $type = NULL, ?string $filename = NULL): bool {}
+        public function addFile(string $path, string $name, ?string $type = NULL, ?string $filename = NULL, int $offset = 0, int $length = 0): bool {}
+        public function close(): bool {}
+        public function disconnect(int $code = 1000, ?string $reason = NULL): bool {}
+        public function download(string $path, mixed $file, int $offset = 0): bool {}
+        public function execute(string $path): bool {}
+        public function get(string $path): bool {}
+        public function getBody(): mixed {}
+        public function getCookies(): mixed {}
+        public function getDefer(): bool {}
+        public function getHeaderOut(): mixed {}
+        public function getHeaders(): mixed {}
+        public function getPeerCert(): bool {}
+        public function getStatusCode(): int {}
+        public function getpeername(): mixed {}
+        public function getsockname(): mixed {}
+        public function ping(?string $data = NULL): bool {}
+        public function post(string $path, mixed $data): bool {}
+        public function push(mixed $data, int $opcode = 1, mixed $flags = NULL): bool {}
+        public function recv(float $timeout = 0.0): mixed {}
+        public function set(array $settings): bool {}
+        public function setBasicAuth(string $username, string $password): void {}
+        public function setCookies(array $cookies): bool {}
+        public function setData(mixed $data): bool {}
+        public function setDefer(bool $defer = true): bool {}
+        public function setHeaders(array $headers): bool {}
+        public function setMethod(string $method): bool {}
+        public function upgrade(string $path): bool {}
     }
 }
 
@@ -338,6 +379,12 @@ namespace Swoole\Http {
     }
 }
 
+namespace Swoole\Coroutine\Http\Client {
+    class Exception extends \Swoole\Exception
+    {
+    }
+}
+
 namespace Swoole\WebSocket {
     class Server extends \Swoole\Http\Server
     {
@@ -411,6 +458,8 @@ namespace {
     class_alias(\Swoole\Coroutine\Channel::class, 'chan');
     class_alias(\Swoole\Coroutine\Channel::class, 'co\channel');
     class_alias(\Swoole\Coroutine\WaitGroup::class, 'co\waitgroup');
+    class_alias(\Swoole\Coroutine\Http\Client::class, 'co\http\client');
+    class_alias(\Swoole\Coroutine\Http\Client\Exception::class, 'co\http\client\exception');
     class_alias(\Swoole\Server::class, 'swoole_server');
     class_alias(\Swoole\Http\Server::class, 'swoole_http_server');
     class_alias(\Swoole\WebSocket\Server::class, 'swoole_websocket_server');

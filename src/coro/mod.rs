@@ -16,6 +16,7 @@
 //! contexts and defers in tables keyed by cid.
 
 pub mod fiber;
+pub mod io;
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashSet};

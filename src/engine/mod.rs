@@ -9,6 +9,7 @@ pub mod event_loop;
 pub mod framing;
 pub mod hooks;
 pub mod http;
+pub mod http_client;
 pub mod ipc;
 pub mod listener;
 #[macro_use]

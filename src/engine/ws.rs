@@ -988,6 +988,120 @@ fn outgoing(opcode: u8, flags: u8, data: &[u8], deflate: bool) -> BytesMut {
     encode(opcode, flags, data)
 }
 
+// ---- Client side (`Swoole\Coroutine\Http\Client`, `engine::http_client`) ----
+
+/// Standard base64 of `data` (the client's `Sec-WebSocket-Key`).
+pub fn base64_encode(data: &[u8]) -> String {
+    base64(data)
+}
+
+/// A client frame: like [`encode`], masked with `mask` when given
+/// (RFC 6455 5.3: every client frame is masked).
+pub fn encode_masked(opcode: u8, flags: u8, payload: &[u8], mask: Option<[u8; 4]>) -> BytesMut {
+    let Some(mask) = mask else {
+        return encode(opcode, flags, payload);
+    };
+    let mut out = BytesMut::with_capacity(payload.len() + 14);
+    // The first byte as `encode` writes it: FIN, RSV1..3 (0x40, 0x20, 0x10)
+    // from FLAG_RSV1 (4), _RSV2 (8), _RSV3 (16), the opcode.
+    let mut b0 = opcode & 0x0f;
+    if flags & FLAG_FIN != 0 {
+        b0 |= 0x80;
+    }
+    if flags & FLAG_RSV1 != 0 {
+        b0 |= 0x40;
+    }
+    if flags & 8 != 0 {
+        b0 |= 0x20;
+    }
+    if flags & 16 != 0 {
+        b0 |= 0x10;
+    }
+    out.put_u8(b0);
+    let n = payload.len();
+    if n < 126 {
+        out.put_u8(0x80 | n as u8);
+    } else if n <= 0xffff {
+        out.put_u8(0x80 | 126);
+        out.put_u16(n as u16);
+    } else {
+        out.put_u8(0x80 | 127);
+        out.put_u64(n as u64);
+    }
+    out.extend_from_slice(&mask);
+    let start = out.len();
+    out.extend_from_slice(payload);
+    for (i, b) in out[start..].iter_mut().enumerate() {
+        *b ^= mask[i & 3];
+    }
+    out
+}
+
+/// Cuts one server frame off `buf` (what a client reads): unmasked as a
+/// server sends them (a masked one is unmasked too), RSV bits kept in
+/// `rsv` (as `parse` keeps them: RSV1 is bit 0). `Ok(None)` when incomplete, `Err(code)` on a protocol error.
+pub fn parse_server_frame(buf: &mut BytesMut, max: usize) -> Result<Option<Frame>, u16> {
+    if buf.len() < 2 {
+        return Ok(None);
+    }
+    let b0 = buf[0];
+    let b1 = buf[1];
+    let fin = b0 & 0x80 != 0;
+    let rsv = rsv_bits(b0);
+    let opcode = b0 & 0x0f;
+    let masked = b1 & 0x80 != 0;
+    if !matches!(opcode, 0 | 1 | 2 | 8 | 9 | 10) {
+        return Err(1002);
+    }
+    let (len, off) = match b1 & 0x7f {
+        126 => {
+            if buf.len() < 4 {
+                return Ok(None);
+            }
+            (u16::from_be_bytes([buf[2], buf[3]]) as u64, 4)
+        }
+        127 => {
+            if buf.len() < 10 {
+                return Ok(None);
+            }
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&buf[2..10]);
+            (u64::from_be_bytes(b), 10)
+        }
+        n => (n as u64, 2),
+    };
+    if opcode >= 8 && (len > 125 || !fin) {
+        return Err(1002);
+    }
+    if len > max as u64 {
+        return Err(1009);
+    }
+    let len = len as usize;
+    let mask_len = if masked { 4 } else { 0 };
+    if buf.len() < off + mask_len + len {
+        buf.reserve(off + mask_len + len - buf.len());
+        return Ok(None);
+    }
+    let mask = if masked {
+        Some([buf[off], buf[off + 1], buf[off + 2], buf[off + 3]])
+    } else {
+        None
+    };
+    buf.advance(off + mask_len);
+    let mut payload = buf.split_to(len);
+    if let Some(mask) = mask {
+        for (i, b) in payload.iter_mut().enumerate() {
+            *b ^= mask[i & 3];
+        }
+    }
+    Ok(Some(Frame {
+        fin,
+        rsv,
+        opcode,
+        payload: payload.freeze(),
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

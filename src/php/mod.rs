@@ -13,6 +13,7 @@ pub mod coroutine;
 pub mod errors;
 pub mod event;
 pub mod exception;
+pub mod http_client_coro;
 pub mod http_request;
 pub mod http_response;
 pub mod http_server;
@@ -141,6 +142,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = errors::register(m);
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
+    let m = http_client_coro::register(m);
     channel::register(m)
         .request_startup_function(rinit)
         .request_shutdown_function(rshutdown)
@@ -232,6 +234,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     } else {
         drop_short_functions();
     }
+    http_client_coro::register_classes(short)?;
     allow_dynamic_properties(server::server_ce());
     class_alias("swoole_server", server::server_ce());
     http_server::register_classes()?;
