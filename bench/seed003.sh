@@ -74,7 +74,7 @@ for impl in "${IMPLS[@]}"; do
         log "$tag: seed client: success=$succ time=$tt rps=$rps"
         fan="n/a"
         if [ "$rc" = 0 ]; then
-            fj=$(RSW_PORT=$port RSW_CONNS=$FANOUT_CONNS RSW_ROUNDS=$FANOUT_ROUNDS timeout "$CAP" "${PIN_CLI[@]}" php -n -d extension="$ext" "$HERE/seed003/fanout.php" 2>&1 | tail -n 1)
+            fj=$(RSW_PORT=$port RSW_CONNS=$FANOUT_CONNS RSW_ROUNDS=$FANOUT_ROUNDS timeout "$CAP" "${PIN_CLI[@]}" php -n -d extension="$ext" "$HERE/seed003/fanout.php" 2>&1 | grep "^{" | tail -n 1)
             echo "$fj" >"$OUT/raw/seed003-$tag-fanout.json"
             fan=$(echo "$fj" | php -r '$j = json_decode(stream_get_contents(STDIN), true); echo $j ? sprintf("%d conns: median %.1f ms, max %.1f ms, lost %d", $j["connections"], $j["median_ms"], $j["max_ms"], $j["missing"]) : "failed";')
             log "$tag: fan-out: $fan"

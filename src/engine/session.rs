@@ -36,7 +36,36 @@ struct Slot {
 #[repr(C)]
 struct Table {
     next: AtomicI64,
+    /// One bit per slot in use, so listing connections reads 8 KiB instead
+    /// of every slot (a task worker broadcasting lists them per message).
+    used: [AtomicU64; CAP / 64],
     slots: [Slot; CAP],
+}
+
+impl Table {
+    fn mark(&self, slot: usize, on: bool) {
+        let bit = 1u64 << (slot % 64);
+        if on {
+            self.used[slot / 64].fetch_or(bit, Ordering::AcqRel);
+        } else {
+            self.used[slot / 64].fetch_and(!bit, Ordering::AcqRel);
+        }
+    }
+
+    /// Slots whose bit is set, in slot order.
+    fn used_slots(&self) -> impl Iterator<Item = &Slot> + '_ {
+        self.used.iter().enumerate().flat_map(move |(w, word)| {
+            let mut bits = word.load(Ordering::Acquire);
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                Some(&self.slots[w * 64 + b])
+            })
+        })
+    }
 }
 
 static TABLE: AtomicPtr<Table> = AtomicPtr::new(std::ptr::null_mut());
@@ -48,6 +77,9 @@ pub fn init() -> std::io::Result<()> {
         t.next.store(1, Ordering::Relaxed);
         for s in &t.slots {
             s.fd.store(0, Ordering::Relaxed);
+        }
+        for w in &t.used {
+            w.store(0, Ordering::Relaxed);
         }
         return Ok(());
     }
@@ -129,6 +161,7 @@ pub fn open(worker: i32, port_index: usize, server_port: u16, peer: SocketAddr) 
         s.connect_time.store(t0, Ordering::Relaxed);
         s.last_time.store(t0, Ordering::Relaxed);
         s.fd.store(fd, Ordering::Release);
+        t.mark(fd as usize % CAP, true);
         return fd;
     }
     // The table is full: an id nobody can look up, still unique.
@@ -138,12 +171,21 @@ pub fn open(worker: i32, port_index: usize, server_port: u16, peer: SocketAddr) 
 /// The connection is gone.
 pub fn close(fd: i64) {
     if let Some(t) = table() {
-        let _ = t.slots[fd as usize % CAP].fd.compare_exchange(
-            fd,
-            0,
-            Ordering::AcqRel,
-            Ordering::Relaxed,
-        );
+        let slot = fd as usize % CAP;
+        let s = &t.slots[slot];
+        if s.fd.load(Ordering::Acquire) != fd {
+            return;
+        }
+        // Unmark before freeing: a process that takes the slot right after
+        // marks it again, so no live connection is ever left unlisted.
+        t.mark(slot, false);
+        if s.fd
+            .compare_exchange(fd, 0, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+            && s.fd.load(Ordering::Acquire) > 0
+        {
+            t.mark(slot, true);
+        }
     }
 }
 
@@ -201,8 +243,7 @@ pub fn list() -> Vec<i64> {
         return Vec::new();
     };
     let mut v: Vec<i64> = t
-        .slots
-        .iter()
+        .used_slots()
         .map(|s| s.fd.load(Ordering::Acquire))
         .filter(|fd| *fd > 0)
         .collect();
@@ -215,8 +256,7 @@ pub fn count_of(worker: i32) -> usize {
     let Some(t) = table() else {
         return 0;
     };
-    t.slots
-        .iter()
+    t.used_slots()
         .filter(|s| s.fd.load(Ordering::Acquire) > 0 && s.worker.load(Ordering::Relaxed) == worker)
         .count()
 }
