@@ -50,3 +50,19 @@ stop_server() {
     wait "$pid" 2>/dev/null
     CUR_PID=""
 }
+# A free 127.0.0.1 port (20000-60000) nobody listens on.
+any_free_port() {
+    local p=$((20000 + RANDOM % 20000))
+    while port_listening "$p"; do p=$((p + 1)); done
+    echo "$p"
+}
+# Raises the fd limit (many connections) and sets PIN_SRV/PIN_CLI (server on CPU 0, client on
+# CPU 1) when there are 2+ CPUs and taskset; PINNING describes what was done.
+setup_pinning() {
+    ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+    if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+        PIN_SRV=(taskset -c 0); PIN_CLI=(taskset -c 1); PINNING="server on CPU 0, client on CPU 1"
+    else
+        PIN_SRV=(); PIN_CLI=(); PINNING="not pinned"
+    fi
+}

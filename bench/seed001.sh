@@ -40,18 +40,9 @@ EXT=(-d "extension=$SO")
 EXT+=(-d extension=redis)
 php -n "${EXT[@]}" -r 'exit(class_exists("Redis") ? 0 : 1);' 2>/dev/null || { log "phpredis missing (apt-get install -y php8.2-redis); aborting"; exit 1; }
 
-ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
-    PIN_SRV=(taskset -c 0); PIN_CLI=(taskset -c 1); PINNING="server and redis on CPU 0, ab on CPU 1"
-else
-    PIN_SRV=(); PIN_CLI=(); PINNING="not pinned"
-fi
-
-free_port() {
-    local p=$((20000 + RANDOM % 20000))
-    while port_listening "$p"; do p=$((p + 1)); done
-    echo "$p"
-}
+setup_pinning
+PINNING="server and redis on CPU 0, ab on CPU 1"
+[ ${#PIN_SRV[@]} -eq 0 ] && PINNING="not pinned"
 
 REDIS_PID=""
 CUR_PID=""
@@ -62,13 +53,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT TERM
 
-RPORT=$(free_port)
+RPORT=$(any_free_port)
 "${PIN_SRV[@]}" redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no >"$OUT/logs/seed001-redis.log" 2>&1 &
 REDIS_PID=$!
 for ((i = 0; i < 50; i++)); do redis-cli -p "$RPORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
 redis-cli -p "$RPORT" set test_key1 hello >/dev/null || { log "redis-server did not start"; exit 1; }
 
-PORT=$(free_port)
+PORT=$(any_free_port)
 log "server: 100 workers on 127.0.0.1:$PORT, redis on $RPORT"
 RSW_PORT=$PORT RSW_REDIS_PORT=$RPORT "${PIN_SRV[@]}" php -n "${EXT[@]}" "$HERE/seed001/server.php" >"$OUT/logs/seed001-server.log" 2>&1 &
 CUR_PID=$!

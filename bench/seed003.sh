@@ -33,17 +33,7 @@ mkdir -p "$OUT/raw" "$OUT/logs" "$OUT/seed003-so"
 case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
 [ -f "$SO" ] || { log "$SO not found: build it first (cargo build --release)"; exit 1; }
 cp "$SO" "$OUT/seed003-so/librswoole.so"   # a concurrent rebuild must not change it mid-run
-ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
-    PIN_SRV=(taskset -c 0); PIN_CLI=(taskset -c 1); PINNING="server on CPU 0, client on CPU 1"
-else
-    PIN_SRV=(); PIN_CLI=(); PINNING="not pinned"
-fi
-free_port() {
-    local p=$((20000 + RANDOM % 20000))
-    while port_listening "$p"; do p=$((p + 1)); done
-    echo "$p"
-}
+setup_pinning
 CUR_PID=""
 trap '[ -n "$CUR_PID" ] && stop_server "$CUR_PID"' EXIT
 trap 'log "interrupted"; exit 130' INT TERM
@@ -57,7 +47,7 @@ ROWS=()
 for impl in "${IMPLS[@]}"; do
     name=${impl%%:*}; ext=${impl#*:}
     for mode in base process; do
-        port=$(free_port)
+        port=$(any_free_port)
         tag="$name-$mode"
         log "== $tag: seed 003 server on 127.0.0.1:$port"
         RSW_PORT=$port RSW_MODE=$mode "${PIN_SRV[@]}" php -n -d extension="$ext" "$HERE/seed003/server.php" >"$OUT/logs/seed003-$tag-server.log" 2>&1 &

@@ -195,6 +195,33 @@ pub struct Frame {
     pub payload: Bytes,
 }
 
+/// A frame's payload length and the offset after the length field (where
+/// the mask key or the payload starts); `None` until those bytes are in.
+fn payload_len(buf: &[u8]) -> Option<(u64, usize)> {
+    match buf[1] & 0x7f {
+        126 if buf.len() < 4 => None,
+        126 => Some((u16::from_be_bytes([buf[2], buf[3]]) as u64, 4)),
+        127 if buf.len() < 10 => None,
+        127 => {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&buf[2..10]);
+            Some((u64::from_be_bytes(b), 10))
+        }
+        n => Some((n as u64, 2)),
+    }
+}
+
+/// Control frames are short and whole (1002); no message over `max` (1009).
+fn check_len(opcode: u8, fin: bool, len: u64, max: usize) -> Result<usize, u16> {
+    if opcode >= 8 && (len > 125 || !fin) {
+        return Err(1002);
+    }
+    if len > max as u64 {
+        return Err(1009);
+    }
+    Ok(len as usize)
+}
+
 /// Cuts one client frame off `buf`: `Ok(None)` when incomplete, `Err(code)`
 /// with the close code when the peer broke the protocol.
 pub fn parse(buf: &mut BytesMut, max: usize) -> Result<Option<Frame>, u16> {
@@ -224,30 +251,10 @@ pub fn parse_ext(buf: &mut BytesMut, max: usize, deflate: bool) -> Result<Option
     if rsv == 1 && (!deflate || !matches!(opcode, OP_TEXT | OP_BINARY)) {
         return Err(1002);
     }
-    let (len, mut off) = match b1 & 0x7f {
-        126 => {
-            if buf.len() < 4 {
-                return Ok(None);
-            }
-            (u16::from_be_bytes([buf[2], buf[3]]) as u64, 4)
-        }
-        127 => {
-            if buf.len() < 10 {
-                return Ok(None);
-            }
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&buf[2..10]);
-            (u64::from_be_bytes(b), 10)
-        }
-        n => (n as u64, 2),
+    let Some((len, mut off)) = payload_len(buf) else {
+        return Ok(None);
     };
-    if opcode >= 8 && (len > 125 || !fin) {
-        return Err(1002);
-    }
-    if len > max as u64 {
-        return Err(1009);
-    }
-    let len = len as usize;
+    let len = check_len(opcode, fin, len, max)?;
     if buf.len() < off + 4 + len {
         buf.reserve(off + 4 + len - buf.len());
         return Ok(None);
@@ -1053,30 +1060,10 @@ pub fn parse_server_frame(buf: &mut BytesMut, max: usize) -> Result<Option<Frame
     if !matches!(opcode, 0 | 1 | 2 | 8 | 9 | 10) {
         return Err(1002);
     }
-    let (len, off) = match b1 & 0x7f {
-        126 => {
-            if buf.len() < 4 {
-                return Ok(None);
-            }
-            (u16::from_be_bytes([buf[2], buf[3]]) as u64, 4)
-        }
-        127 => {
-            if buf.len() < 10 {
-                return Ok(None);
-            }
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&buf[2..10]);
-            (u64::from_be_bytes(b), 10)
-        }
-        n => (n as u64, 2),
+    let Some((len, off)) = payload_len(buf) else {
+        return Ok(None);
     };
-    if opcode >= 8 && (len > 125 || !fin) {
-        return Err(1002);
-    }
-    if len > max as u64 {
-        return Err(1009);
-    }
-    let len = len as usize;
+    let len = check_len(opcode, fin, len, max)?;
     let mask_len = if masked { 4 } else { 0 };
     if buf.len() < off + mask_len + len {
         buf.reserve(off + mask_len + len - buf.len());
