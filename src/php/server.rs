@@ -270,13 +270,18 @@ impl Server {
             let Some(socket) = socket else {
                 return Err(swoole_exception("the listening socket is gone", 0));
             };
-            let http_wanted = st
-                .setting
-                .as_ref()
-                .and_then(Zval::array)
-                .and_then(|a| a.get("open_http_protocol"))
-                .and_then(Zval::bool)
-                .unwrap_or(false);
+            // A port speaks HTTP with `open_http_protocol`, and HTTP plus the
+            // WebSocket upgrade (on a WebSocket server) with `open_websocket_protocol`.
+            let port_flag = |key: &str| {
+                st.setting
+                    .as_ref()
+                    .and_then(Zval::array)
+                    .and_then(|a| a.get(key))
+                    .and_then(Zval::bool)
+                    .unwrap_or(false)
+            };
+            let http_wanted =
+                port_flag("open_http_protocol") || port_flag("open_websocket_protocol");
             let kind = match &socket {
                 PortSocket::Udp(_) => PortKind::Datagram,
                 PortSocket::Tcp(_) if index == 0 && is_http => PortKind::Http,
