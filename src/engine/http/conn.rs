@@ -224,14 +224,19 @@ fn finish(ctx: &WorkerCtx, fd: i64, res: Result<(), hyper::Error>) {
 }
 
 fn wants_keep_alive<B>(req: &Request<B>) -> bool {
+    // Case-insensitive substring search in place (no lower-cased copy).
     let conn = req
         .headers()
         .get(header::CONNECTION)
         .and_then(|v| v.to_str().ok())
-        .map(|v| v.to_ascii_lowercase());
+        .map(str::as_bytes);
+    let has = |c: &[u8], token: &[u8]| {
+        c.windows(token.len())
+            .any(|w| w.eq_ignore_ascii_case(token))
+    };
     match req.version() {
-        Version::HTTP_10 => conn.is_some_and(|c| c.contains("keep-alive")),
-        _ => !conn.is_some_and(|c| c.contains("close")),
+        Version::HTTP_10 => conn.is_some_and(|c| has(c, b"keep-alive")),
+        _ => !conn.is_some_and(|c| has(c, b"close")),
     }
 }
 

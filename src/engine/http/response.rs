@@ -70,11 +70,19 @@ pub struct RespContext {
     pub compression: Option<(u32, usize)>,
 }
 
+/// Bits of `State::defaults_set`: which default headers the script set
+/// itself, so `build` adds the others without looking them up.
+const SET_SERVER: u8 = 1;
+const SET_CONTENT_TYPE: u8 = 2;
+const SET_CONNECTION: u8 = 4;
+
 struct State {
     status: u16,
     reason: Option<String>,
     /// Built as the script sets them, then moved whole into the response.
     headers: HeaderMap,
+    /// `SET_*` bits; headers are never removed, so a bit once set stays true.
+    defaults_set: u8,
     head_tx: Option<oneshot::Sender<Response<RespBody>>>,
     chunk_tx: Option<mpsc::UnboundedSender<Bytes>>,
     ended: bool,
@@ -91,6 +99,7 @@ impl Responder {
             status: 200,
             reason: None,
             headers: HeaderMap::new(),
+            defaults_set: 0,
             head_tx: Some(tx),
             chunk_tx: None,
             ended: false,
@@ -135,6 +144,7 @@ impl Responder {
             .map_err(|_| RespError::Invalid(format!("invalid header name '{name}'")))?;
         let v = HeaderValue::from_bytes(value)
             .map_err(|_| RespError::Invalid(format!("invalid value for header '{name}'")))?;
+        s.note_default(&n);
         if replace {
             s.headers.insert(n, v);
         } else {
@@ -206,11 +216,12 @@ impl Responder {
             )));
         }
         let len = if length == 0 { size - offset } else { length };
-        if !s.headers.contains_key(http::header::CONTENT_TYPE) {
+        if s.defaults_set & SET_CONTENT_TYPE == 0 {
             s.headers.insert(
                 http::header::CONTENT_TYPE,
                 HeaderValue::from_static(mime::for_path(path)),
             );
+            s.defaults_set |= SET_CONTENT_TYPE;
         }
         let body = RespBody::file(file, offset, len)
             .map_err(|e| RespError::File(format!("seek failed: {e}")))?;
@@ -236,6 +247,18 @@ impl Responder {
 }
 
 impl State {
+    /// Remembers that the script set one of the headers `build` defaults.
+    /// (Comparing with a standard name is an integer compare, no hashing.)
+    fn note_default(&mut self, n: &HeaderName) {
+        if *n == http::header::SERVER {
+            self.defaults_set |= SET_SERVER;
+        } else if *n == http::header::CONTENT_TYPE {
+            self.defaults_set |= SET_CONTENT_TYPE;
+        } else if *n == http::header::CONNECTION {
+            self.defaults_set |= SET_CONNECTION;
+        }
+    }
+
     fn has(&self, name: &HeaderName) -> bool {
         self.headers.contains_key(name)
     }
@@ -282,20 +305,22 @@ impl State {
         }
         *resp.headers_mut() = std::mem::take(&mut self.headers);
         let h = resp.headers_mut();
-        if !h.contains_key(http::header::SERVER) {
-            h.insert(
+        // Appended, not inserted: the bits say these names are absent, so
+        // there is nothing to replace (same order, one hash each).
+        if self.defaults_set & SET_SERVER == 0 {
+            h.append(
                 http::header::SERVER,
                 HeaderValue::from_static("swoole-http-server"),
             );
         }
-        if !h.contains_key(http::header::CONTENT_TYPE) {
-            h.insert(
+        if self.defaults_set & SET_CONTENT_TYPE == 0 {
+            h.append(
                 http::header::CONTENT_TYPE,
                 HeaderValue::from_static("text/html"),
             );
         }
-        if !h.contains_key(http::header::CONNECTION) {
-            h.insert(
+        if self.defaults_set & SET_CONNECTION == 0 {
+            h.append(
                 http::header::CONNECTION,
                 HeaderValue::from_static(if self.ctx.keep_alive {
                     "keep-alive"
