@@ -76,6 +76,10 @@ const SET_SERVER: u8 = 1;
 const SET_CONTENT_TYPE: u8 = 2;
 const SET_CONNECTION: u8 = 4;
 
+/// Initial header capacity of a response (HeaderMap keeps 3/4 of a power
+/// of two usable: 12 here).
+const HEADERS_CAPACITY: usize = 12;
+
 struct State {
     status: u16,
     reason: Option<String>,
@@ -98,7 +102,10 @@ impl Responder {
         let state = State {
             status: 200,
             reason: None,
-            headers: HeaderMap::new(),
+            // Room for a few script headers, the three defaults and the
+            // one hyper's HTTP/1.0 keep-alive fix-up reserves (its
+            // `entry(CONNECTION)` grows a full map: a rehash per response).
+            headers: HeaderMap::with_capacity(HEADERS_CAPACITY),
             defaults_set: 0,
             head_tx: Some(tx),
             chunk_tx: None,
