@@ -271,7 +271,7 @@ async fn handle_inner(
         return Ok(simple(503, "", true));
     }
     if ctx.hooks.websocket() && crate::engine::ws::is_upgrade(&req) {
-        return Ok(crate::engine::ws::upgrade(req, ctx.clone(), peer, fd).await);
+        return Ok(Box::pin(crate::engine::ws::upgrade(req, ctx.clone(), peer, fd)).await);
     }
     let keep_alive = wants_keep_alive(&req);
     let cfg = &ctx.cfg;
@@ -301,7 +301,14 @@ async fn handle_inner(
     }
 
     let (parts, body) = req.into_parts();
-    let body = match read_body(body, max).await {
+    // Most requests have no body: nothing to poll. A body is read through
+    // a boxed future, which keeps this (per-request) future small.
+    let body = if http_body::Body::is_end_stream(&body) {
+        Ok(Bytes::new())
+    } else {
+        Box::pin(read_body(body, max)).await
+    };
+    let body = match body {
         Ok(b) => b,
         Err(BodyError::TooLarge) => return Ok(simple(413, "", true)),
         Err(BodyError::Io) => return Ok(simple(400, "", true)),
