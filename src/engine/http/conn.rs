@@ -181,6 +181,8 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
     let mut shutdown = ctx.shutdown.subscribe();
     if !*shutdown.borrow_and_update() {
         tokio::select! {
+            // In order (no random start): the connection is what wakes us.
+            biased;
             res = conn.as_mut() => {
                 finish(&ctx, fd, res);
                 return;

@@ -28,6 +28,33 @@ pub enum RespError {
     File(String),
 }
 
+/// Most names a process parses are kept, as the script spelled them.
+const NAME_CACHE_MAX: usize = 64;
+
+thread_local! {
+    /// Header names as scripts spell them, each parsed once. A script sets
+    /// the same few names on every response; parsing one (lower-casing, the
+    /// standard-name match, an allocation for a non-standard name) costs
+    /// several times a look-up here. Past `NAME_CACHE_MAX` distinct
+    /// spellings, new ones are parsed every time.
+    static NAME_CACHE: RefCell<Vec<(Box<[u8]>, HeaderName)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `HeaderName::from_bytes`, through `NAME_CACHE`; `None` when invalid.
+fn header_name(name: &[u8]) -> Option<HeaderName> {
+    NAME_CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some((_, n)) = cache.iter().find(|(k, _)| **k == *name) {
+            return Some(n.clone());
+        }
+        let n = HeaderName::from_bytes(name).ok()?;
+        if cache.len() < NAME_CACHE_MAX {
+            cache.push((name.into(), n.clone()));
+        }
+        Some(n)
+    })
+}
+
 /// Content coding chosen from the request's `Accept-Encoding`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Coding {
@@ -147,8 +174,8 @@ impl Responder {
         if s.ended || s.head_tx.is_none() {
             return Err(RespError::Unavailable);
         }
-        let n = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| RespError::Invalid(format!("invalid header name '{name}'")))?;
+        let n = header_name(name.as_bytes())
+            .ok_or_else(|| RespError::Invalid(format!("invalid header name '{name}'")))?;
         let v = HeaderValue::from_bytes(value)
             .map_err(|_| RespError::Invalid(format!("invalid value for header '{name}'")))?;
         s.note_default(&n);
@@ -429,6 +456,25 @@ mod tests {
         );
         assert_eq!(Coding::from_accept(b"deflate"), Some(Coding::Deflate));
         assert_eq!(Coding::from_accept(b"gzip;q=0, br"), None);
+    }
+
+    #[test]
+    fn header_names_cached_as_spelled() {
+        for _ in 0..2 {
+            assert_eq!(
+                header_name(b"E-Tag"),
+                Some(HeaderName::from_static("e-tag"))
+            );
+            assert_eq!(
+                header_name(b"e-tag"),
+                Some(HeaderName::from_static("e-tag"))
+            );
+            assert_eq!(
+                header_name(b"Content-Type"),
+                Some(http::header::CONTENT_TYPE)
+            );
+            assert_eq!(header_name(b"bad name"), None);
+        }
     }
 
     #[test]
