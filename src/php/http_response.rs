@@ -487,16 +487,17 @@ fn header_fast(ex: &mut ExecuteData) -> bool {
         return false;
     };
     // `$format` (bool|null, converted without error) is ignored either way.
-    let Ok(name) = std::str::from_utf8(key.as_bytes()) else {
-        return false;
-    };
+    // The key is not checked for UTF-8 (the generated handler's `&str`
+    // does): a name that is not is not ASCII either, so it is refused below
+    // and the generated handler reports it as before.
+    let name = key.as_bytes();
     if name.len() > 127 {
         return false;
     }
     let Some(this) = ex.get_object::<Response>() else {
         return false;
     };
-    this.r.header(name, value.as_bytes(), true).is_ok()
+    this.r.header_bytes(name, value.as_bytes(), true).is_ok()
 }
 
 /// `$response->end()` or `end($string)`: true when the response was sent.

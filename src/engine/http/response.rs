@@ -170,14 +170,24 @@ impl Responder {
 
     /// Adds (or with `replace`, replaces) a header.
     pub fn header(&self, name: &str, value: &[u8], replace: bool) -> Result<(), RespError> {
+        self.header_bytes(name.as_bytes(), value, replace)
+    }
+
+    /// `header` with the name as bytes: a valid name is ASCII, so a caller
+    /// holding bytes need not check UTF-8 first.
+    pub fn header_bytes(&self, name: &[u8], value: &[u8], replace: bool) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
         if s.ended || s.head_tx.is_none() {
             return Err(RespError::Unavailable);
         }
-        let n = header_name(name.as_bytes())
-            .ok_or_else(|| RespError::Invalid(format!("invalid header name '{name}'")))?;
-        let v = HeaderValue::from_bytes(value)
-            .map_err(|_| RespError::Invalid(format!("invalid value for header '{name}'")))?;
+        let Some(n) = header_name(name) else {
+            let name = String::from_utf8_lossy(name);
+            return Err(RespError::Invalid(format!("invalid header name '{name}'")));
+        };
+        let v = HeaderValue::from_bytes(value).map_err(|_| {
+            let name = String::from_utf8_lossy(name);
+            RespError::Invalid(format!("invalid value for header '{name}'"))
+        })?;
         s.note_default(&n);
         if replace {
             s.headers.insert(n, v);
