@@ -18,7 +18,7 @@
 pub mod fiber;
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
@@ -94,7 +94,9 @@ struct Coro {
 }
 
 struct Sched {
-    coros: BTreeMap<Cid, Coro>,
+    /// By cid; a hash map (a coroutine is added and removed per request).
+    /// Where order shows (`list`, shutdown) the cids are sorted.
+    coros: CidMap<Coro>,
     next_cid: Cid,
     peak: usize,
     max: usize,
@@ -119,7 +121,7 @@ pub const DEFAULT_MAX: usize = 100_000;
 
 thread_local! {
     static S: RefCell<Sched> = RefCell::new(Sched {
-        coros: BTreeMap::new(),
+        coros: CidMap::default(),
         next_cid: 1,
         peak: 0,
         max: DEFAULT_MAX,
@@ -169,7 +171,9 @@ pub fn exists(cid: Cid) -> bool {
 }
 
 pub fn list() -> Vec<Cid> {
-    S.with(|s| s.borrow().coros.keys().copied().collect())
+    let mut cids: Vec<Cid> = S.with(|s| s.borrow().coros.keys().copied().collect());
+    cids.sort_unstable();
+    cids
 }
 
 pub fn count() -> usize {
@@ -554,5 +558,8 @@ pub fn shutdown() {
     let idle = S.with(|s| std::mem::take(&mut s.borrow_mut().idle));
     drop(idle);
     let coros = S.with(|s| std::mem::take(&mut s.borrow_mut().coros));
+    // Freed in cid order, oldest first (their fibers' destructors run PHP).
+    let mut coros: Vec<(Cid, Coro)> = coros.into_iter().collect();
+    coros.sort_unstable_by_key(|(cid, _)| *cid);
     drop(coros);
 }
