@@ -25,7 +25,7 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
@@ -170,7 +170,7 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
     // a hello-world request's user CPU (bench/RESULTS.md); drop-in wins.
     let mut builder = http1::Builder::new();
     builder
-        .timer(TokioTimer::new())
+        .timer(super::header_timer::HeaderTimer)
         .header_read_timeout(ctx.cfg.http_header_timeout)
         .title_case_headers(true)
         .max_buf_size(MAX_HEAD.max(8192))

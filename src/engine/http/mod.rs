@@ -3,6 +3,7 @@
 pub mod body;
 pub mod conn;
 pub mod form;
+pub mod header_timer;
 pub mod mime;
 pub mod request;
 pub mod response;
