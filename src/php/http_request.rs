@@ -242,6 +242,8 @@ impl Drop for Request {
         for p in self.tmpfiles.get_mut().drain(..) {
             let _ = std::fs::remove_file(p);
         }
+        // The header map's allocation serves a later response.
+        crate::engine::http::recycle_headers(std::mem::take(&mut self.req.headers));
     }
 }
 

@@ -10,4 +10,4 @@ pub mod response;
 pub mod static_files;
 
 pub use request::HttpRequest;
-pub use response::{Coding, RespContext, RespError, Responder};
+pub use response::{recycle_headers, Coding, RespContext, RespError, Responder};

@@ -40,6 +40,38 @@ thread_local! {
     static NAME_CACHE: RefCell<Vec<(Box<[u8]>, HeaderName)>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Most empty header maps kept for reuse.
+const HEADER_POOL_MAX: usize = 16;
+
+thread_local! {
+    /// Emptied header maps, capacity kept. A response's map goes to hyper,
+    /// which parses the connection's next request into it; that request's
+    /// map comes back here (`recycle_headers`) when the request is freed, so
+    /// a keep-alive request allocates no header map.
+    static HEADER_POOL: RefCell<Vec<HeaderMap>> = const { RefCell::new(Vec::new()) };
+}
+
+/// An empty map with room for `HEADERS_CAPACITY` headers.
+fn pooled_headers() -> HeaderMap {
+    HEADER_POOL
+        .with(|p| p.borrow_mut().pop())
+        .unwrap_or_else(|| HeaderMap::with_capacity(HEADERS_CAPACITY))
+}
+
+/// Gives a request's header map back for a later response (emptied here).
+pub fn recycle_headers(mut headers: HeaderMap) {
+    if headers.capacity() < HEADERS_CAPACITY {
+        return;
+    }
+    headers.clear();
+    HEADER_POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() < HEADER_POOL_MAX {
+            p.push(headers);
+        }
+    });
+}
+
 /// `HeaderName::from_bytes`, through `NAME_CACHE`; `None` when invalid.
 fn header_name(name: &[u8]) -> Option<HeaderName> {
     NAME_CACHE.with(|cache| {
@@ -132,7 +164,7 @@ impl Responder {
             // Room for a few script headers, the three defaults and the
             // one hyper's HTTP/1.0 keep-alive fix-up reserves (its
             // `entry(CONNECTION)` grows a full map: a rehash per response).
-            headers: HeaderMap::with_capacity(HEADERS_CAPACITY),
+            headers: pooled_headers(),
             defaults_set: 0,
             head_tx: Some(tx),
             chunk_tx: None,
