@@ -40,6 +40,13 @@ thread_local! {
     static NAME_CACHE: RefCell<Vec<(Box<[u8]>, HeaderName)>> = const { RefCell::new(Vec::new()) };
 }
 
+// The default header values, checked at compile time (`from_static` in a
+// non-const context checks every byte again on each response).
+const SERVER_VALUE: HeaderValue = HeaderValue::from_static("swoole-http-server");
+const TEXT_HTML: HeaderValue = HeaderValue::from_static("text/html");
+const KEEP_ALIVE: HeaderValue = HeaderValue::from_static("keep-alive");
+const CLOSE: HeaderValue = HeaderValue::from_static("close");
+
 /// Most empty header maps kept for reuse.
 const HEADER_POOL_MAX: usize = 16;
 
@@ -384,25 +391,19 @@ impl State {
         // Appended, not inserted: the bits say these names are absent, so
         // there is nothing to replace (same order, one hash each).
         if self.defaults_set & SET_SERVER == 0 {
-            h.append(
-                http::header::SERVER,
-                HeaderValue::from_static("swoole-http-server"),
-            );
+            h.append(http::header::SERVER, SERVER_VALUE);
         }
         if self.defaults_set & SET_CONTENT_TYPE == 0 {
-            h.append(
-                http::header::CONTENT_TYPE,
-                HeaderValue::from_static("text/html"),
-            );
+            h.append(http::header::CONTENT_TYPE, TEXT_HTML);
         }
         if self.defaults_set & SET_CONNECTION == 0 {
             h.append(
                 http::header::CONNECTION,
-                HeaderValue::from_static(if self.ctx.keep_alive {
-                    "keep-alive"
+                if self.ctx.keep_alive {
+                    KEEP_ALIVE
                 } else {
-                    "close"
-                }),
+                    CLOSE
+                },
             );
         }
         if let Some(c) = coding {
@@ -427,16 +428,10 @@ pub fn simple(code: u16, body: &'static str, close: bool) -> Response<RespBody> 
     let mut resp = Response::new(RespBody::full(Bytes::from_static(body.as_bytes())));
     *resp.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let h = resp.headers_mut();
-    h.insert(
-        http::header::SERVER,
-        HeaderValue::from_static("swoole-http-server"),
-    );
-    h.insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html"),
-    );
+    h.insert(http::header::SERVER, SERVER_VALUE);
+    h.insert(http::header::CONTENT_TYPE, TEXT_HTML);
     if close {
-        h.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+        h.insert(http::header::CONNECTION, CLOSE);
     }
     resp
 }
