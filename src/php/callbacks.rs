@@ -124,7 +124,8 @@ pub struct PhpHooks {
     /// long as any hook can run, so the pointer stays valid.
     server: *mut ZendObject,
     cb: Callbacks,
-    parse: ParseOptions,
+    /// Shared with every `Request` object (one counter bump per request).
+    parse: Rc<ParseOptions>,
     /// `enable_coroutine`: each request runs in its own coroutine.
     coroutine: bool,
     /// `task_enable_coroutine`: `onTask($server, Task)` in a coroutine.
@@ -139,11 +140,11 @@ impl PhpHooks {
         PhpHooks {
             server,
             cb,
-            parse: ParseOptions {
+            parse: Rc::new(ParseOptions {
                 parse_post: cfg.http_parse_post,
                 parse_cookie: cfg.http_parse_cookie,
                 upload_tmp_dir: cfg.upload_tmp_dir.clone(),
-            },
+            }),
             coroutine: cfg.enable_coroutine,
             task_coroutine: cfg.task_enable_coroutine,
             fatal: Rc::new(Cell::new(None)),

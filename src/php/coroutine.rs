@@ -8,7 +8,6 @@
 //! script it ends the script like PHP's own uncaught exception.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::time::Duration;
 
 use ext_php_rs::error::php_error;
@@ -24,7 +23,7 @@ use super::errors::{
     SWOOLE_ERROR_INVALID_PARAMS,
 };
 use super::exception::{error_ce, type_error};
-use crate::coro::{self, Cid, WaitKind, Wake};
+use crate::coro::{self, Cid, CidMap, WaitKind, Wake};
 use crate::engine::{event_loop, worker};
 
 /// Called with a coroutine body's outcome.
@@ -38,10 +37,18 @@ pub struct Job {
     pub done: Option<OnDone>,
 }
 
+/// The PHP values kept per coroutine. One thread-local for the three
+/// tables: in a dlopen'ed extension every thread-local access is a
+/// `__tls_get_addr` call, and a request touches all three.
+#[derive(Default)]
+struct Tables {
+    jobs: CidMap<Job>,
+    contexts: CidMap<Zval>,
+    defers: CidMap<Vec<Zval>>,
+}
+
 thread_local! {
-    static JOBS: RefCell<HashMap<Cid, Job>> = RefCell::new(HashMap::new());
-    static CONTEXTS: RefCell<HashMap<Cid, Zval>> = RefCell::new(HashMap::new());
-    static DEFERS: RefCell<HashMap<Cid, Vec<Zval>>> = RefCell::new(HashMap::new());
+    static TABLES: RefCell<Tables> = RefCell::new(Tables::default());
     /// `Swoole\Event::wait` is registered as a shutdown function once.
     static LOOP_SCHEDULED: Cell<bool> = const { Cell::new(false) };
     /// A `Co\run()` / `Event::wait()` is running the loop.
@@ -60,7 +67,7 @@ pub fn fiber_entry() {
 
 /// Runs coroutine `cid`'s body; installed as the coro layer's entry hook.
 fn entry(cid: Cid) {
-    let Some(mut job) = JOBS.with(|j| j.borrow_mut().remove(&cid)) else {
+    let Some(mut job) = TABLES.with(|t| t.borrow_mut().jobs.remove(&cid)) else {
         return;
     };
     let result = boundary::call(&job.callable, &mut job.args).map(|_| ());
@@ -73,7 +80,14 @@ fn entry(cid: Cid) {
     drop(job.callable);
     run_defers(cid);
     // The context object goes with its coroutine.
-    let ctx = CONTEXTS.with(|c| c.borrow_mut().remove(&cid));
+    let ctx = TABLES.with(|t| {
+        let mut t = t.borrow_mut();
+        if t.contexts.is_empty() {
+            None
+        } else {
+            t.contexts.remove(&cid)
+        }
+    });
     drop(ctx);
     match job.done.take() {
         Some(done) => done(result),
@@ -83,7 +97,15 @@ fn entry(cid: Cid) {
 
 fn run_defers(cid: Cid) {
     loop {
-        let next = DEFERS.with(|d| d.borrow_mut().get_mut(&cid).and_then(Vec::pop));
+        // One borrow per round; the emptied list is removed in the same one.
+        let next = TABLES.with(|t| {
+            let mut t = t.borrow_mut();
+            let next = t.defers.get_mut(&cid).and_then(Vec::pop);
+            if next.is_none() && !t.defers.is_empty() {
+                t.defers.remove(&cid);
+            }
+            next
+        });
         let Some(cb) = next else {
             break;
         };
@@ -94,7 +116,6 @@ fn run_defers(cid: Cid) {
         }
         after_failure(r);
     }
-    DEFERS.with(|d| d.borrow_mut().remove(&cid));
 }
 
 /// What a failed coroutine body means for the process.
@@ -158,7 +179,7 @@ pub fn run_loop() -> bool {
 /// warning) at the `max_coroutine` limit.
 pub fn spawn(job: Job) -> Result<Cid, coro::Error> {
     let cid = coro::reserve()?;
-    JOBS.with(|j| j.borrow_mut().insert(cid, job));
+    TABLES.with(|t| t.borrow_mut().jobs.insert(cid, job));
     schedule_loop();
     coro::run(cid)?;
     Ok(cid)
@@ -313,13 +334,13 @@ impl Coroutine {
             z.set_null();
             return z;
         }
-        if let Some(z) = CONTEXTS.with(|c| c.borrow().get(&cid).map(Zval::shallow_clone)) {
+        if let Some(z) = TABLES.with(|t| t.borrow().contexts.get(&cid).map(Zval::shallow_clone)) {
             return z;
         }
         let Some(obj) = new_object("ArrayObject", vec![]) else {
             return Zval::new();
         };
-        CONTEXTS.with(|c| c.borrow_mut().insert(cid, obj.shallow_clone()));
+        TABLES.with(|t| t.borrow_mut().contexts.insert(cid, obj.shallow_clone()));
         obj
     }
 
@@ -423,8 +444,9 @@ fn defer_impl(callback: &Zval) -> PhpResult<()> {
             "Swoole\\Coroutine::defer(): Argument #1 ($callback) must be a valid callback",
         ));
     }
-    DEFERS.with(|d| {
-        d.borrow_mut()
+    TABLES.with(|t| {
+        t.borrow_mut()
+            .defers
             .entry(cid)
             .or_default()
             .push(callback.shallow_clone())
@@ -502,8 +524,9 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
 
 /// Request shutdown: drop every PHP value the coroutine tables still hold.
 pub fn shutdown() {
-    JOBS.with(|j| j.borrow_mut().clear());
-    CONTEXTS.with(|c| c.borrow_mut().clear());
-    DEFERS.with(|d| d.borrow_mut().clear());
+    // Taken out first: dropping PHP values may run destructors, which must
+    // not find the tables borrowed.
+    let tables = TABLES.with(|t| std::mem::take(&mut *t.borrow_mut()));
+    drop(tables);
     coro::shutdown();
 }

@@ -9,6 +9,7 @@
 use std::cell::RefCell;
 use std::ffi::CString;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use bytes::Bytes;
 use ext_php_rs::ffi;
@@ -47,7 +48,7 @@ struct Cache {
 #[php(name = "Swoole\\Http\\Request")]
 pub struct Request {
     req: HttpRequest,
-    opts: ParseOptions,
+    opts: Rc<ParseOptions>,
     cache: RefCell<Cache>,
     /// Uploads written for this request; removed when the request is freed.
     tmpfiles: RefCell<Vec<PathBuf>>,
@@ -103,7 +104,7 @@ fn pairs_zval(pairs: Vec<(Vec<u8>, Vec<u8>)>) -> Zval {
 }
 
 impl Request {
-    pub fn new(req: HttpRequest, opts: ParseOptions) -> Self {
+    pub fn new(req: HttpRequest, opts: Rc<ParseOptions>) -> Self {
         Request {
             req,
             opts,
@@ -241,6 +242,8 @@ impl Drop for Request {
         for p in self.tmpfiles.get_mut().drain(..) {
             let _ = std::fs::remove_file(p);
         }
+        // The header map's allocation serves a later response.
+        crate::engine::http::recycle_headers(std::mem::take(&mut self.req.headers));
     }
 }
 

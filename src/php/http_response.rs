@@ -9,6 +9,7 @@ use ext_php_rs::error::php_error;
 use ext_php_rs::flags::{DataType, ErrorType};
 use ext_php_rs::prelude::*;
 use ext_php_rs::types::Zval;
+use ext_php_rs::zend::ExecuteData;
 
 use crate::engine::http::{RespError, Responder};
 
@@ -447,6 +448,157 @@ impl Response {
 
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     module.class::<Response>()
+}
+
+// Fast paths for `header()` and `end()`, the two methods every request
+// calls. ext-php-rs wraps each method call in a `zend_try` (a `setjmp`),
+// a panic guard and its bailout bookkeeping: about a third of what a
+// `header('Name', 'value')` call costs. The common case, string
+// arguments on a response that accepts them, never calls back into PHP (no
+// warning, no user error handler), so nothing can bail out under it and it
+// needs no `zend_try`. `install_fast_paths` puts these handlers in front of
+// the generated ones at startup; every other case (other argument types or
+// counts, an invalid header, an ended response: anything that warns or
+// throws) is handed to the generated handler unchanged, so it behaves
+// exactly as before, warnings, exceptions and bailouts included.
+
+type ZifHandler = unsafe extern "C" fn(*mut ext_php_rs::ffi::zend_execute_data, *mut Zval);
+
+/// The generated handlers, kept as the slow path.
+static GENERATED_HEADER: std::sync::OnceLock<ZifHandler> = std::sync::OnceLock::new();
+static GENERATED_END: std::sync::OnceLock<ZifHandler> = std::sync::OnceLock::new();
+
+/// `$response->header($key, $value[, $format])` with a string key and value:
+/// true when the header was set; false when the generated handler must run.
+fn header_fast(ex: &mut ExecuteData) -> bool {
+    // SAFETY: `This` of a method call frame holds the argument count in u2.
+    let argc = unsafe { ex.This.u2.num_args };
+    if !(2..=3).contains(&argc) {
+        return false;
+    }
+    // SAFETY: both arguments exist (argc >= 2) and live for the call.
+    let (Some(key), Some(value)) = (unsafe { ex.zend_call_arg(0) }, unsafe {
+        ex.zend_call_arg(1)
+    }) else {
+        return false;
+    };
+    let (Some(key), Some(value)) = (key.dereference().zend_str(), value.dereference().zend_str())
+    else {
+        return false;
+    };
+    // `$format` (bool|null, converted without error) is ignored either way.
+    // The key is not checked for UTF-8 (the generated handler's `&str`
+    // does): a name that is not is not ASCII either, so it is refused below
+    // and the generated handler reports it as before.
+    let name = key.as_bytes();
+    if name.len() > 127 {
+        return false;
+    }
+    let Some(this) = ex.get_object::<Response>() else {
+        return false;
+    };
+    this.r.header_bytes(name, value.as_bytes(), true).is_ok()
+}
+
+/// `$response->end()` or `end($string)`: true when the response was sent.
+/// A refused `end()` changes nothing the generated handler's second attempt
+/// could see differently: it fails the same way and warns.
+fn end_fast(ex: &mut ExecuteData) -> bool {
+    // SAFETY: as in `header_fast`.
+    let argc = unsafe { ex.This.u2.num_args };
+    let data = match argc {
+        0 => Bytes::new(),
+        1 => {
+            // SAFETY: the argument exists (argc == 1) and lives for the call.
+            let Some(z) = (unsafe { ex.zend_call_arg(0) }) else {
+                return false;
+            };
+            let Some(s) = z.dereference().zend_str() else {
+                return false;
+            };
+            Bytes::copy_from_slice(s.as_bytes())
+        }
+        _ => return false,
+    };
+    let Some(this) = ex.get_object::<Response>() else {
+        return false;
+    };
+    this.r.end(data).is_ok()
+}
+
+/// Runs `fast`; when it declines (or panics), the generated handler.
+///
+/// # Safety
+/// `ex` and `retval` are the call frame and return slot PHP passes to an
+/// internal method handler.
+unsafe fn dispatch(
+    ex: *mut ext_php_rs::ffi::zend_execute_data,
+    retval: *mut Zval,
+    fast: fn(&mut ExecuteData) -> bool,
+    generated: &std::sync::OnceLock<ZifHandler>,
+) {
+    // SAFETY: PHP passes a live frame and return slot (see above).
+    let (Some(frame), Some(ret)) = (unsafe { ex.as_mut() }, unsafe { retval.as_mut() }) else {
+        return;
+    };
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fast(frame)));
+    if matches!(done, Ok(true)) {
+        ret.set_bool(true);
+        return;
+    }
+    if let Some(h) = generated.get() {
+        // SAFETY: the generated handler of this very method, same frame.
+        unsafe { h(ex, retval) };
+    }
+}
+
+unsafe extern "C" fn header_handler(
+    ex: *mut ext_php_rs::ffi::zend_execute_data,
+    retval: *mut Zval,
+) {
+    // SAFETY: called by PHP as this method's handler.
+    unsafe { dispatch(ex, retval, header_fast, &GENERATED_HEADER) }
+}
+
+unsafe extern "C" fn end_handler(ex: *mut ext_php_rs::ffi::zend_execute_data, retval: *mut Zval) {
+    // SAFETY: called by PHP as this method's handler.
+    unsafe { dispatch(ex, retval, end_fast, &GENERATED_END) }
+}
+
+/// Puts the fast handlers in front of the generated `header` and `end`
+/// (module startup, after the class is registered). The methods' names,
+/// order, argument info and reflection stay the generated ones.
+pub fn install_fast_paths() {
+    let ce = <Response as ext_php_rs::class::RegisteredClass>::get_metadata().ce();
+    for (name, handler, slot) in [
+        ("header", header_handler as ZifHandler, &GENERATED_HEADER),
+        ("end", end_handler as ZifHandler, &GENERATED_END),
+    ] {
+        // SAFETY: MINIT, single-threaded; the class's function table holds
+        // IS_PTR zvals to its `zend_function`s (internal functions, as the
+        // class is ours), which live as long as the class. Only the handler
+        // pointer is replaced, and only once the original is saved.
+        unsafe {
+            let found = ext_php_rs::ffi::zend_hash_str_find(
+                &ce.function_table,
+                name.as_ptr().cast(),
+                name.len(),
+            );
+            if found.is_null() {
+                continue;
+            }
+            let func: *mut ext_php_rs::ffi::zend_function = (*found).value.ptr.cast();
+            if func.is_null() || (*func).type_ != ext_php_rs::ffi::ZEND_INTERNAL_FUNCTION as u8 {
+                continue;
+            }
+            let Some(orig) = (*func).internal_function.handler else {
+                continue;
+            };
+            if slot.set(orig).is_ok() {
+                (*func).internal_function.handler = Some(handler);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -239,6 +239,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     class_alias("swoole_server", server::server_ce());
     http_server::register_classes()?;
     websocket_server::register_classes()?;
+    http_response::install_fast_paths();
     Ok(())
 }
 

@@ -25,7 +25,7 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
@@ -170,7 +170,7 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
     // a hello-world request's user CPU (bench/RESULTS.md); drop-in wins.
     let mut builder = http1::Builder::new();
     builder
-        .timer(TokioTimer::new())
+        .timer(super::header_timer::HeaderTimer)
         .header_read_timeout(ctx.cfg.http_header_timeout)
         .title_case_headers(true)
         .max_buf_size(MAX_HEAD.max(8192))
@@ -181,6 +181,8 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
     let mut shutdown = ctx.shutdown.subscribe();
     if !*shutdown.borrow_and_update() {
         tokio::select! {
+            // In order (no random start): the connection is what wakes us.
+            biased;
             res = conn.as_mut() => {
                 finish(&ctx, fd, res);
                 return;
@@ -224,14 +226,19 @@ fn finish(ctx: &WorkerCtx, fd: i64, res: Result<(), hyper::Error>) {
 }
 
 fn wants_keep_alive<B>(req: &Request<B>) -> bool {
+    // Case-insensitive substring search in place (no lower-cased copy).
     let conn = req
         .headers()
         .get(header::CONNECTION)
         .and_then(|v| v.to_str().ok())
-        .map(|v| v.to_ascii_lowercase());
+        .map(str::as_bytes);
+    let has = |c: &[u8], token: &[u8]| {
+        c.windows(token.len())
+            .any(|w| w.eq_ignore_ascii_case(token))
+    };
     match req.version() {
-        Version::HTTP_10 => conn.is_some_and(|c| c.contains("keep-alive")),
-        _ => !conn.is_some_and(|c| c.contains("close")),
+        Version::HTTP_10 => conn.is_some_and(|c| has(c, b"keep-alive")),
+        _ => !conn.is_some_and(|c| has(c, b"close")),
     }
 }
 
@@ -266,7 +273,7 @@ async fn handle_inner(
         return Ok(simple(503, "", true));
     }
     if ctx.hooks.websocket() && crate::engine::ws::is_upgrade(&req) {
-        return Ok(crate::engine::ws::upgrade(req, ctx.clone(), peer, fd).await);
+        return Ok(Box::pin(crate::engine::ws::upgrade(req, ctx.clone(), peer, fd)).await);
     }
     let keep_alive = wants_keep_alive(&req);
     let cfg = &ctx.cfg;
@@ -296,7 +303,14 @@ async fn handle_inner(
     }
 
     let (parts, body) = req.into_parts();
-    let body = match read_body(body, max).await {
+    // Most requests have no body: nothing to poll. A body is read through
+    // a boxed future, which keeps this (per-request) future small.
+    let body = if http_body::Body::is_end_stream(&body) {
+        Ok(Bytes::new())
+    } else {
+        Box::pin(read_body(body, max)).await
+    };
+    let body = match body {
         Ok(b) => b,
         Err(BodyError::TooLarge) => return Ok(simple(413, "", true)),
         Err(BodyError::Io) => return Ok(simple(400, "", true)),

@@ -3,10 +3,11 @@
 pub mod body;
 pub mod conn;
 pub mod form;
+pub mod header_timer;
 pub mod mime;
 pub mod request;
 pub mod response;
 pub mod static_files;
 
 pub use request::HttpRequest;
-pub use response::{Coding, RespContext, RespError, Responder};
+pub use response::{recycle_headers, Coding, RespContext, RespError, Responder};

@@ -28,6 +28,72 @@ pub enum RespError {
     File(String),
 }
 
+/// Most names a process parses are kept, as the script spelled them.
+const NAME_CACHE_MAX: usize = 64;
+
+thread_local! {
+    /// Header names as scripts spell them, each parsed once. A script sets
+    /// the same few names on every response; parsing one (lower-casing, the
+    /// standard-name match, an allocation for a non-standard name) costs
+    /// several times a look-up here. Past `NAME_CACHE_MAX` distinct
+    /// spellings, new ones are parsed every time.
+    static NAME_CACHE: RefCell<Vec<(Box<[u8]>, HeaderName)>> = const { RefCell::new(Vec::new()) };
+}
+
+// The default header values, checked at compile time (`from_static` in a
+// non-const context checks every byte again on each response).
+const SERVER_VALUE: HeaderValue = HeaderValue::from_static("swoole-http-server");
+const TEXT_HTML: HeaderValue = HeaderValue::from_static("text/html");
+const KEEP_ALIVE: HeaderValue = HeaderValue::from_static("keep-alive");
+const CLOSE: HeaderValue = HeaderValue::from_static("close");
+
+/// Most empty header maps kept for reuse.
+const HEADER_POOL_MAX: usize = 16;
+
+thread_local! {
+    /// Emptied header maps, capacity kept. A response's map goes to hyper,
+    /// which parses the connection's next request into it; that request's
+    /// map comes back here (`recycle_headers`) when the request is freed, so
+    /// a keep-alive request allocates no header map.
+    static HEADER_POOL: RefCell<Vec<HeaderMap>> = const { RefCell::new(Vec::new()) };
+}
+
+/// An empty map with room for `HEADERS_CAPACITY` headers.
+fn pooled_headers() -> HeaderMap {
+    HEADER_POOL
+        .with(|p| p.borrow_mut().pop())
+        .unwrap_or_else(|| HeaderMap::with_capacity(HEADERS_CAPACITY))
+}
+
+/// Gives a request's header map back for a later response (emptied here).
+pub fn recycle_headers(mut headers: HeaderMap) {
+    if headers.capacity() < HEADERS_CAPACITY {
+        return;
+    }
+    headers.clear();
+    HEADER_POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() < HEADER_POOL_MAX {
+            p.push(headers);
+        }
+    });
+}
+
+/// `HeaderName::from_bytes`, through `NAME_CACHE`; `None` when invalid.
+fn header_name(name: &[u8]) -> Option<HeaderName> {
+    NAME_CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some((_, n)) = cache.iter().find(|(k, _)| **k == *name) {
+            return Some(n.clone());
+        }
+        let n = HeaderName::from_bytes(name).ok()?;
+        if cache.len() < NAME_CACHE_MAX {
+            cache.push((name.into(), n.clone()));
+        }
+        Some(n)
+    })
+}
+
 /// Content coding chosen from the request's `Accept-Encoding`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Coding {
@@ -70,11 +136,23 @@ pub struct RespContext {
     pub compression: Option<(u32, usize)>,
 }
 
+/// Bits of `State::defaults_set`: which default headers the script set
+/// itself, so `build` adds the others without looking them up.
+const SET_SERVER: u8 = 1;
+const SET_CONTENT_TYPE: u8 = 2;
+const SET_CONNECTION: u8 = 4;
+
+/// Initial header capacity of a response (HeaderMap keeps 3/4 of a power
+/// of two usable: 12 here).
+const HEADERS_CAPACITY: usize = 12;
+
 struct State {
     status: u16,
     reason: Option<String>,
     /// Built as the script sets them, then moved whole into the response.
     headers: HeaderMap,
+    /// `SET_*` bits; headers are never removed, so a bit once set stays true.
+    defaults_set: u8,
     head_tx: Option<oneshot::Sender<Response<RespBody>>>,
     chunk_tx: Option<mpsc::UnboundedSender<Bytes>>,
     ended: bool,
@@ -90,7 +168,11 @@ impl Responder {
         let state = State {
             status: 200,
             reason: None,
-            headers: HeaderMap::new(),
+            // Room for a few script headers, the three defaults and the
+            // one hyper's HTTP/1.0 keep-alive fix-up reserves (its
+            // `entry(CONNECTION)` grows a full map: a rehash per response).
+            headers: pooled_headers(),
+            defaults_set: 0,
             head_tx: Some(tx),
             chunk_tx: None,
             ended: false,
@@ -127,14 +209,25 @@ impl Responder {
 
     /// Adds (or with `replace`, replaces) a header.
     pub fn header(&self, name: &str, value: &[u8], replace: bool) -> Result<(), RespError> {
+        self.header_bytes(name.as_bytes(), value, replace)
+    }
+
+    /// `header` with the name as bytes: a valid name is ASCII, so a caller
+    /// holding bytes need not check UTF-8 first.
+    pub fn header_bytes(&self, name: &[u8], value: &[u8], replace: bool) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
         if s.ended || s.head_tx.is_none() {
             return Err(RespError::Unavailable);
         }
-        let n = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| RespError::Invalid(format!("invalid header name '{name}'")))?;
-        let v = HeaderValue::from_bytes(value)
-            .map_err(|_| RespError::Invalid(format!("invalid value for header '{name}'")))?;
+        let Some(n) = header_name(name) else {
+            let name = String::from_utf8_lossy(name);
+            return Err(RespError::Invalid(format!("invalid header name '{name}'")));
+        };
+        let v = HeaderValue::from_bytes(value).map_err(|_| {
+            let name = String::from_utf8_lossy(name);
+            RespError::Invalid(format!("invalid value for header '{name}'"))
+        })?;
+        s.note_default(&n);
         if replace {
             s.headers.insert(n, v);
         } else {
@@ -206,11 +299,12 @@ impl Responder {
             )));
         }
         let len = if length == 0 { size - offset } else { length };
-        if !s.headers.contains_key(http::header::CONTENT_TYPE) {
+        if s.defaults_set & SET_CONTENT_TYPE == 0 {
             s.headers.insert(
                 http::header::CONTENT_TYPE,
                 HeaderValue::from_static(mime::for_path(path)),
             );
+            s.defaults_set |= SET_CONTENT_TYPE;
         }
         let body = RespBody::file(file, offset, len)
             .map_err(|e| RespError::File(format!("seek failed: {e}")))?;
@@ -236,6 +330,18 @@ impl Responder {
 }
 
 impl State {
+    /// Remembers that the script set one of the headers `build` defaults.
+    /// (Comparing with a standard name is an integer compare, no hashing.)
+    fn note_default(&mut self, n: &HeaderName) {
+        if *n == http::header::SERVER {
+            self.defaults_set |= SET_SERVER;
+        } else if *n == http::header::CONTENT_TYPE {
+            self.defaults_set |= SET_CONTENT_TYPE;
+        } else if *n == http::header::CONNECTION {
+            self.defaults_set |= SET_CONNECTION;
+        }
+    }
+
     fn has(&self, name: &HeaderName) -> bool {
         self.headers.contains_key(name)
     }
@@ -282,26 +388,22 @@ impl State {
         }
         *resp.headers_mut() = std::mem::take(&mut self.headers);
         let h = resp.headers_mut();
-        if !h.contains_key(http::header::SERVER) {
-            h.insert(
-                http::header::SERVER,
-                HeaderValue::from_static("swoole-http-server"),
-            );
+        // Appended, not inserted: the bits say these names are absent, so
+        // there is nothing to replace (same order, one hash each).
+        if self.defaults_set & SET_SERVER == 0 {
+            h.append(http::header::SERVER, SERVER_VALUE);
         }
-        if !h.contains_key(http::header::CONTENT_TYPE) {
-            h.insert(
-                http::header::CONTENT_TYPE,
-                HeaderValue::from_static("text/html"),
-            );
+        if self.defaults_set & SET_CONTENT_TYPE == 0 {
+            h.append(http::header::CONTENT_TYPE, TEXT_HTML);
         }
-        if !h.contains_key(http::header::CONNECTION) {
-            h.insert(
+        if self.defaults_set & SET_CONNECTION == 0 {
+            h.append(
                 http::header::CONNECTION,
-                HeaderValue::from_static(if self.ctx.keep_alive {
-                    "keep-alive"
+                if self.ctx.keep_alive {
+                    KEEP_ALIVE
                 } else {
-                    "close"
-                }),
+                    CLOSE
+                },
             );
         }
         if let Some(c) = coding {
@@ -326,16 +428,10 @@ pub fn simple(code: u16, body: &'static str, close: bool) -> Response<RespBody> 
     let mut resp = Response::new(RespBody::full(Bytes::from_static(body.as_bytes())));
     *resp.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let h = resp.headers_mut();
-    h.insert(
-        http::header::SERVER,
-        HeaderValue::from_static("swoole-http-server"),
-    );
-    h.insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html"),
-    );
+    h.insert(http::header::SERVER, SERVER_VALUE);
+    h.insert(http::header::CONTENT_TYPE, TEXT_HTML);
     if close {
-        h.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+        h.insert(http::header::CONNECTION, CLOSE);
     }
     resp
 }
@@ -397,6 +493,25 @@ mod tests {
         );
         assert_eq!(Coding::from_accept(b"deflate"), Some(Coding::Deflate));
         assert_eq!(Coding::from_accept(b"gzip;q=0, br"), None);
+    }
+
+    #[test]
+    fn header_names_cached_as_spelled() {
+        for _ in 0..2 {
+            assert_eq!(
+                header_name(b"E-Tag"),
+                Some(HeaderName::from_static("e-tag"))
+            );
+            assert_eq!(
+                header_name(b"e-tag"),
+                Some(HeaderName::from_static("e-tag"))
+            );
+            assert_eq!(
+                header_name(b"Content-Type"),
+                Some(http::header::CONTENT_TYPE)
+            );
+            assert_eq!(header_name(b"bad name"), None);
+        }
     }
 
     #[test]
