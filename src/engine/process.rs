@@ -56,6 +56,54 @@ pub fn manager_pid() -> i32 {
     MANAGER_PID.load(Ordering::Relaxed)
 }
 
+/// Signals the PROCESS-mode master received since the last call.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Received {
+    pub term: bool,
+    pub reload: bool,
+    pub reload_tasks: bool,
+    pub reopen: bool,
+}
+
+/// PROCESS mode, in the master: our own handlers (atomics + a byte on the
+/// returned pipe) for the signals the master acts on. tokio's signal streams
+/// are not used there: after a script ran `Co\run()`, tokio's process-wide
+/// signal pipe belongs to that runtime and the reactor's never woke up.
+pub fn master_signal_pipe() -> std::io::Result<RawFd> {
+    for flag in [&GOT_TERM, &GOT_RELOAD, &GOT_RELOAD_TASK, &GOT_REOPEN] {
+        flag.store(false, Ordering::SeqCst);
+    }
+    let (rd, wr) = pipe()?;
+    WAKE_WR.store(wr, Ordering::SeqCst);
+    for sig in master_signals() {
+        set_handler(sig, on_signal as *const () as libc::sighandler_t)?;
+    }
+    Ok(rd)
+}
+
+/// Takes the flags [`master_signal_pipe`]'s handlers set, and empties `rd`.
+pub fn take_received(rd: RawFd) -> Received {
+    let mut buf = [0u8; 64];
+    // SAFETY: reads into a live local buffer; the pipe is non-blocking.
+    while unsafe { libc::read(rd, buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+    Received {
+        term: GOT_TERM.swap(false, Ordering::SeqCst),
+        reload: GOT_RELOAD.swap(false, Ordering::SeqCst),
+        reload_tasks: GOT_RELOAD_TASK.swap(false, Ordering::SeqCst),
+        reopen: GOT_REOPEN.swap(false, Ordering::SeqCst),
+    }
+}
+
+/// Undoes [`master_signal_pipe`].
+pub fn close_master_signal_pipe(rd: RawFd) {
+    for sig in master_signals() {
+        let _ = set_handler(sig, libc::SIG_DFL);
+    }
+    let wr = WAKE_WR.swap(-1, Ordering::SeqCst);
+    close(wr);
+    close(rd);
+}
+
 /// What a worker tells the master.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -789,11 +837,6 @@ fn run_process_mode(cfg: &ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
     };
     drop(for_workers);
     MANAGER_PID.store(manager.as_raw(), Ordering::Relaxed);
-    // PHP's own handlers (zend_signal) re-raise with the default action;
-    // the reactor's tokio handlers must be the only ones.
-    for sig in master_signals() {
-        let _ = set_handler(sig, libc::SIG_DFL);
-    }
     hooks.on_start();
     let r = reactor::run_master(cfg, tcp, channel, manager, hooks.clone());
     reactor::clear_channel();

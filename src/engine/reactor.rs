@@ -35,7 +35,6 @@ use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
-use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::Notify;
 
 use super::config::ServerConfig;
@@ -51,11 +50,21 @@ const HANDOVER_TIMEOUT: Duration = Duration::from_secs(10);
 /// forked, inherited by every worker.
 static CHANNEL_NAME: Mutex<Option<Vec<u8>>> = Mutex::new(None);
 
+/// A descriptor owned elsewhere (the signal pipe), for `AsyncFd`.
+struct RawFdRef(RawFd);
+
+impl AsRawFd for RawFdRef {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0
+    }
+}
+
 /// Registers an owned descriptor with the runtime.
 fn watch<T: AsRawFd>(inner: T) -> std::io::Result<AsyncFd<T>> {
-    // SAFETY: `inner` owns its descriptor (an OwnedFd or a std listener) and
-    // the AsyncFd owns `inner`, so the descriptor stays open and the same
-    // for the AsyncFd's whole life.
+    // SAFETY: `inner` owns its descriptor (an OwnedFd or a std listener),
+    // or is the signal pipe's `RawFdRef`, whose AsyncFd is dropped before
+    // the pipe is closed; so the descriptor stays open and the same for the
+    // AsyncFd's whole life.
     unsafe { AsyncFd::register(inner) }.map_err(|e| e.into_parts().1)
 }
 
@@ -404,30 +413,38 @@ pub fn run_master(
                 accepting.push(tokio::spawn(accept_loop(l.clone(), index, table.clone())));
             }
         }
-        let sig = |k: SignalKind| signal(k).map_err(|e| Error::process("signal handler", e));
-        let mut term = sig(SignalKind::terminate())?;
-        let mut int = sig(SignalKind::interrupt())?;
-        let mut usr1 = sig(SignalKind::user_defined1())?;
-        let mut usr2 = sig(SignalKind::user_defined2())?;
-        let mut chld = sig(SignalKind::child())?;
-        let mut reopen = sig(SignalKind::from_raw(libc::SIGRTMIN()))?;
+        // Our own handlers (replacing PHP's zend_signal ones, which re-raise
+        // with the default action) wake this loop through a pipe.
+        let rd = super::process::master_signal_pipe()
+            .map_err(|e| Error::process("signal handlers", e))?;
+        let wake = watch(RawFdRef(rd)).map_err(|e| Error::process("signal pipe", e))?;
         let forward = |s: Signal| {
             let _ = nix::sys::signal::kill(manager, s);
         };
         let mut stopping: Option<Instant> = None;
         loop {
             tokio::select! {
-                _ = term.recv() => stop(&mut stopping, &mut accepting, &hooks, manager),
-                _ = int.recv() => stop(&mut stopping, &mut accepting, &hooks, manager),
-                _ = usr1.recv() => forward(Signal::SIGUSR1),
-                _ = usr2.recv() => forward(Signal::SIGUSR2),
-                _ = reopen.recv() => {
-                    let _ = super::log::reopen();
-                    // SAFETY: kill() with the manager's pid; no memory involved.
-                    unsafe { libc::kill(manager.as_raw(), libc::SIGRTMIN()) };
+                r = wake.readable() => {
+                    if let Ok(mut g) = r {
+                        g.clear_ready();
+                    }
                 }
-                _ = chld.recv() => {}
                 _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+            }
+            let got = super::process::take_received(rd);
+            if got.term {
+                stop(&mut stopping, &mut accepting, &hooks, manager);
+            }
+            if got.reload {
+                forward(Signal::SIGUSR1);
+            }
+            if got.reload_tasks {
+                forward(Signal::SIGUSR2);
+            }
+            if got.reopen {
+                let _ = super::log::reopen();
+                // SAFETY: kill() with the manager's pid; no memory involved.
+                unsafe { libc::kill(manager.as_raw(), libc::SIGRTMIN()) };
             }
             match waitpid(manager, Some(WaitPidFlag::WNOHANG)) {
                 Ok(WaitStatus::StillAlive) => {}
@@ -455,6 +472,8 @@ pub fn run_master(
         for t in accepting.into_iter().chain(tasks.drain(..)) {
             t.abort();
         }
+        drop(wake);
+        super::process::close_master_signal_pipe(rd);
         Ok(())
     });
     rt.shutdown_timeout(Duration::from_secs(1));

@@ -275,7 +275,7 @@ fn start_conn(
     ctx.conn_opened();
     if kind == PortKind::Http {
         let fd = stream.as_raw_fd() as i64;
-        tokio::task::spawn_local(conn::serve(stream, peer, fd, ctx.clone()));
+        tokio::task::spawn_local(conn::serve(stream, peer, fd, port_num, ctx.clone()));
     } else {
         let fd = super::session::open(ctx.id as i32, index, port_num, peer);
         tokio::task::spawn_local(super::tcp::serve_conn(

@@ -601,6 +601,7 @@ pub async fn upgrade<B>(
     ctx: Rc<WorkerCtx>,
     peer: SocketAddr,
     http_fd: i64,
+    server_port: u16,
 ) -> Response<RespBody> {
     let custom = ctx.hooks.ws_handshake();
     let version_ok = req
@@ -639,7 +640,7 @@ pub async fn upgrade<B>(
     };
     let on = hyper::upgrade::on(&mut req);
     let (parts, _) = req.into_parts();
-    let fd = session::open(ctx.id as i32, 0, ctx.server_port, peer);
+    let fd = session::open(ctx.id as i32, 0, server_port, peer);
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -652,7 +653,7 @@ pub async fn upgrade<B>(
         headers: parts.headers,
         body: Bytes::new(),
         peer,
-        server_port: ctx.server_port,
+        server_port,
         time: now,
         master_time: now as i64,
     };

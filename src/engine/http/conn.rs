@@ -148,7 +148,8 @@ async fn idle_watch(ctx: Rc<WorkerCtx>, last: Activity, inflight: Rc<Cell<usize>
     }
 }
 
-pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerCtx>) {
+/// Serves one HTTP connection accepted on local port `port`.
+pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx: Rc<WorkerCtx>) {
     let last = Activity::new();
     let inflight = Rc::new(Cell::new(0usize));
     let io = TokioIo::new(Counted(stream, last.clone()));
@@ -159,7 +160,7 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, ctx: Rc<WorkerC
         let inflight = svc_inflight.clone();
         inflight.set(inflight.get() + 1);
         async move {
-            let r = handle(req, ctx, fd, peer).await;
+            let r = handle(req, ctx, fd, peer, port).await;
             inflight.set(inflight.get() - 1);
             r
         }
@@ -247,9 +248,10 @@ async fn handle(
     ctx: Rc<WorkerCtx>,
     fd: i64,
     peer: SocketAddr,
+    port: u16,
 ) -> Result<Response<RespBody>, Infallible> {
     stats::on_request_start();
-    let Ok(mut resp) = handle_inner(req, &ctx, fd, peer).await;
+    let Ok(mut resp) = handle_inner(req, &ctx, fd, peer, port).await;
     stats::on_request_end();
     if ctx.is_draining() {
         // The last response on this connection: say so, and hyper closes
@@ -268,12 +270,13 @@ async fn handle_inner(
     ctx: &Rc<WorkerCtx>,
     fd: i64,
     peer: SocketAddr,
+    port: u16,
 ) -> Result<Response<RespBody>, Infallible> {
     if ctx.poisoned.get().is_some() {
         return Ok(simple(503, "", true));
     }
     if ctx.hooks.websocket() && crate::engine::ws::is_upgrade(&req) {
-        return Ok(Box::pin(crate::engine::ws::upgrade(req, ctx.clone(), peer, fd)).await);
+        return Ok(Box::pin(crate::engine::ws::upgrade(req, ctx.clone(), peer, fd, port)).await);
     }
     let keep_alive = wants_keep_alive(&req);
     let cfg = &ctx.cfg;
@@ -337,7 +340,7 @@ async fn handle_inner(
         headers: parts.headers,
         body,
         peer,
-        server_port: ctx.server_port,
+        server_port: port,
         time: now,
         master_time: now as i64,
     };
