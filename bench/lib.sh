@@ -50,9 +50,10 @@ stop_server() {
     wait "$pid" 2>/dev/null
     CUR_PID=""
 }
-# A free 127.0.0.1 port (20000-60000) nobody listens on.
+# A free 127.0.0.1 port nobody listens on, below the kernel's ephemeral range (32768+), so that
+# no client connection of an earlier run holds it.
 any_free_port() {
-    local p=$((20000 + RANDOM % 20000))
+    local p=$((20000 + RANDOM % 12000))
     while port_listening "$p"; do p=$((p + 1)); done
     echo "$p"
 }

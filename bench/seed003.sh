@@ -9,7 +9,8 @@
 # 2. Fan-out: bench/seed003/fanout.php opens FANOUT_CONNS (1000) WebSocket connections to the same
 #    server, then FANOUT_ROUNDS (5) times one more client sends a message and we time how long until
 #    all FANOUT_CONNS clients have it (the task worker pushes to every connection). Reported: median
-#    and max ms, messages lost.
+#    and max ms, messages lost. The client runs with memory_limit=1G (Swoole's client needs more than
+#    the default 128M for 1000 connections).
 # The server runs on CPU 0, the client on CPU 1 (taskset). If a real Swoole build exists (SWOOLE_SO,
 # default /tmp/swoole-build/modules/swoole.so), its rows run too, for comparison; nothing here builds
 # Swoole. Its BASE mode is expected to time out: Swoole's task workers cannot reach BASE-mode
@@ -53,6 +54,12 @@ for impl in "${IMPLS[@]}"; do
         RSW_PORT=$port RSW_MODE=$mode "${PIN_SRV[@]}" php -n -d extension="$ext" "$HERE/seed003/server.php" >"$OUT/logs/seed003-$tag-server.log" 2>&1 &
         CUR_PID=$!
         for ((i = 0; i < 100; i++)); do port_listening "$port" && break; sleep 0.1; done
+        if ! port_listening "$port"; then
+            log "$tag: the server did not start (see $OUT/logs/seed003-$tag-server.log)"
+            stop_server "$CUR_PID"
+            ROWS+=("| $name | $mode | server did not start | | | | |")
+            continue
+        fi
         sleep 0.5   # the task workers start too
         out=$(RSW_PORT=$port timeout "$CAP" "${PIN_CLI[@]}" php -n -d extension="$ext" "$HERE/seed003/client.php" 2>&1)
         rc=$?
@@ -64,7 +71,7 @@ for impl in "${IMPLS[@]}"; do
         log "$tag: seed client: success=$succ time=$tt rps=$rps"
         fan="n/a"
         if [ "$rc" = 0 ]; then
-            fj=$(RSW_PORT=$port RSW_CONNS=$FANOUT_CONNS RSW_ROUNDS=$FANOUT_ROUNDS timeout "$CAP" "${PIN_CLI[@]}" php -n -d extension="$ext" "$HERE/seed003/fanout.php" 2>&1 | grep "^{" | tail -n 1)
+            fj=$(RSW_PORT=$port RSW_CONNS=$FANOUT_CONNS RSW_ROUNDS=$FANOUT_ROUNDS timeout "$CAP" "${PIN_CLI[@]}" php -n -d memory_limit=1G -d extension="$ext" "$HERE/seed003/fanout.php" 2>&1 | grep "^{" | tail -n 1)
             echo "$fj" >"$OUT/raw/seed003-$tag-fanout.json"
             fan=$(echo "$fj" | php -r '$j = json_decode(stream_get_contents(STDIN), true); echo $j ? sprintf("%d conns: median %.1f ms, max %.1f ms, lost %d", $j["connections"], $j["median_ms"], $j["max_ms"], $j["missing"]) : "failed";')
             log "$tag: fan-out: $fan"
