@@ -180,6 +180,46 @@ fn object_zval(obj: ext_php_rs::boxed::ZBox<ZendObject>) -> Zval {
 impl PhpHooks {
     /// Runs the request callback in a new coroutine: it runs at once until
     /// it first waits; the response may be ended later, from the coroutine.
+    /// Calls `cb($request, $response)` for `request` and `handshake`: in a
+    /// coroutine when enabled; an exception or a fatal answers 500 (a
+    /// graceful exit too, with `unwind_fails`).
+    fn call_http(
+        &self,
+        cb: &Zval,
+        req: HttpRequest,
+        resp: Responder,
+        unwind_fails: bool,
+    ) -> Outcome {
+        let fd = req.fd;
+        let req_obj: ext_php_rs::boxed::ZBox<ZendObject> =
+            ZendClassObject::new(Request::new(req, self.parse.clone())).into();
+        let resp_obj: ext_php_rs::boxed::ZBox<ZendObject> =
+            ZendClassObject::new(Response::new(resp.clone(), fd)).into();
+        let mut args = [object_zval(req_obj), object_zval(resp_obj)];
+        if self.coroutine {
+            return self.request_in_coroutine(cb, args, resp);
+        }
+        let result = boundary::call(cb, &mut args);
+        drop(args);
+        match result {
+            Ok(_) => Outcome::Done,
+            Err(CallError::Unwind) => {
+                if unwind_fails {
+                    resp.fail(500);
+                }
+                Outcome::Done
+            }
+            Err(CallError::Exception) => {
+                resp.fail(500);
+                Outcome::Done
+            }
+            Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+                resp.fail(500);
+                Outcome::Fatal(code)
+            }
+        }
+    }
+
     fn request_in_coroutine(&self, cb: &Zval, args: [Zval; 2], resp: Responder) -> Outcome {
         let fatal = self.fatal.clone();
         let job = Job {
@@ -424,32 +464,7 @@ impl Hooks for PhpHooks {
             resp.fail(500);
             return Outcome::Done;
         };
-        let fd = req.fd;
-        let req_obj: ext_php_rs::boxed::ZBox<ZendObject> =
-            ZendClassObject::new(Request::new(req, self.parse.clone())).into();
-        let resp_obj: ext_php_rs::boxed::ZBox<ZendObject> =
-            ZendClassObject::new(Response::new(resp.clone(), fd)).into();
-        let mut args = [object_zval(req_obj), object_zval(resp_obj)];
-        if self.coroutine {
-            return self.request_in_coroutine(cb, args, resp);
-        }
-        let result = boundary::call(cb, &mut args);
-        drop(args);
-        match result {
-            Ok(_) => Outcome::Done,
-            Err(CallError::Exception) => {
-                resp.fail(500);
-                Outcome::Done
-            }
-            Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
-                resp.fail(500);
-                Outcome::Fatal(code)
-            }
-            Err(CallError::Unwind) => {
-                resp.fail(500);
-                Outcome::Done
-            }
-        }
+        self.call_http(cb, req, resp, true)
     }
 
     fn websocket(&self) -> bool {
@@ -478,29 +493,7 @@ impl Hooks for PhpHooks {
             return Outcome::Done;
         };
         // Swoole calls it like `request`: ($request, $response).
-        let fd = req.fd;
-        let req_obj: ext_php_rs::boxed::ZBox<ZendObject> =
-            ZendClassObject::new(Request::new(req, self.parse.clone())).into();
-        let resp_obj: ext_php_rs::boxed::ZBox<ZendObject> =
-            ZendClassObject::new(Response::new(resp.clone(), fd)).into();
-        let args = [object_zval(req_obj), object_zval(resp_obj)];
-        if self.coroutine {
-            return self.request_in_coroutine(cb, args, resp);
-        }
-        let mut args = args;
-        let result = boundary::call(cb, &mut args);
-        drop(args);
-        match result {
-            Ok(_) | Err(CallError::Unwind) => Outcome::Done,
-            Err(CallError::Exception) => {
-                resp.fail(500);
-                Outcome::Done
-            }
-            Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
-                resp.fail(500);
-                Outcome::Fatal(code)
-            }
-        }
+        self.call_http(cb, req, resp, false)
     }
 
     fn ws_before_handshake_response(&self) -> bool {
