@@ -116,7 +116,7 @@ struct Sched {
 }
 
 /// Idle fibers kept for reuse.
-const POOL_MAX: usize = 512;
+const POOL_MAX: usize = 1024;
 /// Swoole's default `max_coroutine`.
 pub const DEFAULT_MAX: usize = 100_000;
 
