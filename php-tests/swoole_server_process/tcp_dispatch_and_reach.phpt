@@ -7,7 +7,8 @@ swoole_server_process: SWOOLE_PROCESS TCP server: master, manager and workers ar
 require __DIR__ . '/../include/tcp.php';
 $t = rsw_run_server(rsw_tcp_server_fn([
     'workerStart' => function ($s, $id) {
-        echo "workerStart id=$id pid=", getmypid(), " master={$s->master_pid} manager={$s->manager_pid}\n";
+        // One write per line: the two workers share the log file.
+        echo "workerStart id=$id pid=" . getmypid() . " master={$s->master_pid} manager={$s->manager_pid}\n";
     },
     'connect' => function ($s, $fd, $rid) {
         echo "connect fd=$fd worker={$s->worker_id}\n";
