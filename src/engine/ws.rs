@@ -222,6 +222,41 @@ fn check_len(opcode: u8, fin: bool, len: u64, max: usize) -> Result<usize, u16> 
     Ok(len as usize)
 }
 
+/// XORs `bytes` with the 4-byte `mask` (RFC 6455 5.3), in place.
+fn apply_mask(bytes: &mut [u8], mask: [u8; 4]) {
+    for (i, b) in bytes.iter_mut().enumerate() {
+        *b ^= mask[i & 3];
+    }
+}
+
+/// The payload of the frame at the start of `buf` (its first two bytes
+/// already checked by the caller), unmasked, and the frame cut off `buf`;
+/// `Ok(None)` until the whole frame is in.
+fn cut_payload(
+    buf: &mut BytesMut,
+    max: usize,
+    fin: bool,
+    opcode: u8,
+    masked: bool,
+) -> Result<Option<BytesMut>, u16> {
+    let Some((len, off)) = payload_len(buf) else {
+        return Ok(None);
+    };
+    let len = check_len(opcode, fin, len, max)?;
+    let mask_len = if masked { 4 } else { 0 };
+    if buf.len() < off + mask_len + len {
+        buf.reserve(off + mask_len + len - buf.len());
+        return Ok(None);
+    }
+    let mask = masked.then(|| [buf[off], buf[off + 1], buf[off + 2], buf[off + 3]]);
+    buf.advance(off + mask_len);
+    let mut payload = buf.split_to(len);
+    if let Some(mask) = mask {
+        apply_mask(&mut payload, mask);
+    }
+    Ok(Some(payload))
+}
+
 /// Cuts one client frame off `buf`: `Ok(None)` when incomplete, `Err(code)`
 /// with the close code when the peer broke the protocol.
 pub fn parse(buf: &mut BytesMut, max: usize) -> Result<Option<Frame>, u16> {
@@ -251,21 +286,9 @@ pub fn parse_ext(buf: &mut BytesMut, max: usize, deflate: bool) -> Result<Option
     if rsv == 1 && (!deflate || !matches!(opcode, OP_TEXT | OP_BINARY)) {
         return Err(1002);
     }
-    let Some((len, mut off)) = payload_len(buf) else {
+    let Some(payload) = cut_payload(buf, max, fin, opcode, true)? else {
         return Ok(None);
     };
-    let len = check_len(opcode, fin, len, max)?;
-    if buf.len() < off + 4 + len {
-        buf.reserve(off + 4 + len - buf.len());
-        return Ok(None);
-    }
-    let mask = [buf[off], buf[off + 1], buf[off + 2], buf[off + 3]];
-    off += 4;
-    buf.advance(off);
-    let mut payload = buf.split_to(len);
-    for (i, b) in payload.iter_mut().enumerate() {
-        *b ^= mask[i & 3];
-    }
     Ok(Some(Frame {
         fin,
         rsv,
@@ -281,34 +304,7 @@ fn rsv_bits(b0: u8) -> u8 {
 
 /// A server frame (never masked). `flags` are `SWOOLE_WEBSOCKET_FLAG_*`.
 pub fn encode(opcode: u8, flags: u8, payload: &[u8]) -> BytesMut {
-    let mut out = BytesMut::with_capacity(payload.len() + 10);
-    let mut b0 = opcode & 0x0f;
-    if flags & FLAG_FIN != 0 {
-        b0 |= 0x80;
-    }
-    // RSV1 (0x40), RSV2 (0x20), RSV3 (0x10) from FLAG_RSV1 (4), _RSV2 (8), _RSV3 (16).
-    if flags & FLAG_RSV1 != 0 {
-        b0 |= 0x40;
-    }
-    if flags & 8 != 0 {
-        b0 |= 0x20;
-    }
-    if flags & 16 != 0 {
-        b0 |= 0x10;
-    }
-    out.put_u8(b0);
-    let n = payload.len();
-    if n < 126 {
-        out.put_u8(n as u8);
-    } else if n <= 0xffff {
-        out.put_u8(126);
-        out.put_u16(n as u16);
-    } else {
-        out.put_u8(127);
-        out.put_u64(n as u64);
-    }
-    out.extend_from_slice(payload);
-    out
+    encode_masked(opcode, flags, payload, None)
 }
 
 /// The mask key Swoole writes when a frame is packed with
@@ -351,18 +347,14 @@ pub fn pack(opcode: u8, flags: u8, data: &[u8], close_code: u16) -> Result<Bytes
         payload = close_payload(close_code, data).to_vec();
         body = &payload;
     }
-    // encode() copies RSV1..3 from the flags; pack() only ever sets RSV1.
-    let mut out = encode(opcode, flags & (FLAG_FIN | FLAG_RSV1), body);
-    if flags & FLAG_MASK != 0 {
-        let hdr = out.len() - body.len();
-        out[1] |= 0x80;
-        let mut masked = BytesMut::with_capacity(out.len() + 4);
-        masked.extend_from_slice(&out[..hdr]);
-        masked.extend_from_slice(&PACK_MASK);
-        masked.extend(body.iter().enumerate().map(|(i, b)| b ^ PACK_MASK[i & 3]));
-        out = masked;
-    }
-    Ok(out)
+    // RSV1..3 come from the flags; pack() only ever sets RSV1.
+    let mask = (flags & FLAG_MASK != 0).then_some(PACK_MASK);
+    Ok(encode_masked(
+        opcode,
+        flags & (FLAG_FIN | FLAG_RSV1),
+        body,
+        mask,
+    ))
 }
 
 /// `WebSocket\Server::unpack()`: one whole frame, masked or not, its payload
@@ -374,15 +366,7 @@ pub fn unpack(data: &[u8]) -> Option<(Frame, u8)> {
         return None;
     }
     let (b0, b1) = (data[0], data[1]);
-    let (len, mut off) = match b1 & 0x7f {
-        126 => (u16::from_be_bytes([*data.get(2)?, *data.get(3)?]) as u64, 4),
-        127 => {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(data.get(2..10)?);
-            (u64::from_be_bytes(b), 10)
-        }
-        n => (n as u64, 2),
-    };
+    let (len, mut off) = payload_len(data)?;
     let masked = b1 & 0x80 != 0;
     let mask = if masked {
         let m = data.get(off..off + 4)?;
@@ -394,9 +378,7 @@ pub fn unpack(data: &[u8]) -> Option<(Frame, u8)> {
     let len = usize::try_from(len).ok()?;
     let mut payload = data.get(off..off.checked_add(len)?)?.to_vec();
     if let Some(m) = mask {
-        for (i, b) in payload.iter_mut().enumerate() {
-            *b ^= m[i & 3];
-        }
+        apply_mask(&mut payload, m);
     }
     let rsv = rsv_bits(b0);
     let mut flags = (b0 >> 7) | rsv << 2;
@@ -485,34 +467,9 @@ fn route(fd: i64, opcode: u8, flags: u8, data: Bytes) -> bool {
 }
 
 fn route_arg(fd: i64, arg: i64, data: Bytes) -> bool {
-    let Some(s) = session::get(fd) else {
-        return false;
-    };
-    if s.ws_status != STATUS_ACTIVE
-        || s.worker == super::worker::current_worker_id()
-        || s.worker < 0
-    {
-        return false;
-    }
-    let m = ipc::Msg {
-        kind: ipc::Kind::Push,
-        flags: 0,
-        src: 0,
-        id: fd,
-        arg,
-        data,
-    };
-    match ipc::send(s.worker as usize, m) {
-        Ok(()) => true,
-        Err(e) => {
-            crate::rlog!(
-                Warning,
-                "push to connection {fd} via worker#{}: {e}",
-                s.worker
-            );
-            false
-        }
-    }
+    session::get(fd).is_some_and(|s| {
+        s.ws_status == STATUS_ACTIVE && ipc::to_owner(s.worker, ipc::Kind::Push, fd, arg, data)
+    })
 }
 
 /// A `Push` message that arrived over IPC.
@@ -1003,15 +960,12 @@ pub fn base64_encode(data: &[u8]) -> String {
     base64(data)
 }
 
-/// A client frame: like [`encode`], masked with `mask` when given
-/// (RFC 6455 5.3: every client frame is masked).
+/// A frame, masked with `mask` when given (RFC 6455 5.3: every client
+/// frame is masked; a server's never is). `flags` are
+/// `SWOOLE_WEBSOCKET_FLAG_*`: FIN, and RSV1..3 (0x40, 0x20, 0x10 on the
+/// wire) from FLAG_RSV1 (4), _RSV2 (8), _RSV3 (16).
 pub fn encode_masked(opcode: u8, flags: u8, payload: &[u8], mask: Option<[u8; 4]>) -> BytesMut {
-    let Some(mask) = mask else {
-        return encode(opcode, flags, payload);
-    };
     let mut out = BytesMut::with_capacity(payload.len() + 14);
-    // The first byte as `encode` writes it: FIN, RSV1..3 (0x40, 0x20, 0x10)
-    // from FLAG_RSV1 (4), _RSV2 (8), _RSV3 (16), the opcode.
     let mut b0 = opcode & 0x0f;
     if flags & FLAG_FIN != 0 {
         b0 |= 0x80;
@@ -1026,21 +980,24 @@ pub fn encode_masked(opcode: u8, flags: u8, payload: &[u8], mask: Option<[u8; 4]
         b0 |= 0x10;
     }
     out.put_u8(b0);
+    let mask_bit = if mask.is_some() { 0x80 } else { 0 };
     let n = payload.len();
     if n < 126 {
-        out.put_u8(0x80 | n as u8);
+        out.put_u8(mask_bit | n as u8);
     } else if n <= 0xffff {
-        out.put_u8(0x80 | 126);
+        out.put_u8(mask_bit | 126);
         out.put_u16(n as u16);
     } else {
-        out.put_u8(0x80 | 127);
+        out.put_u8(mask_bit | 127);
         out.put_u64(n as u64);
     }
-    out.extend_from_slice(&mask);
-    let start = out.len();
+    let start = out.len() + if mask.is_some() { 4 } else { 0 };
+    if let Some(mask) = mask {
+        out.extend_from_slice(&mask);
+    }
     out.extend_from_slice(payload);
-    for (i, b) in out[start..].iter_mut().enumerate() {
-        *b ^= mask[i & 3];
+    if let Some(mask) = mask {
+        apply_mask(&mut out[start..], mask);
     }
     out
 }
@@ -1061,27 +1018,9 @@ pub fn parse_server_frame(buf: &mut BytesMut, max: usize) -> Result<Option<Frame
     if !matches!(opcode, 0 | 1 | 2 | 8 | 9 | 10) {
         return Err(1002);
     }
-    let Some((len, off)) = payload_len(buf) else {
+    let Some(payload) = cut_payload(buf, max, fin, opcode, masked)? else {
         return Ok(None);
     };
-    let len = check_len(opcode, fin, len, max)?;
-    let mask_len = if masked { 4 } else { 0 };
-    if buf.len() < off + mask_len + len {
-        buf.reserve(off + mask_len + len - buf.len());
-        return Ok(None);
-    }
-    let mask = if masked {
-        Some([buf[off], buf[off + 1], buf[off + 2], buf[off + 3]])
-    } else {
-        None
-    };
-    buf.advance(off + mask_len);
-    let mut payload = buf.split_to(len);
-    if let Some(mask) = mask {
-        for (i, b) in payload.iter_mut().enumerate() {
-            *b ^= mask[i & 3];
-        }
-    }
     Ok(Some(Frame {
         fin,
         rsv,
