@@ -369,6 +369,34 @@ pub fn send(dst: usize, mut m: Msg) -> std::io::Result<()> {
     }
 }
 
+/// Hands a command for connection `fd` to `owner`, the worker the shared
+/// session table says holds the socket (`send()`, `close()`, `push()` from
+/// another worker or a task worker). False when the owner is this process
+/// (the connection is closing here) or unknown, or the send failed (logged).
+pub fn to_owner(owner: i32, kind: Kind, fd: i64, arg: i64, data: Bytes) -> bool {
+    if owner < 0 || owner == super::worker::current_worker_id() {
+        return false;
+    }
+    let m = Msg {
+        kind,
+        flags: 0,
+        src: 0,
+        id: fd,
+        arg,
+        data,
+    };
+    match send(owner as usize, m) {
+        Ok(()) => true,
+        Err(e) => {
+            crate::rlog!(
+                Warning,
+                "{kind:?} to connection {fd} via worker#{owner}: {e}"
+            );
+            false
+        }
+    }
+}
+
 /// One message from `rd`, if one is queued.
 fn recv_one(rd: RawFd) -> Option<Msg> {
     with(|s| {

@@ -80,33 +80,10 @@ pub fn close(fd: i64, reset: bool) -> bool {
     route(fd, ipc::Kind::Close, reset as i64, Bytes::new())
 }
 
+/// A command for a connection another worker owns ("ours" by the table but
+/// not in our map means it is closing: false).
 fn route(fd: i64, kind: ipc::Kind, arg: i64, data: Bytes) -> bool {
-    let Some(s) = session::get(fd) else {
-        return false;
-    };
-    if s.worker == super::worker::current_worker_id() || s.worker < 0 {
-        // Ours by the table but not in our map: it is closing.
-        return false;
-    }
-    let m = ipc::Msg {
-        kind,
-        flags: 0,
-        src: 0,
-        id: fd,
-        arg,
-        data,
-    };
-    match ipc::send(s.worker as usize, m) {
-        Ok(()) => true,
-        Err(e) => {
-            crate::rlog!(
-                Warning,
-                "send to connection {fd} via worker#{}: {e}",
-                s.worker
-            );
-            false
-        }
-    }
+    session::get(fd).is_some_and(|s| ipc::to_owner(s.worker, kind, fd, arg, data))
 }
 
 /// True while `fd` is open (in any worker).
