@@ -67,3 +67,30 @@ setup_pinning() {
         PIN_SRV=(); PIN_CLI=(); PINNING="not pinned"
     fi
 }
+# CPU accounting in clock ticks (USER_HZ), to tell how much of the machine something other than a
+# benchmark used while it was measuring.
+TICK_HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
+# CPU ticks (user + system) the processes given as arguments used so far.
+tree_ticks() {
+    local p st t=0
+    for p; do
+        st=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+        st=${st##*) }
+        t=$((t + $(echo "$st" | awk '{print $12 + $13}')))
+    done
+    echo "$t"
+}
+# CPU ticks of a shell's reaped children (wrk, ab, clients), from the file the shell's `times` wrote
+# (`times` itself must run in that shell, not inside $(...)): times_ticks FILE.
+times_ticks() {
+    awk -v hz="$TICK_HZ" 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub(/s$/, "", a[2]); t += a[1] * 60 + a[2] }
+                          printf "%d", t * hz }' "$1"
+}
+# % of all CPUs busy (user, nice, system, irq, softirq) over 1 s.
+cpu_busy_pct() {
+    local a b
+    a=$(awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat)
+    sleep 1
+    b=$(awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat)
+    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); d = y[2] - x[2]; printf "%d", (d > 0 ? 100 * (y[1] - x[1]) / d : 0) }'
+}

@@ -123,24 +123,6 @@ wait_ready() {
     return 1
 }
 
-# CPU accounting, in clock ticks (USER_HZ), to tell how much of the machine
-# something other than this benchmark used while a tool was measuring.
-tree_ticks() {
-    local p s t=0
-    for p; do
-        s=$(cat "/proc/$p/stat" 2>/dev/null) || continue
-        s=${s##*) }
-        t=$((t + $(echo "$s" | awk '{print $12 + $13}')))
-    done
-    echo "$t"
-}
-# CPU of this shell's reaped children (wrk/ab), from the file that `times`
-# wrote: `times` itself must run in this shell, not inside $(...).
-times_ticks() {
-    awk -v hz="$TICK_HZ" 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub(/s$/, "", a[2]); t += a[1] * 60 + a[2] }
-                          printf "%d", t * hz }' "$OUT/.times"
-}
-TICK_HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
 # measure NAME TOOL PID CMD...: runs CMD, then notes the share of the machine's
 # CPU that other processes (not the server tree, not CMD) used meanwhile.
 measure() {
@@ -148,9 +130,9 @@ measure() {
     shift 3
     local tree m0 s0 c0 t0 m1 s1 c1 t1 other
     tree="$pid $(descendants "$pid" | tr '\n' ' ')"
-    m0=$(machine_busy_ticks); s0=$(tree_ticks $tree); times >"$OUT/.times"; c0=$(times_ticks); t0=$(date +%s%N)
+    m0=$(machine_busy_ticks); s0=$(tree_ticks $tree); times >"$OUT/.times"; c0=$(times_ticks "$OUT/.times"); t0=$(date +%s%N)
     "$@"
-    m1=$(machine_busy_ticks); s1=$(tree_ticks $tree); times >"$OUT/.times"; c1=$(times_ticks); t1=$(date +%s%N)
+    m1=$(machine_busy_ticks); s1=$(tree_ticks $tree); times >"$OUT/.times"; c1=$(times_ticks "$OUT/.times"); t1=$(date +%s%N)
     other=$(awk -v m=$((m1 - m0)) -v s=$((s1 - s0)) -v c=$((c1 - c0)) -v ns=$((t1 - t0)) -v hz="$TICK_HZ" -v n="$NCPU" \
         'BEGIN { cap = ns / 1e9 * hz * n; o = m - s - c; if (o < 0) o = 0; printf "%d", (cap > 0 ? 100 * o / cap : 0) }')
     OTHER["$name.$tool"]=$other
@@ -265,7 +247,8 @@ bench_one() {
 skip() { ORDER+=("$1"); STATUS[$1]="skipped ($2)"; log "$1: skipped ($2)"; }
 
 # ------------------------------------------------------------ contenders ----
-# Share of all CPUs busy over 1 s (everything on the machine, nice included).
+# Share of all CPUs busy over 1 s (everything on the machine, nice and steal included; this
+# replaces lib.sh's cpu_busy_pct, which leaves steal out).
 cpu_busy_pct() {
     local a b
     a=$(awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8+$9, $5+$6; exit}' /proc/stat)

@@ -122,38 +122,16 @@ wait_port() {
 }
 
 # ------------------------------------------------------- CPU accounting ----
-TICK_HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
-cpu_busy_pct() { # % of all CPUs busy over 1 s
-    local a b
-    a=$(awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat)
-    sleep 1
-    b=$(awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat)
-    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); d = y[2] - x[2]; printf "%d", (d > 0 ? 100 * (y[1] - x[1]) / d : 0) }'
-}
-tree_ticks() {
-    local p st t=0
-    for p; do
-        st=$(cat "/proc/$p/stat" 2>/dev/null) || continue
-        st=${st##*) }
-        t=$((t + $(echo "$st" | awk '{print $12 + $13}')))
-    done
-    echo "$t"
-}
-# CPU of this shell's reaped children, from `times` (which must run in this shell, not in $(...)).
-times_ticks() {
-    awk -v hz="$TICK_HZ" 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub(/s$/, "", a[2]); t += a[1] * 60 + a[2] }
-                          printf "%d", t * hz }' "$OUT/.tcp-times"
-}
 declare -A OTHER SRVCPU
 # measure KEY "PIDS" CMD...: runs CMD; SRVCPU[KEY] = CPU % (of one core) used by PIDS meanwhile;
 # OTHER[KEY] = % of the machine used by processes other than CMD and PIDS (others' builds, say).
 measure() {
     local key=$1 pids=$2 m0 s0 c0 t0 m1 s1 c1 t1 rc
     shift 2
-    m0=$(machine_busy_ticks); s0=$(tree_ticks $pids); times >"$OUT/.tcp-times"; c0=$(times_ticks); t0=$(date +%s%N)
+    m0=$(machine_busy_ticks); s0=$(tree_ticks $pids); times >"$OUT/.tcp-times"; c0=$(times_ticks "$OUT/.tcp-times"); t0=$(date +%s%N)
     "$@"
     rc=$?
-    m1=$(machine_busy_ticks); s1=$(tree_ticks $pids); times >"$OUT/.tcp-times"; c1=$(times_ticks); t1=$(date +%s%N)
+    m1=$(machine_busy_ticks); s1=$(tree_ticks $pids); times >"$OUT/.tcp-times"; c1=$(times_ticks "$OUT/.tcp-times"); t1=$(date +%s%N)
     OTHER[$key]=$(awk -v m=$((m1 - m0)) -v s=$((s1 - s0)) -v c=$((c1 - c0)) -v ns=$((t1 - t0)) -v hz="$TICK_HZ" -v n="$NCPU" \
         'BEGIN { cap = ns / 1e9 * hz * n; o = m - s - c; if (o < 0) o = 0; printf "%d", (cap > 0 ? 100 * o / cap : 0) }')
     SRVCPU[$key]=$(awk -v s=$((s1 - s0)) -v ns=$((t1 - t0)) -v hz="$TICK_HZ" \
