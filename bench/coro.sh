@@ -94,20 +94,6 @@ else
 fi
 
 # ------------------------------------------------------------- helpers ----
-USED_PORTS=" "
-# Below the kernel's ephemeral range, so that no client socket (wrk's, say) holds the port.
-EPH_LOW=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-PORT_LOW=10000
-PORT_HIGH=$((EPH_LOW > 12000 ? EPH_LOW - 1 : 60000))
-free_port() {
-    local p=$((PORT_LOW + RANDOM % (PORT_HIGH - PORT_LOW)))
-    while port_listening "$p" || [[ "$USED_PORTS" == *" $p "* ]]; do
-        p=$((p + 1))
-        [ "$p" -gt "$PORT_HIGH" ] && p=$PORT_LOW
-    done
-    USED_PORTS="$USED_PORTS$p "
-    echo "$p"
-}
 http_status() {
     timeout 3 bash -c '
         exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1

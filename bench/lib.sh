@@ -50,11 +50,19 @@ stop_server() {
     wait "$pid" 2>/dev/null
     CUR_PID=""
 }
-# A free 127.0.0.1 port nobody listens on, below the kernel's ephemeral range (32768+), so that
-# no client connection of an earlier run holds it.
-any_free_port() {
-    local p=$((20000 + RANDOM % 12000))
-    while port_listening "$p"; do p=$((p + 1)); done
+# A free 127.0.0.1 port nobody listens on, below the kernel's ephemeral range, so that no client
+# socket (wrk's, a previous run's) holds it.
+USED_PORTS=" "
+EPH_LOW=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+PORT_LOW=10000
+PORT_HIGH=$((EPH_LOW > 12000 ? EPH_LOW - 1 : 60000))
+free_port() {
+    local p=$((PORT_LOW + RANDOM % (PORT_HIGH - PORT_LOW)))
+    while port_listening "$p" || [[ "$USED_PORTS" == *" $p "* ]]; do
+        p=$((p + 1))
+        [ "$p" -gt "$PORT_HIGH" ] && p=$PORT_LOW
+    done
+    USED_PORTS="$USED_PORTS$p "
     echo "$p"
 }
 # Raises the fd limit (many connections) and sets PIN_SRV/PIN_CLI (server on CPU 0, client on

@@ -79,16 +79,6 @@ fi
 
 
 
-USED_PORTS=" "
-free_port() {
-    local p=$((20000 + RANDOM % 20000))
-    while port_listening "$p" || [[ "$USED_PORTS" == *" $p "* ]]; do
-        p=$((p + 1))
-        [ "$p" -gt 60000 ] && p=20000
-    done
-    USED_PORTS="$USED_PORTS$p "
-    echo "$p"
-}
 
 # Prints the whole response to GET / (Connection: close), 3 s at most.
 http_get() {

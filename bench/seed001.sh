@@ -53,13 +53,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT TERM
 
-RPORT=$(any_free_port)
+RPORT=$(free_port)
 "${PIN_SRV[@]}" redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no >"$OUT/logs/seed001-redis.log" 2>&1 &
 REDIS_PID=$!
 for ((i = 0; i < 50; i++)); do redis-cli -p "$RPORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
 redis-cli -p "$RPORT" set test_key1 hello >/dev/null || { log "redis-server did not start"; exit 1; }
 
-PORT=$(any_free_port)
+PORT=$(free_port)
 log "server: 100 workers on 127.0.0.1:$PORT, redis on $RPORT"
 RSW_PORT=$PORT RSW_REDIS_PORT=$RPORT "${PIN_SRV[@]}" php -n "${EXT[@]}" "$HERE/seed001/server.php" >"$OUT/logs/seed001-server.log" 2>&1 &
 CUR_PID=$!

@@ -48,7 +48,7 @@ ROWS=()
 for impl in "${IMPLS[@]}"; do
     name=${impl%%:*}; ext=${impl#*:}
     for mode in base process; do
-        port=$(any_free_port)
+        port=$(free_port)
         tag="$name-$mode"
         log "== $tag: seed 003 server on 127.0.0.1:$port"
         RSW_PORT=$port RSW_MODE=$mode "${PIN_SRV[@]}" php -n -d extension="$ext" "$HERE/seed003/server.php" >"$OUT/logs/seed003-$tag-server.log" 2>&1 &

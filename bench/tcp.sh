@@ -88,16 +88,6 @@ if [ -n "$SWOOLE_SO" ] && [ -f "$SWOOLE_SO" ] && so_ok "$SWOOLE_SO"; then
 fi
 
 # ------------------------------------------------------------- processes ----
-USED_PORTS=" "
-free_port() {
-    local p=$((20000 + RANDOM % 20000))
-    while port_listening "$p" || [[ "$USED_PORTS" == *" $p "* ]]; do
-        p=$((p + 1))
-        [ "$p" -gt 60000 ] && p=20000
-    done
-    USED_PORTS="$USED_PORTS$p "
-    echo "$p"
-}
 CUR_PID=""
 cleanup() { [ -n "$CUR_PID" ] && stop_server "$CUR_PID"; rm -f "$OUT/.tcp-times"; }
 trap cleanup EXIT
