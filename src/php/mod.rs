@@ -5,6 +5,7 @@
 //! go through `boundary`, which decides what happens to exceptions, `exit()`,
 //! fatal errors and panics.
 
+pub mod args;
 pub mod boundary;
 pub mod callbacks;
 pub mod channel;
@@ -240,6 +241,8 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     http_server::register_classes()?;
     websocket_server::register_classes()?;
     http_response::install_fast_paths();
+    // Last: it wraps every handler registered above (fast paths included).
+    args::install();
     Ok(())
 }
 
@@ -249,7 +252,7 @@ extern "C" fn module_info(_module: *mut ModuleEntry) {
     info_table_row!("Implementation", "rswoole, written in Rust");
     info_table_row!("rswoole version", env!("CARGO_PKG_VERSION"));
     info_table_row!("Swoole API version", constants::SWOOLE_VERSION);
-    info_table_row!("Modes", "SWOOLE_BASE (SWOOLE_PROCESS runs as BASE for now)");
+    info_table_row!("Modes", "SWOOLE_BASE, SWOOLE_PROCESS");
     info_table_row!("HTTP", "hyper 1, HTTP/1.1");
     info_table_end!();
 }

@@ -366,7 +366,14 @@ return function ($req, $resp, $server) {
                                self.handler, self.events_file], stdin=subprocess.DEVNULL, capture_output=True,
                               timeout=10, cwd=ROOT)
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertTrue(wait_until(lambda: os.path.exists(pid_file), 5))
+        # The file appears before its content is written: wait for a whole line.
+        def pid_written():
+            try:
+                with open(pid_file) as f:
+                    return f.read().endswith("\n")
+            except OSError:
+                return False
+        self.assertTrue(wait_until(pid_written, 5))
         with open(pid_file) as f:
             master = int(f.read().strip())
         pids.append(master)
