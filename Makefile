@@ -16,6 +16,8 @@ SO := $(CURDIR)/target/release/librswoole.so
 APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php8.2-redis
 APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php-redis
 
+
+.PHONY: deps-frameworks test-frameworks
 .PHONY: all deps build run test test-engine test-php lint stubs stubs-check install bench bench-coro clean
 
 all: build
@@ -88,3 +90,13 @@ bench-coro: build
 
 clean:
 	$(CARGO) clean
+
+# Laravel Octane end to end (tests/frameworks/octane_check.py): Debian's Laravel 8 plus a
+# laravel/octane v1.5.6 checkout given as OCTANE_DIR (Octane's code is not in this repository).
+# Not part of `make test`: it needs that checkout. EXT_SO=/path/to/swoole.so runs it on another build.
+deps-frameworks:
+	@test -f /usr/share/php/Illuminate/autoload.php || { export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -q && apt-get install -y -q php-laravel-framework php8.2-mbstring php8.2-xml; }
+
+test-frameworks: build deps-frameworks
+	RSWOOLE_SO=$(SO) python3 tests/frameworks/octane_check.py
