@@ -178,6 +178,11 @@ struct Chan {
 pub struct Table {
     chans: Mutex<Vec<Option<Arc<Chan>>>>,
     rr: AtomicUsize,
+    /// Numbers the accepted connections for `dispatch_mode` 2: unlike the
+    /// master's fd (closed after the hand-over, so the next accept reuses
+    /// it and every connection went to one worker), it never repeats, as
+    /// Swoole's session id.
+    conns: AtomicUsize,
     changed: Notify,
     mode: u8,
 }
@@ -187,6 +192,7 @@ impl Table {
         Arc::new(Table {
             chans: Mutex::new(vec![None; worker_num.max(1)]),
             rr: AtomicUsize::new(0),
+            conns: AtomicUsize::new(0),
             changed: Notify::new(),
             mode: dispatch_mode,
         })
@@ -212,15 +218,20 @@ impl Table {
         }
     }
 
-    /// The worker for a connection (`key`: the master's fd for mode 2, a
-    /// hash of the client address for mode 4).
-    fn pick(&self, fd: RawFd, peer: &SocketAddr) -> Option<Arc<Chan>> {
+    /// A new connection's number, the key of `dispatch_mode` 2.
+    fn next_conn(&self) -> usize {
+        self.conns.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The worker for a connection (`conn`: its number from `next_conn`, the
+    /// key of mode 2; mode 4 hashes the client address).
+    fn pick(&self, conn: usize, peer: &SocketAddr) -> Option<Arc<Chan>> {
         let t = self.chans.lock().ok()?;
         let n = t.len();
         let start = match self.mode {
             1 | 3 => self.rr.fetch_add(1, Ordering::Relaxed) % n,
             4 => ip_hash(&peer.ip()) % n,
-            _ => fd.max(0) as usize % n,
+            _ => conn % n,
         };
         let ring = (0..n).filter_map(|k| t[(start + k) % n].as_ref());
         if self.mode == 3 {
@@ -325,9 +336,10 @@ async fn serve_worker(fd: OwnedFd, table: Arc<Table>) {
 async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr, index: usize) {
     let fd = stream.as_raw_fd();
     let msg = encode_conn(index, peer);
+    let conn = table.next_conn();
     let deadline = Instant::now() + HANDOVER_TIMEOUT;
     loop {
-        if let Some(c) = table.pick(fd, &peer) {
+        if let Some(c) = table.pick(conn, &peer) {
             let fds = [fd];
             let r =
                 c.fd.async_io(Interest::WRITABLE, |ch| {

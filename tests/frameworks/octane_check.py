@@ -130,7 +130,7 @@ def main():
     ini = os.path.join(tmp, "ini")
     os.makedirs(ini)
     with open(os.path.join(ini, "99-swoole.ini"), "w") as f:
-        f.write(f"extension={so}\n")
+        f.write(f"extension={so}\n" + os.environ.get("OCTANE_EXTRA_INI", ""))
     env = dict(os.environ)
     env["PHP_INI_SCAN_DIR"] = "/etc/php/8.2/cli/conf.d:" + ini
     env["OCTANE_TICK_FILE"] = os.path.join(tmp, "ticks.log")
