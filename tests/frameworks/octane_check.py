@@ -202,14 +202,17 @@ def main():
 
         def table():
             js("GET", "/table/a/alpha")
-            seen = [js("GET", "/table/a")[0] for _ in range(6)]
+            seen = [js("GET", "/table/a")[0] for _ in range(12)]
             expect(all(s["row"] == {"name": "alpha", "votes": 1} for s in seen), f"{seen}")
+            pids = {s["pid"] for s in seen}
+            expect(len(pids) >= 2, f"every read reached one worker ({pids}): nothing shown to be shared")
         c.check("Octane::table() shared by the workers", table)
 
         def cache():
             js("GET", "/cache/put/v42")
-            seen = [js("GET", "/cache/get")[0]["v"] for _ in range(6)]
-            expect(seen == ["v42"] * 6, f"{seen}")
+            seen = [js("GET", "/cache/get")[0] for _ in range(12)]
+            expect([s["v"] for s in seen] == ["v42"] * 12, f"{seen}")
+            expect(len({s["pid"] for s in seen}) >= 2, f"every read reached one worker: {seen}")
         c.check("octane cache store shared by the workers", cache)
 
         def concurrently():

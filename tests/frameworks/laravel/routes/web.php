@@ -34,9 +34,9 @@ Route::get('/table/{key}/{value}', function ($key, $value) {
     Octane::table('example')->set($key, ['name' => $value, 'votes' => 1]);
     return Octane::table('example')->get($key);
 });
-Route::get('/table/{key}', fn ($key) => ['row' => Octane::table('example')->get($key), 'count' => Octane::table('example')->count()]);
+Route::get('/table/{key}', fn ($key) => ['row' => Octane::table('example')->get($key), 'count' => Octane::table('example')->count(), 'pid' => getmypid()]);
 Route::get('/cache/put/{v}', fn ($v) => ['put' => Cache::store('octane')->put('k', $v, 60)]);
-Route::get('/cache/get', fn () => ['v' => Cache::store('octane')->get('k')]);
+Route::get('/cache/get', fn () => ['v' => Cache::store('octane')->get('k'), 'pid' => getmypid()]);
 Route::get('/concurrently', function () {
     $t = microtime(true);
     [$a, $b] = Octane::concurrently([
