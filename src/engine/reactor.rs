@@ -396,8 +396,9 @@ pub async fn accept_loop(listener: Arc<AsyncFd<StdListener>>, index: usize, tabl
 }
 
 /// The master's life in PROCESS mode, after the manager was forked: the
-/// reactor threads accept and dispatch; this thread (PHP's) handles signals
-/// and fires `beforeShutdown`. Returns once the manager has exited.
+/// reactor threads accept and dispatch; this thread (PHP's) handles signals,
+/// fires `beforeShutdown` and runs the PHP timers and coroutines of the
+/// master (`onStart`'s). Returns once the manager has exited.
 pub fn run_master(
     cfg: &ServerConfig,
     ports: Vec<(usize, StdListener)>,
@@ -414,7 +415,10 @@ pub fn run_master(
     let table = Table::new(cfg.worker_num, cfg.dispatch_mode);
     let reactors = cfg.reactor_num.max(1);
     let max_wait = cfg.max_wait_time;
-    let r = rt.block_on(async move {
+    // On the process's LocalSet: timers and coroutines started in `onStart`
+    // (Laravel Octane's tick and request watchdog) run on this thread while
+    // the accept loops run on the reactor threads.
+    let r = super::event_loop::block_on(&rt, async move {
         let mut tasks = vec![tokio::spawn(accept_workers(channel, table.clone()))];
         let mut accepting = Vec::new();
         for (index, l) in ports {

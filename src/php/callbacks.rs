@@ -374,7 +374,7 @@ impl Hooks for PhpHooks {
         let mut args = [
             self.server_zval(),
             long_zval(task_id),
-            long_zval(src_worker as i64),
+            long_zval(src_worker.max(0) as i64), // the master's tasks say 0, as Swoole's
             value,
         ];
         let result = boundary::call(cb, &mut args);

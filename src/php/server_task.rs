@@ -76,17 +76,16 @@ pub fn set_current(t: Option<(i64, i32)>) {
 
 /// Sends `data` to a task worker; the task id, or None (with a warning).
 pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
-    if worker::current_worker_id() < 0 || !ipc::is_set_up() {
-        php_error(
-            &ErrorType::Warning,
-            "Swoole\\Server::task(): server is not running",
-        );
+    // The master (`onStart`, its timers) may dispatch too, as in Swoole: it
+    // holds every inbox's write end. (`php_error` prefixes the method name.)
+    if !ipc::is_set_up() || (worker::current_worker_id() < 0 && !in_master()) {
+        php_error(&ErrorType::Warning, "server is not running");
         return None;
     }
     if worker::is_task_worker() {
         php_error(
             &ErrorType::Warning,
-            "Swoole\\Server::task(): cannot dispatch a task in a task worker",
+            "cannot dispatch a task in a task worker",
         );
         return None;
     }
@@ -94,17 +93,14 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
         php_error(
             &ErrorType::Warning,
             &format!(
-                "Swoole\\Server::task(): invalid task worker id[{dst}] (task_worker_num is {})",
+                "invalid task worker id[{dst}] (task_worker_num is {})",
                 ipc::task_worker_num()
             ),
         );
         return None;
     };
     let Some((bytes, flags)) = pack(data) else {
-        php_error(
-            &ErrorType::Warning,
-            "Swoole\\Server::task(): cannot serialize the task data",
-        );
+        php_error(&ErrorType::Warning, "cannot serialize the task data");
         return None;
     };
     let id = ipc::next_task_id();
@@ -117,7 +113,7 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
         data: bytes,
     };
     if let Err(e) = ipc::send(to, m) {
-        php_error(&ErrorType::Warning, &format!("Swoole\\Server::task(): {e}"));
+        php_error(&ErrorType::Warning, &format!("{e}"));
         return None;
     }
     if let Some(cb) = callback {
@@ -126,12 +122,21 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
     Some(id)
 }
 
-/// Sends a task result to worker `src` (from a task worker).
+/// Whether this is the server's master process (outside any worker).
+fn in_master() -> bool {
+    crate::engine::process::master_pid() == std::process::id() as i32
+}
+
+/// Sends a task result to worker `src` (from a task worker). A task the
+/// master sent (`src` < 0) has nobody waiting: its result is dropped.
 pub fn send_finish(task_id: i64, src: i32, data: &Zval) -> bool {
+    if src < 0 && worker::is_task_worker() {
+        return true;
+    }
     if !worker::is_task_worker() {
         php_error(
             &ErrorType::Warning,
-            "Swoole\\Server::finish(): finish can only be used in the task worker process",
+            "finish can only be used in the task worker process",
         );
         return false;
     }
@@ -146,13 +151,10 @@ pub fn send_finish(task_id: i64, src: i32, data: &Zval) -> bool {
         arg: 0,
         data: bytes,
     };
-    match ipc::send(src.max(0) as usize, m) {
+    match ipc::send(src as usize, m) {
         Ok(()) => true,
         Err(e) => {
-            php_error(
-                &ErrorType::Warning,
-                &format!("Swoole\\Server::finish(): {e}"),
-            );
+            php_error(&ErrorType::Warning, &format!("{e}"));
             false
         }
     }
@@ -165,7 +167,7 @@ pub fn finish_current(data: &Zval) -> bool {
         None => {
             php_error(
                 &ErrorType::Warning,
-                "Swoole\\Server::finish(): no task is running (use $task->finish() with task_enable_coroutine)",
+                "no task is running (use $task->finish() with task_enable_coroutine)",
             );
             false
         }
@@ -279,7 +281,8 @@ impl Task {
 
     #[php(getter, name = "worker_id")]
     pub fn prop_worker_id(&self) -> i64 {
-        self.worker_id
+        // A task the master sent says 0, as Swoole's do.
+        self.worker_id.max(0)
     }
 
     #[php(getter, name = "flags")]
