@@ -240,9 +240,11 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     class_alias("swoole_server", server::server_ce());
     http_server::register_classes()?;
     websocket_server::register_classes()?;
-    http_response::install_fast_paths();
-    // Last: it wraps every handler registered above (fast paths included).
+    // After every class and function exists: it wraps each handler. Before
+    // the `Response` fast paths, which take plain strings themselves and
+    // fall back to the wrapped handler (so the hot path pays nothing).
     args::install();
+    http_response::install_fast_paths();
     Ok(())
 }
 
