@@ -17,7 +17,7 @@ APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 python3-websockets b
 APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php-redis
 
 
-.PHONY: deps-frameworks test-frameworks
+.PHONY: deps-frameworks test-frameworks tls-check
 .PHONY: all deps build run test test-engine test-php lint stubs stubs-check install bench bench-coro clean
 
 all: build
@@ -72,7 +72,10 @@ stubs-check: build
 test-php: build
 	RSWOOLE_SO=$(SO) bash tests/run.sh
 
-test: build lint test-engine stubs-check test-php
+tls-check: build
+	bash tools/tls-check.sh $(SO)
+
+test: build lint test-engine tls-check stubs-check test-php
 
 install: build
 	install -m 0755 $(SO) "$$(php-config --extension-dir)/rswoole.so"

@@ -121,7 +121,9 @@ const POOL_MAX: usize = 1024;
 pub const DEFAULT_MAX: usize = 100_000;
 
 thread_local! {
-    static S: RefCell<Sched> = RefCell::new(Sched {
+    /// Boxed: a dlopen()ed extension gets little static TLS (glibc's surplus
+    /// is ~1.6 KiB for every module), and the scheduler is 240 bytes.
+    static S: Box<RefCell<Sched>> = Box::new(RefCell::new(Sched {
         coros: CidMap::default(),
         next_cid: 1,
         peak: 0,
@@ -134,7 +136,7 @@ thread_local! {
         stuck: HashSet::new(),
         entry_name: "",
         entry: None,
-    });
+    }));
     /// True while a fiber of ours is suspended in `Fiber::suspend()` because
     /// PHP is destroying it: no more scheduling.
     static SHUTTING_DOWN: Cell<bool> = const { Cell::new(false) };

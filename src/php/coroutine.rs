@@ -48,7 +48,8 @@ struct Tables {
 }
 
 thread_local! {
-    static TABLES: RefCell<Tables> = RefCell::new(Tables::default());
+    /// Boxed: little static TLS room in a dlopen()ed extension.
+    static TABLES: Box<RefCell<Tables>> = Box::new(RefCell::new(Tables::default()));
     /// `Swoole\Event::wait` is registered as a shutdown function once.
     static LOOP_SCHEDULED: Cell<bool> = const { Cell::new(false) };
     /// A `Co\run()` / `Event::wait()` is running the loop.
