@@ -5,6 +5,7 @@
 //! go through `boundary`, which decides what happens to exceptions, `exit()`,
 //! fatal errors and panics.
 
+pub mod atomic;
 pub mod boundary;
 pub mod callbacks;
 pub mod channel;
@@ -17,10 +18,12 @@ pub mod http_client_coro;
 pub mod http_request;
 pub mod http_response;
 pub mod http_server;
+pub mod lock;
 pub mod server;
 pub mod server_port;
 pub mod server_task;
 pub mod settings;
+pub mod table;
 pub mod timer;
 pub mod waitgroup;
 pub mod websocket_frame;
@@ -143,6 +146,9 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
+    let m = table::register(m);
+    let m = atomic::register(m);
+    let m = lock::register(m);
     channel::register(m)
         .request_startup_function(rinit)
         .request_shutdown_function(rshutdown)
@@ -240,6 +246,8 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     http_server::register_classes()?;
     websocket_server::register_classes()?;
     http_response::install_fast_paths();
+    table::after_classes();
+    lock::after_classes();
     Ok(())
 }
 

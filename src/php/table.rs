@@ -1,0 +1,545 @@
+//! `Swoole\Table`: a fixed-size table of typed rows in shared memory, over
+//! `engine::table`. PHP values are converted to plain bytes before a row lock
+//! is taken and rows are copied out before PHP values are built, so no PHP
+//! code (a `__toString`, an error handler, a fatal error) ever runs while a
+//! row lock is held.
+//!
+//! Also home of `patch_signature`, which gives methods the exact union and
+//! scalar types of Swoole's arginfo (ext-php-rs declares `mixed` for a
+//! `&Zval`), so user subclasses with Swoole's signatures load.
+
+use std::cell::{Cell, RefCell};
+use std::ffi::CStr;
+use std::rc::Rc;
+
+use ext_php_rs::class::RegisteredClass;
+use ext_php_rs::error::php_error;
+use ext_php_rs::flags::ErrorType;
+use ext_php_rs::prelude::*;
+use ext_php_rs::types::{ArrayKey, ZendHashTable, Zval};
+use ext_php_rs::zend::{ce, ClassEntry};
+
+use crate::engine::table::{
+    self as et, clip_key, ColumnType, Cursor, IncrError, RowCopy, Schema, Value, KEY_MAX,
+};
+
+extern "C" {
+    // ZEND_API zend_long ZEND_FASTCALL zval_get_long_func(zval *op, bool is_strict);
+    fn zval_get_long_func(op: *mut ext_php_rs::ffi::zval, is_strict: bool) -> i64;
+    // ZEND_API double ZEND_FASTCALL zval_get_double_func(zval *op);
+    fn zval_get_double_func(op: *mut ext_php_rs::ffi::zval) -> f64;
+    // ZEND_API zend_string* ZEND_FASTCALL zval_get_string_func(zval *op);
+    fn zval_get_string_func(op: *mut ext_php_rs::ffi::zval) -> *mut ext_php_rs::ffi::zend_string;
+}
+
+/// PHP's `(int)` conversion of any value.
+pub fn zval_to_long(z: &Zval) -> i64 {
+    if let Some(l) = z.long() {
+        return l;
+    }
+    // SAFETY: `z` is a live zval; the function only reads it (objects may
+    // run their cast handler, which is fine outside any lock).
+    unsafe { zval_get_long_func(std::ptr::from_ref(z).cast_mut().cast(), false) }
+}
+
+/// PHP's `(float)` conversion of any value.
+pub fn zval_to_double(z: &Zval) -> f64 {
+    if let Some(d) = z.double() {
+        return d;
+    }
+    // SAFETY: as in `zval_to_long`.
+    unsafe { zval_get_double_func(std::ptr::from_ref(z).cast_mut().cast()) }
+}
+
+/// PHP's `(string)` conversion of any value, as bytes.
+pub fn zval_to_bytes(z: &Zval) -> Vec<u8> {
+    if let Some(s) = z.zend_str() {
+        return s.as_bytes().to_vec();
+    }
+    // SAFETY: `z` is live; the returned zend_string is owned by us (refcount
+    // 1 or interned) and released through ZBox.
+    unsafe {
+        let s = zval_get_string_func(std::ptr::from_ref(z).cast_mut().cast());
+        if s.is_null() {
+            return Vec::new();
+        }
+        let owned = ext_php_rs::boxed::ZBox::from_raw(s.cast::<ext_php_rs::types::ZendStr>());
+        owned.as_bytes().to_vec()
+    }
+}
+
+/// Type masks (`MAY_BE_*`) for `patch_signature`.
+pub mod mask {
+    pub const NULL: u32 = 1 << 1;
+    pub const FALSE: u32 = 1 << 2;
+    pub const LONG: u32 = 1 << 4;
+    pub const DOUBLE: u32 = 1 << 5;
+    pub const STRING: u32 = 1 << 6;
+    pub const ARRAY: u32 = 1 << 7;
+}
+const MAY_BE_MASK: u32 = (1 << 18) - 1;
+
+/// Sets the declared type of argument `arg` (or of the return value when
+/// `arg` is None) of `ce::method` to `types`, and optionally its default
+/// value text. Module startup only, before any user class can inherit.
+pub fn patch_signature(
+    ce: &'static ClassEntry,
+    method: &str,
+    arg: Option<u32>,
+    types: u32,
+    default: Option<&'static CStr>,
+) {
+    // SAFETY: MINIT is single-threaded; `ce` is a registered class whose
+    // function table holds internal functions; their arg_info arrays (return
+    // type at index -1) were allocated at registration and are writable.
+    unsafe {
+        let f = ext_php_rs::ffi::zend_hash_str_find_ptr_lc(
+            &raw const ce.function_table,
+            method.as_ptr().cast(),
+            method.len(),
+        )
+        .cast::<ext_php_rs::ffi::zend_function>();
+        if f.is_null() {
+            return;
+        }
+        let common = &mut (*f).common;
+        if common.arg_info.is_null() {
+            return;
+        }
+        let slot = match arg {
+            None => common.arg_info.offset(-1),
+            Some(i) if i < common.num_args => common.arg_info.add(i as usize),
+            Some(_) => return,
+        };
+        let t = &mut (*slot).type_;
+        t.type_mask = (t.type_mask & !MAY_BE_MASK) | types;
+        if let Some(d) = default {
+            // Internal functions keep `const char *` defaults.
+            (*slot.cast::<ext_php_rs::ffi::zend_internal_arg_info>()).default_value = d.as_ptr();
+        }
+    }
+}
+
+fn warn(msg: &str) {
+    php_error(&ErrorType::Warning, msg);
+}
+
+/// Swoole's fatal error for a table used before `create()` or after
+/// `destroy()`. Does not return (PHP bails out).
+fn not_created() {
+    php_error(
+        &ErrorType::Error,
+        "table is not created or has been destroyed",
+    );
+}
+
+/// The key argument as bytes: strings as they are, ints and other scalars
+/// converted (Swoole declares `string $key`).
+fn key_bytes(key: &Zval) -> Vec<u8> {
+    zval_to_bytes(key)
+}
+
+fn value_zval(v: Value<'_>) -> Zval {
+    let mut z = Zval::new();
+    match v {
+        Value::Int(i) => z.set_long(i),
+        Value::Float(f) => z.set_double(f),
+        Value::Str(s) => {
+            let _ = z.set_binary(s.to_vec());
+        }
+    }
+    z
+}
+
+fn null_zval() -> Zval {
+    let mut z = Zval::new();
+    z.set_null();
+    z
+}
+
+fn false_zval() -> Zval {
+    let mut z = Zval::new();
+    z.set_bool(false);
+    z
+}
+
+fn row_zval(schema: &Schema, data: &[u8]) -> Zval {
+    let mut ht = ZendHashTable::with_capacity(schema.columns().len() as u32);
+    for (i, c) in schema.columns().iter().enumerate() {
+        let _ = ht.insert(c.name.as_str(), value_zval(schema.value(data, i)));
+    }
+    let mut z = Zval::new();
+    z.set_hashtable(ht);
+    z
+}
+
+#[derive(Default)]
+struct IterState {
+    cursor: Cursor,
+    current: Option<RowCopy>,
+}
+
+#[php_class]
+#[php(name = "Swoole\\Table")]
+#[php(implements(ce = ce::iterator, stub = "\\Iterator"))]
+#[php(implements(ce = ce::countable, stub = "\\Countable"))]
+pub struct Table {
+    requested: i64,
+    schema: RefCell<Schema>,
+    table: RefCell<Option<Rc<et::Table>>>,
+    destroyed: Cell<bool>,
+    size: Cell<Option<i64>>,
+    memory_size: Cell<Option<i64>>,
+    iter: RefCell<IterState>,
+}
+
+impl Table {
+    fn created(&self) -> Option<Rc<et::Table>> {
+        let t = self.table.borrow().clone();
+        if t.is_none() {
+            not_created();
+        }
+        t
+    }
+
+    fn incr_by(&self, key: &Zval, column: &str, by: Option<&Zval>, sign: f64, op: &str) -> Zval {
+        let Some(t) = self.created() else {
+            return false_zval();
+        };
+        let key = key_bytes(key);
+        let Some(col) = t.schema().find(column.as_bytes()) else {
+            warn(&format!("column[{column}] does not exist"));
+            return false_zval();
+        };
+        let delta = match t.schema().columns()[col].ty {
+            ColumnType::Int => Value::Int(by.map_or(1, zval_to_long).wrapping_mul(sign as i64)),
+            ColumnType::Float => Value::Float(by.map_or(1.0, zval_to_double) * sign),
+            ColumnType::Str => {
+                warn(&format!("can't execute '{op}' on a string type column"));
+                return false_zval();
+            }
+        };
+        match t.incr(&key, col, delta) {
+            Ok(v) => value_zval(v),
+            Err(IncrError::Full) => {
+                warn(&format!(
+                    "unable to allocate memory: the table is full (size={})",
+                    t.capacity()
+                ));
+                false_zval()
+            }
+            Err(IncrError::NoColumn) => {
+                warn(&format!("column[{column}] does not exist"));
+                false_zval()
+            }
+            Err(IncrError::StringColumn) => {
+                warn(&format!("can't execute '{op}' on a string type column"));
+                false_zval()
+            }
+        }
+    }
+
+    fn advance(&self) {
+        let Some(t) = self.created() else {
+            return;
+        };
+        let mut it = self.iter.borrow_mut();
+        let mut row = it.current.take().unwrap_or_default();
+        let mut cursor = it.cursor;
+        it.current = t.next_row(&mut cursor, &mut row).then_some(row);
+        it.cursor = cursor;
+    }
+}
+
+#[php_impl]
+impl Table {
+    pub const TYPE_INT: i64 = 1;
+    pub const TYPE_FLOAT: i64 = 2;
+    pub const TYPE_STRING: i64 = 3;
+
+    #[php(defaults(conflict_proportion = 0.2))]
+    pub fn __construct(table_size: i64, conflict_proportion: f64) -> Self {
+        // Swoole sizes conflict chains with the proportion; every row here
+        // can hold any key, so it has nothing left to size.
+        let _ = conflict_proportion;
+        Table {
+            requested: table_size,
+            schema: RefCell::new(Schema::new()),
+            table: RefCell::new(None),
+            destroyed: Cell::new(false),
+            size: Cell::new(None),
+            memory_size: Cell::new(None),
+            iter: RefCell::new(IterState::default()),
+        }
+    }
+
+    #[php(getter, name = "size")]
+    pub fn prop_size(&self) -> Option<i64> {
+        self.size.get()
+    }
+
+    #[php(getter, name = "memorySize")]
+    pub fn prop_memory_size(&self) -> Option<i64> {
+        self.memory_size.get()
+    }
+
+    #[php(defaults(size = 0))]
+    pub fn column(&self, name: String, r#type: i64, size: i64) -> bool {
+        let Some(ty) = ColumnType::from_i64(r#type) else {
+            warn("unknown column type");
+            return false;
+        };
+        let mut size = size;
+        if ty == ColumnType::Str {
+            if size < 1 {
+                warn("the length of string type values has to be more than zero");
+                return false;
+            }
+            // Swoole rounds string columns up to a multiple of 8 bytes.
+            size = (size + 7) / 8 * 8;
+        }
+        if self.table.borrow().is_some() || self.destroyed.get() {
+            warn("unable to add column after table has been created");
+            return false;
+        }
+        self.schema
+            .borrow_mut()
+            .add(&name, ty, usize::try_from(size).unwrap_or(0));
+        true
+    }
+
+    pub fn create(&self) -> bool {
+        if self.table.borrow().is_some() || self.destroyed.get() {
+            php_error(&ErrorType::Error, "unable to allocate memory");
+            return false;
+        }
+        let schema = self.schema.borrow().clone();
+        match et::Table::create(schema, self.requested) {
+            Ok(t) => {
+                self.size.set(Some(i64::from(t.capacity())));
+                self.memory_size.set(Some(t.memory_size() as i64));
+                *self.table.borrow_mut() = Some(Rc::new(t));
+                true
+            }
+            Err(_) => {
+                php_error(&ErrorType::Error, "unable to allocate memory");
+                false
+            }
+        }
+    }
+
+    pub fn destroy(&self) -> bool {
+        if self.created().is_none() {
+            return false;
+        }
+        *self.iter.borrow_mut() = IterState::default();
+        self.table.borrow_mut().take();
+        self.destroyed.set(true);
+        true
+    }
+
+    pub fn set(&self, key: &Zval, value: &ZendHashTable) -> bool {
+        let Some(t) = self.created() else {
+            return false;
+        };
+        let key = key_bytes(key);
+        if key.len() > KEY_MAX {
+            warn(&format!(
+                "key[{}] is too long",
+                String::from_utf8_lossy(&key)
+            ));
+        }
+        // Convert every value first: no PHP code runs under the row lock.
+        let schema = t.schema();
+        let mut strings: Vec<(usize, Vec<u8>)> = Vec::new();
+        let mut nums: Vec<(usize, Value<'static>)> = Vec::new();
+        for (k, v) in value.iter() {
+            let col = match &k {
+                ArrayKey::Long(i) => schema.find(i.to_string().as_bytes()),
+                ArrayKey::String(s) => schema.find(s.as_bytes()),
+                ArrayKey::Str(s) => schema.find(s.as_bytes()),
+                ArrayKey::ZendString(s) => schema.find(s.as_bytes()),
+            };
+            let Some(col) = col else { continue };
+            match schema.columns()[col].ty {
+                ColumnType::Int => nums.push((col, Value::Int(zval_to_long(v)))),
+                ColumnType::Float => nums.push((col, Value::Float(zval_to_double(v)))),
+                ColumnType::Str => strings.push((col, zval_to_bytes(v))),
+            }
+        }
+        let mut values: Vec<(usize, Value<'_>)> = nums;
+        values.extend(strings.iter().map(|(c, s)| (*c, Value::Str(s))));
+        match t.set(&key, &values) {
+            Ok(cut) => {
+                let shown = String::from_utf8_lossy(clip_key(&key)).into_owned();
+                for c in cut {
+                    warn(&format!(
+                        "[key={shown},field={}]string value is too long",
+                        schema.columns()[c].name
+                    ));
+                }
+                true
+            }
+            Err(et::Full) => {
+                warn(&format!(
+                    "failed to set('{}'), unable to allocate memory: the table is full (size={})",
+                    String::from_utf8_lossy(clip_key(&key)),
+                    t.capacity()
+                ));
+                false
+            }
+        }
+    }
+
+    pub fn get(&self, key: &Zval, field: Option<String>) -> Zval {
+        let Some(t) = self.created() else {
+            return false_zval();
+        };
+        let key = key_bytes(key);
+        let mut data = Vec::new();
+        if !t.get(&key, &mut data) {
+            return false_zval();
+        }
+        match field {
+            Some(f) => match t.schema().find(f.as_bytes()) {
+                Some(i) => value_zval(t.schema().value(&data, i)),
+                None => false_zval(),
+            },
+            None => row_zval(t.schema(), &data),
+        }
+    }
+
+    pub fn del(&self, key: &Zval) -> bool {
+        let Some(t) = self.created() else {
+            return false;
+        };
+        t.del(&key_bytes(key))
+    }
+
+    /// Alias of `del`.
+    pub fn delete(&self, key: &Zval) -> bool {
+        self.del(key)
+    }
+
+    pub fn exists(&self, key: &Zval) -> bool {
+        let Some(t) = self.created() else {
+            return false;
+        };
+        t.exists(&key_bytes(key))
+    }
+
+    /// Alias of `exists`.
+    pub fn exist(&self, key: &Zval) -> bool {
+        self.exists(key)
+    }
+
+    pub fn incr(&self, key: &Zval, column: String, incrby: Option<&Zval>) -> Zval {
+        self.incr_by(key, &column, incrby, 1.0, "incr")
+    }
+
+    pub fn decr(&self, key: &Zval, column: String, incrby: Option<&Zval>) -> Zval {
+        self.incr_by(key, &column, incrby, -1.0, "decr")
+    }
+
+    pub fn count(&self) -> i64 {
+        self.table
+            .borrow()
+            .as_ref()
+            .map_or(0, |t| t.count() as i64)
+    }
+
+    #[php(name = "getSize")]
+    pub fn get_size(&self) -> i64 {
+        if self.destroyed.get() {
+            return 0;
+        }
+        i64::from(et::rounded_size(self.requested))
+    }
+
+    #[php(name = "getMemorySize")]
+    pub fn get_memory_size(&self) -> i64 {
+        self.table
+            .borrow()
+            .as_ref()
+            .map_or(0, |t| t.memory_size() as i64)
+    }
+
+    pub fn stats(&self) -> Zval {
+        let Some(t) = self.table.borrow().clone() else {
+            return false_zval();
+        };
+        let s = t.stats();
+        let mut ht = ZendHashTable::new();
+        let _ = ht.insert("num", s.num as i64);
+        let _ = ht.insert("conflict_count", s.conflict_count as i64);
+        let _ = ht.insert("conflict_max_level", s.conflict_max_level as i64);
+        let _ = ht.insert("insert_count", s.insert_count as i64);
+        let _ = ht.insert("update_count", s.update_count as i64);
+        let _ = ht.insert("delete_count", s.delete_count as i64);
+        let _ = ht.insert("available_slice_num", s.available as i64);
+        let _ = ht.insert("total_slice_num", s.total as i64);
+        let mut z = Zval::new();
+        z.set_hashtable(ht);
+        z
+    }
+
+    pub fn rewind(&self) {
+        if self.created().is_none() {
+            return;
+        }
+        *self.iter.borrow_mut() = IterState::default();
+        self.advance();
+    }
+
+    pub fn next(&self) {
+        self.advance();
+    }
+
+    pub fn current(&self) -> Zval {
+        let Some(t) = self.created() else {
+            return null_zval();
+        };
+        match &self.iter.borrow().current {
+            Some(row) => row_zval(t.schema(), &row.data),
+            None => null_zval(),
+        }
+    }
+
+    pub fn key(&self) -> Zval {
+        if self.created().is_none() {
+            return null_zval();
+        }
+        let mut z = null_zval();
+        if let Some(row) = &self.iter.borrow().current {
+            let _ = z.set_binary(row.key.clone());
+        }
+        z
+    }
+
+    pub fn valid(&self) -> bool {
+        if self.created().is_none() {
+            return false;
+        }
+        self.iter.borrow().current.is_some()
+    }
+}
+
+/// Swoole's exact parameter and return types (see `patch_signature`).
+pub fn after_classes() {
+    use mask::*;
+    let ce = <Table as RegisteredClass>::get_metadata().ce();
+    for m in ["set", "get", "del", "delete", "exists", "exist", "incr", "decr"] {
+        patch_signature(ce, m, Some(0), STRING, None);
+    }
+    patch_signature(ce, "get", None, ARRAY | FALSE | STRING | DOUBLE | LONG, None);
+    for m in ["incr", "decr"] {
+        patch_signature(ce, m, Some(2), LONG | DOUBLE, Some(c"1"));
+        patch_signature(ce, m, None, DOUBLE | LONG, None);
+    }
+    patch_signature(ce, "stats", None, FALSE | ARRAY, None);
+    let _ = NULL;
+}
+
+pub fn register(module: ModuleBuilder) -> ModuleBuilder {
+    module.class::<Table>()
+}
