@@ -368,9 +368,19 @@ impl Table {
             .lock(Some(&bucket.seq), Some(FORCE_UNLOCK_AFTER), None)
         {
             Acquired::Yes => {}
-            Acquired::FromDead(pid) | Acquired::Forced(pid) => {
+            Acquired::FromDead(pid) => {
                 self.header().recovered.fetch_add(1, Ordering::Relaxed);
-                log_recovery(pid);
+                crate::rlog!(
+                    Warning,
+                    "TableRow::lock(): lock process[{pid}] not exists, force unlock"
+                );
+            }
+            Acquired::Forced(pid) => {
+                self.header().recovered.fetch_add(1, Ordering::Relaxed);
+                crate::rlog!(
+                    Warning,
+                    "TableRow::lock(): lock process[{pid}] held it too long, force unlock"
+                );
             }
             Acquired::TimedOut => {}
         }
@@ -696,10 +706,6 @@ fn as_float(v: Value<'_>) -> f64 {
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(0.0),
     }
-}
-
-fn log_recovery(pid: i32) {
-    eprintln!("WARNING\tTable: row lock of process {pid} taken over (the process is gone or stuck)");
 }
 
 #[cfg(test)]
