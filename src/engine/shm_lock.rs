@@ -38,10 +38,7 @@ impl ShmMap {
         if p == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        Ok(ShmMap {
-            ptr: p.cast(),
-            len,
-        })
+        Ok(ShmMap { ptr: p.cast(), len })
     }
 
     /// Page-aligned start of the mapping.
@@ -159,7 +156,9 @@ pub fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) ->
     if r == 0 {
         0
     } else {
-        io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL)
+        io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EINVAL)
     }
 }
 

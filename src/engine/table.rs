@@ -125,12 +125,10 @@ impl Schema {
         let c = &self.cols[i];
         let at = |n: usize| &data[c.offset..c.offset + n];
         match c.ty {
-            ColumnType::Int => Value::Int(i64::from_ne_bytes(
-                at(8).try_into().unwrap_or([0; 8]),
-            )),
-            ColumnType::Float => Value::Float(f64::from_ne_bytes(
-                at(8).try_into().unwrap_or([0; 8]),
-            )),
+            ColumnType::Int => Value::Int(i64::from_ne_bytes(at(8).try_into().unwrap_or([0; 8]))),
+            ColumnType::Float => {
+                Value::Float(f64::from_ne_bytes(at(8).try_into().unwrap_or([0; 8])))
+            }
             ColumnType::Str => {
                 let len = u32::from_ne_bytes(at(4).try_into().unwrap_or([0; 4])) as usize;
                 let len = len.min(c.size);
@@ -547,7 +545,12 @@ impl Table {
     }
 
     /// `incr`/`decr`: adds `delta` to a numeric column, creating the row.
-    pub fn incr(&self, key: &[u8], col: usize, delta: Value<'_>) -> Result<Value<'static>, IncrError> {
+    pub fn incr(
+        &self,
+        key: &[u8],
+        col: usize,
+        delta: Value<'_>,
+    ) -> Result<Value<'static>, IncrError> {
         let c = self.schema.cols.get(col).ok_or(IncrError::NoColumn)?;
         if c.ty == ColumnType::Str {
             return Err(IncrError::StringColumn);
@@ -732,7 +735,9 @@ mod tests {
     fn holds_exactly_capacity_rows() {
         let t = table(64);
         for i in 0..64 {
-            assert!(t.set(format!("k{i}").as_bytes(), &[(0, Value::Int(i))]).is_ok());
+            assert!(t
+                .set(format!("k{i}").as_bytes(), &[(0, Value::Int(i))])
+                .is_ok());
         }
         assert_eq!(t.set(b"one more", &[]), Err(Full));
         assert_eq!(t.count(), 64);
@@ -750,9 +755,7 @@ mod tests {
     #[test]
     fn strings_cut_and_incr() {
         let t = table(64);
-        let cut = t
-            .set(b"a", &[(2, Value::Str(b"0123456789"))])
-            .expect("set");
+        let cut = t.set(b"a", &[(2, Value::Str(b"0123456789"))]).expect("set");
         assert_eq!(cut, vec![2]);
         let mut out = Vec::new();
         assert!(t.get(b"a", &mut out));

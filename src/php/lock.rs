@@ -50,8 +50,12 @@ impl Lock {
 
     #[php(defaults(r#type = 3))]
     pub fn __construct(r#type: i64) -> PhpResult<Self> {
-        let kind = LockKind::from_i64(r#type)
-            .ok_or_else(|| swoole_exception(format!("lock type[{type}] is not support", type = r#type), 0))?;
+        let kind = LockKind::from_i64(r#type).ok_or_else(|| {
+            swoole_exception(
+                format!("lock type[{type}] is not support", type = r#type),
+                0,
+            )
+        })?;
         let inner = ShmLock::new(kind)
             .map_err(|_| swoole_exception("global memory allocation failure", 503))?;
         Ok(Lock {
@@ -91,7 +95,13 @@ impl Lock {
 /// Default values shown by Reflection, as Swoole's stub writes them.
 pub fn after_classes() {
     let ce = <Lock as RegisteredClass>::get_metadata().ce();
-    patch_signature(ce, "__construct", Some(0), mask::LONG, Some(c"SWOOLE_MUTEX"));
+    patch_signature(
+        ce,
+        "__construct",
+        Some(0),
+        mask::LONG,
+        Some(c"SWOOLE_MUTEX"),
+    );
     patch_signature(ce, "lock", Some(0), mask::LONG, Some(c"LOCK_EX"));
     patch_signature(ce, "lock", Some(1), mask::DOUBLE, Some(c"-1"));
 }

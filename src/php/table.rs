@@ -145,7 +145,7 @@ fn value_zval(v: Value<'_>) -> Zval {
         Value::Int(i) => z.set_long(i),
         Value::Float(f) => z.set_double(f),
         Value::Str(s) => {
-            let _ = z.set_binary(s.to_vec());
+            z.set_binary(s.to_vec());
         }
     }
     z
@@ -442,10 +442,7 @@ impl Table {
     }
 
     pub fn count(&self) -> i64 {
-        self.table
-            .borrow()
-            .as_ref()
-            .map_or(0, |t| t.count() as i64)
+        self.table.borrow().as_ref().map_or(0, |t| t.count() as i64)
     }
 
     #[php(name = "getSize")]
@@ -511,7 +508,7 @@ impl Table {
         }
         let mut z = null_zval();
         if let Some(row) = &self.iter.borrow().current {
-            let _ = z.set_binary(row.key.clone());
+            z.set_binary(row.key.clone());
         }
         z
     }
@@ -528,10 +525,18 @@ impl Table {
 pub fn after_classes() {
     use mask::*;
     let ce = <Table as RegisteredClass>::get_metadata().ce();
-    for m in ["set", "get", "del", "delete", "exists", "exist", "incr", "decr"] {
+    for m in [
+        "set", "get", "del", "delete", "exists", "exist", "incr", "decr",
+    ] {
         patch_signature(ce, m, Some(0), STRING, None);
     }
-    patch_signature(ce, "get", None, ARRAY | FALSE | STRING | DOUBLE | LONG, None);
+    patch_signature(
+        ce,
+        "get",
+        None,
+        ARRAY | FALSE | STRING | DOUBLE | LONG,
+        None,
+    );
     for m in ["incr", "decr"] {
         patch_signature(ce, m, Some(2), LONG | DOUBLE, Some(c"1"));
         patch_signature(ce, m, None, DOUBLE | LONG, None);
