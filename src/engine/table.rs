@@ -183,6 +183,8 @@ struct Header {
     conflict_max: AtomicU64,
     /// Row locks taken over from dead (or stuck) holders.
     recovered: AtomicU64,
+    /// Set by `destroy()` in any process: the table is gone for every process.
+    destroyed: AtomicU32,
 }
 
 #[repr(C)]
@@ -631,6 +633,16 @@ impl Table {
         h.count.fetch_sub(1, Ordering::Relaxed);
         h.delete.fetch_add(1, Ordering::Relaxed);
         true
+    }
+
+    /// Marks the table destroyed for every process sharing it (`destroy()`).
+    pub fn mark_destroyed(&self) {
+        self.header().destroyed.store(1, Ordering::Release);
+    }
+
+    /// Whether some process destroyed the table.
+    pub fn is_destroyed(&self) -> bool {
+        self.header().destroyed.load(Ordering::Acquire) != 0
     }
 
     pub fn count(&self) -> u64 {

@@ -194,12 +194,18 @@ pub struct Table {
 }
 
 impl Table {
+    /// The table, if created and not destroyed (here or in any process
+    /// sharing it); otherwise Swoole's fatal error.
     fn created(&self) -> Option<Rc<et::Table>> {
-        let t = self.table.borrow().clone();
+        let t = self.live();
         if t.is_none() {
             not_created();
         }
         t
+    }
+
+    fn live(&self) -> Option<Rc<et::Table>> {
+        self.table.borrow().clone().filter(|t| !t.is_destroyed())
     }
 
     fn incr_by(&self, key: &Zval, column: &str, by: Option<&Zval>, sign: f64, op: &str) -> Zval {
@@ -333,7 +339,9 @@ impl Table {
             return false;
         }
         *self.iter.borrow_mut() = IterState::default();
-        self.table.borrow_mut().take();
+        if let Some(t) = self.table.borrow_mut().take() {
+            t.mark_destroyed();
+        }
         self.destroyed.set(true);
         true
     }
@@ -442,12 +450,17 @@ impl Table {
     }
 
     pub fn count(&self) -> i64 {
-        self.table.borrow().as_ref().map_or(0, |t| t.count() as i64)
+        self.live().map_or(0, |t| t.count() as i64)
     }
 
     #[php(name = "getSize")]
     pub fn get_size(&self) -> i64 {
-        if self.destroyed.get() {
+        let elsewhere = self
+            .table
+            .borrow()
+            .as_ref()
+            .is_some_and(|t| t.is_destroyed());
+        if self.destroyed.get() || elsewhere {
             return 0;
         }
         i64::from(et::rounded_size(self.requested))
@@ -455,14 +468,11 @@ impl Table {
 
     #[php(name = "getMemorySize")]
     pub fn get_memory_size(&self) -> i64 {
-        self.table
-            .borrow()
-            .as_ref()
-            .map_or(0, |t| t.memory_size() as i64)
+        self.live().map_or(0, |t| t.memory_size() as i64)
     }
 
     pub fn stats(&self) -> Zval {
-        let Some(t) = self.table.borrow().clone() else {
+        let Some(t) = self.live() else {
             return false_zval();
         };
         let s = t.stats();
