@@ -377,33 +377,12 @@ pub fn atomic_wait(word: &AtomicU32, timeout: Option<Duration>) -> bool {
     {
         return true;
     }
-    let deadline = timeout.map(|t| Instant::now() + t);
-    loop {
-        let left = match deadline {
-            Some(d) => {
-                let now = Instant::now();
-                if now >= d {
-                    return false;
-                }
-                Some(d - now)
-            }
-            None => None,
-        };
-        let r = futex_wait(word, 0, left);
-        if word
-            .compare_exchange(1, 0, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
-        {
-            return true;
-        }
-        // Another value than 0 or 1: nothing to wait for, as in Swoole.
-        if r == libc::EAGAIN && word.load(Ordering::Relaxed) != 0 {
-            return false;
-        }
-        if r == libc::ETIMEDOUT {
-            return false;
-        }
-    }
+    // One sleep, as Swoole: woken by a wakeup() another waiter consumed, a
+    // timeout, a signal (EINTR: a worker being stopped returns), or a value
+    // other than 0: false.
+    futex_wait(word, 0, timeout);
+    word.compare_exchange(1, 0, Ordering::AcqRel, Ordering::Relaxed)
+        .is_ok()
 }
 
 /// `Atomic::wakeup($n)`: when the value is 0, sets it to 1 and wakes up to
