@@ -111,6 +111,10 @@ impl Schema {
     }
 
     pub fn find(&self, name: &[u8]) -> Option<usize> {
+        // A handful of columns: comparing names beats hashing one.
+        if self.cols.len() <= 16 {
+            return self.cols.iter().position(|c| c.name.as_bytes() == name);
+        }
         std::str::from_utf8(name)
             .ok()
             .and_then(|n| self.by_name.get(n).copied())
@@ -176,10 +180,6 @@ struct Header {
     /// Free list: low 32 bits row index + 1 (0: empty), high 32 bits a tag
     /// bumped by every pop, so a stale compare-and-swap fails (ABA).
     free: AtomicU64,
-    insert: AtomicU64,
-    update: AtomicU64,
-    delete: AtomicU64,
-    conflicts: AtomicU64,
     conflict_max: AtomicU64,
     /// Row locks taken over from dead (or stuck) holders.
     recovered: AtomicU64,
@@ -205,9 +205,22 @@ struct RowHead {
     key: [u8; KEY_MAX],
 }
 
-const HEADER: usize = 128;
+/// Statistics counters, striped by pid over `STRIPES` cache lines so that
+/// processes updating rows do not all write one line; `stats()` sums them.
+#[repr(C, align(64))]
+struct Stripe {
+    insert: AtomicU64,
+    update: AtomicU64,
+    delete: AtomicU64,
+    conflicts: AtomicU64,
+}
+
+const STRIPES: usize = 32;
+const STRIPES_AT: usize = 128;
+const HEADER: usize = STRIPES_AT + STRIPES * 64;
+const _: () = assert!(std::mem::size_of::<Stripe>() == 64);
 const ROW_HEAD: usize = 72;
-const _: () = assert!(std::mem::size_of::<Header>() <= HEADER);
+const _: () = assert!(std::mem::size_of::<Header>() <= STRIPES_AT);
 const _: () = assert!(std::mem::size_of::<RowHead>() <= ROW_HEAD);
 const _: () = assert!(std::mem::size_of::<Bucket>() == 16);
 
@@ -325,6 +338,20 @@ impl Table {
         unsafe { &*self.map.as_ptr().cast::<Header>() }
     }
 
+    /// This process's statistics stripe.
+    fn stripe(&self) -> &Stripe {
+        let i = (super::shm_lock::my_pid() as usize) % STRIPES;
+        // SAFETY: stripe `i < STRIPES` lies in the header area, 64-aligned,
+        // all atomics (zero-valid), for the mapping's lifetime.
+        unsafe { &*self.map.as_ptr().add(STRIPES_AT + i * 64).cast::<Stripe>() }
+    }
+
+    fn stripes(&self) -> impl Iterator<Item = &Stripe> {
+        // SAFETY: as in `stripe`, for every index below STRIPES.
+        (0..STRIPES)
+            .map(move |i| unsafe { &*self.map.as_ptr().add(STRIPES_AT + i * 64).cast::<Stripe>() })
+    }
+
     fn bucket(&self, i: usize) -> &Bucket {
         debug_assert!(i < self.nbuckets);
         // SAFETY: `i < nbuckets`; buckets are 16-byte, zero-valid atomics at
@@ -384,7 +411,11 @@ impl Table {
             }
             Acquired::TimedOut => {}
         }
-        bucket.seq.fetch_add(1, Ordering::Relaxed);
+        // Only the holder writes `seq`: a plain increment, no locked RMW.
+        bucket.seq.store(
+            bucket.seq.load(Ordering::Relaxed).wrapping_add(1),
+            Ordering::Relaxed,
+        );
         test_hold();
         Guard { bucket }
     }
@@ -516,9 +547,9 @@ impl Table {
         bucket.head.store(idx + 1, Ordering::Release);
         let h = self.header();
         h.count.fetch_add(1, Ordering::Relaxed);
-        h.insert.fetch_add(1, Ordering::Relaxed);
+        self.stripe().insert.fetch_add(1, Ordering::Relaxed);
         if chain_len > 0 {
-            h.conflicts.fetch_add(1, Ordering::Relaxed);
+            self.stripe().conflicts.fetch_add(1, Ordering::Relaxed);
             h.conflict_max.fetch_max(chain_len, Ordering::Relaxed);
         }
         Ok(idx)
@@ -532,7 +563,7 @@ impl Table {
         let _g = self.lock(b);
         let idx = match self.find(b, key) {
             (Some(idx), _, _) => {
-                self.header().update.fetch_add(1, Ordering::Relaxed);
+                self.stripe().update.fetch_add(1, Ordering::Relaxed);
                 idx
             }
             (None, _, n) => self.insert(b, key, n)?,
@@ -562,7 +593,7 @@ impl Table {
         let _g = self.lock(b);
         let idx = match self.find(b, key) {
             (Some(idx), _, _) => {
-                self.header().update.fetch_add(1, Ordering::Relaxed);
+                self.stripe().update.fetch_add(1, Ordering::Relaxed);
                 idx
             }
             (None, _, n) => self.insert(b, key, n).map_err(|_| IncrError::Full)?,
@@ -631,7 +662,7 @@ impl Table {
         self.release(idx);
         let h = self.header();
         h.count.fetch_sub(1, Ordering::Relaxed);
-        h.delete.fetch_add(1, Ordering::Relaxed);
+        self.stripe().delete.fetch_add(1, Ordering::Relaxed);
         true
     }
 
@@ -657,13 +688,18 @@ impl Table {
     pub fn stats(&self) -> Stats {
         let h = self.header();
         let num = self.count();
+        let sum = |f: fn(&Stripe) -> &AtomicU64| {
+            self.stripes()
+                .map(|s| f(s).load(Ordering::Relaxed))
+                .sum::<u64>()
+        };
         Stats {
             num,
-            conflict_count: h.conflicts.load(Ordering::Relaxed),
+            conflict_count: sum(|s| &s.conflicts),
             conflict_max_level: h.conflict_max.load(Ordering::Relaxed),
-            insert_count: h.insert.load(Ordering::Relaxed),
-            update_count: h.update.load(Ordering::Relaxed),
-            delete_count: h.delete.load(Ordering::Relaxed),
+            insert_count: sum(|s| &s.insert),
+            update_count: sum(|s| &s.update),
+            delete_count: sum(|s| &s.delete),
             available: u64::from(self.capacity).saturating_sub(num),
             total: u64::from(self.capacity),
         }

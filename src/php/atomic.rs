@@ -6,10 +6,14 @@
 use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 use std::time::Duration;
 
+use ext_php_rs::class::RegisteredClass;
 use ext_php_rs::exception::PhpResult;
 use ext_php_rs::prelude::*;
+use ext_php_rs::types::Zval;
+use ext_php_rs::zend::ExecuteData;
 
 use super::exception::swoole_exception;
+use super::table::{arg, argc, install_fast};
 use crate::engine::shm_lock::{atomic_wait, atomic_wakeup, ShmMap};
 
 fn page() -> PhpResult<ShmMap> {
@@ -133,6 +137,104 @@ impl AtomicLong {
             .compare_exchange(cmp_value, new_value, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
     }
+}
+
+// Fast paths (see `table::install_fast`): the plain-int calls skip
+// ext-php-rs's generic argument parsing.
+
+fn int_arg(ex: &ExecuteData, max_args: u32) -> Option<Option<i64>> {
+    if argc(ex) > max_args {
+        return None;
+    }
+    match arg(ex, 0) {
+        None => Some(None),
+        Some(z) => z.long().map(Some),
+    }
+}
+
+fn atomic_add_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
+    let Some(v) = int_arg(ex, 1) else {
+        return false;
+    };
+    let Some(this) = ex.get_object::<Atomic>() else {
+        return false;
+    };
+    ret.set_long(this.add(v.unwrap_or(1)));
+    true
+}
+
+fn atomic_sub_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
+    let Some(v) = int_arg(ex, 1) else {
+        return false;
+    };
+    let Some(this) = ex.get_object::<Atomic>() else {
+        return false;
+    };
+    ret.set_long(this.sub(v.unwrap_or(1)));
+    true
+}
+
+fn atomic_get_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
+    if argc(ex) != 0 {
+        return false;
+    }
+    let Some(this) = ex.get_object::<Atomic>() else {
+        return false;
+    };
+    ret.set_long(this.get());
+    true
+}
+
+fn long_add_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
+    let Some(v) = int_arg(ex, 1) else {
+        return false;
+    };
+    let Some(this) = ex.get_object::<AtomicLong>() else {
+        return false;
+    };
+    ret.set_long(this.add(v.unwrap_or(1)));
+    true
+}
+
+fn long_sub_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
+    let Some(v) = int_arg(ex, 1) else {
+        return false;
+    };
+    let Some(this) = ex.get_object::<AtomicLong>() else {
+        return false;
+    };
+    ret.set_long(this.sub(v.unwrap_or(1)));
+    true
+}
+
+fn long_get_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
+    if argc(ex) != 0 {
+        return false;
+    }
+    let Some(this) = ex.get_object::<AtomicLong>() else {
+        return false;
+    };
+    ret.set_long(this.get());
+    true
+}
+
+crate::rsw_fast_handler!(atomic_add_handler, ATOMIC_ADD, atomic_add_fast);
+crate::rsw_fast_handler!(atomic_sub_handler, ATOMIC_SUB, atomic_sub_fast);
+crate::rsw_fast_handler!(atomic_get_handler, ATOMIC_GET, atomic_get_fast);
+crate::rsw_fast_handler!(long_add_handler, LONG_ADD, long_add_fast);
+crate::rsw_fast_handler!(long_sub_handler, LONG_SUB, long_sub_fast);
+crate::rsw_fast_handler!(long_get_handler, LONG_GET, long_get_fast);
+
+/// Installs the fast paths (module startup, after the classes exist).
+pub fn after_classes() {
+    let ce = <Atomic as RegisteredClass>::get_metadata().ce();
+    install_fast(ce, "add", atomic_add_handler, &ATOMIC_ADD);
+    install_fast(ce, "sub", atomic_sub_handler, &ATOMIC_SUB);
+    install_fast(ce, "get", atomic_get_handler, &ATOMIC_GET);
+    let ce = <AtomicLong as RegisteredClass>::get_metadata().ce();
+    install_fast(ce, "add", long_add_handler, &LONG_ADD);
+    install_fast(ce, "sub", long_sub_handler, &LONG_SUB);
+    install_fast(ce, "get", long_get_handler, &LONG_GET);
 }
 
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {

@@ -247,6 +247,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     websocket_server::register_classes()?;
     http_response::install_fast_paths();
     table::after_classes();
+    atomic::after_classes();
     lock::after_classes();
     Ok(())
 }

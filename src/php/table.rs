@@ -133,10 +133,13 @@ fn not_created() {
     );
 }
 
-/// The key argument as bytes: strings as they are, ints and other scalars
-/// converted (Swoole declares `string $key`).
-fn key_bytes(key: &Zval) -> Vec<u8> {
-    zval_to_bytes(key)
+/// The key argument as bytes: strings as they are (borrowed), ints and
+/// other scalars converted (Swoole declares `string $key`).
+fn key_bytes(key: &Zval) -> std::borrow::Cow<'_, [u8]> {
+    match key.zend_str() {
+        Some(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
+        None => std::borrow::Cow::Owned(zval_to_bytes(key)),
+    }
 }
 
 fn value_zval(v: Value<'_>) -> Zval {
@@ -144,9 +147,7 @@ fn value_zval(v: Value<'_>) -> Zval {
     match v {
         Value::Int(i) => z.set_long(i),
         Value::Float(f) => z.set_double(f),
-        Value::Str(s) => {
-            z.set_binary(s.to_vec());
-        }
+        Value::Str(s) => z.set_zend_string(ext_php_rs::types::ZendStr::new(s, false)),
     }
     z
 }
@@ -173,6 +174,45 @@ fn row_zval(schema: &Schema, data: &[u8]) -> Zval {
     z
 }
 
+/// The column values of one `set()`, on the stack for up to 16 columns.
+struct Values<'a> {
+    inline: [(usize, Value<'a>); 16],
+    n: usize,
+    more: Vec<(usize, Value<'a>)>,
+}
+
+impl Default for Values<'_> {
+    fn default() -> Self {
+        Values {
+            inline: [(0, Value::Int(0)); 16],
+            n: 0,
+            more: Vec::new(),
+        }
+    }
+}
+
+impl<'a> Values<'a> {
+    fn push(&mut self, v: (usize, Value<'a>)) {
+        if self.n < self.inline.len() && self.more.is_empty() {
+            self.inline[self.n] = v;
+            self.n += 1;
+        } else {
+            if self.more.is_empty() {
+                self.more.extend_from_slice(&self.inline[..self.n]);
+            }
+            self.more.push(v);
+        }
+    }
+
+    fn as_slice(&self) -> &[(usize, Value<'a>)] {
+        if self.more.is_empty() {
+            &self.inline[..self.n]
+        } else {
+            &self.more
+        }
+    }
+}
+
 #[derive(Default)]
 struct IterState {
     cursor: Cursor,
@@ -191,6 +231,8 @@ pub struct Table {
     size: Cell<Option<i64>>,
     memory_size: Cell<Option<i64>>,
     iter: RefCell<IterState>,
+    /// Reused for the row copies `get()` takes.
+    buf: RefCell<Vec<u8>>,
 }
 
 impl Table {
@@ -208,11 +250,10 @@ impl Table {
         self.table.borrow().clone().filter(|t| !t.is_destroyed())
     }
 
-    fn incr_by(&self, key: &Zval, column: &str, by: Option<&Zval>, sign: f64, op: &str) -> Zval {
+    fn incr_by(&self, key: &[u8], column: &str, by: Option<&Zval>, sign: f64, op: &str) -> Zval {
         let Some(t) = self.created() else {
             return false_zval();
         };
-        let key = key_bytes(key);
         let Some(col) = t.schema().find(column.as_bytes()) else {
             warn(&format!("column[{column}] does not exist"));
             return false_zval();
@@ -225,7 +266,7 @@ impl Table {
                 return false_zval();
             }
         };
-        match t.incr(&key, col, delta) {
+        match t.incr(key, col, delta) {
             Ok(v) => value_zval(v),
             Err(IncrError::Full) => {
                 warn(&format!(
@@ -242,6 +283,83 @@ impl Table {
                 warn(&format!("can't execute '{op}' on a string type column"));
                 false_zval()
             }
+        }
+    }
+
+    fn set_impl(&self, key: &[u8], value: &ZendHashTable) -> bool {
+        let Some(t) = self.created() else {
+            return false;
+        };
+        if key.len() > KEY_MAX {
+            warn(&format!(
+                "key[{}] is too long",
+                String::from_utf8_lossy(key)
+            ));
+        }
+        // Convert every value first: no PHP code runs under the row lock.
+        // Strings are borrowed from the array; other values converted to a
+        // string are kept in `owned`.
+        let schema = t.schema();
+        let mut owned: Vec<(usize, Vec<u8>)> = Vec::new();
+        let mut values = Values::default();
+        for (k, v) in value.iter() {
+            let col = match &k {
+                ArrayKey::Long(i) => schema.find(i.to_string().as_bytes()),
+                ArrayKey::String(s) => schema.find(s.as_bytes()),
+                ArrayKey::Str(s) => schema.find(s.as_bytes()),
+                ArrayKey::ZendString(s) => schema.find(s.as_bytes()),
+            };
+            let Some(col) = col else { continue };
+            match schema.columns()[col].ty {
+                ColumnType::Int => values.push((col, Value::Int(zval_to_long(v)))),
+                ColumnType::Float => values.push((col, Value::Float(zval_to_double(v)))),
+                ColumnType::Str => match v.zend_str() {
+                    Some(s) => values.push((col, Value::Str(s.as_bytes()))),
+                    None => owned.push((col, zval_to_bytes(v))),
+                },
+            }
+        }
+        for (c, s) in &owned {
+            values.push((*c, Value::Str(s)));
+        }
+        match t.set(key, values.as_slice()) {
+            Ok(cut) => {
+                if !cut.is_empty() {
+                    let shown = String::from_utf8_lossy(clip_key(key)).into_owned();
+                    for c in cut {
+                        warn(&format!(
+                            "[key={shown},field={}]string value is too long",
+                            schema.columns()[c].name
+                        ));
+                    }
+                }
+                true
+            }
+            Err(et::Full) => {
+                warn(&format!(
+                    "failed to set('{}'), unable to allocate memory: the table is full (size={})",
+                    String::from_utf8_lossy(clip_key(key)),
+                    t.capacity()
+                ));
+                false
+            }
+        }
+    }
+
+    fn get_impl(&self, key: &[u8], field: Option<&[u8]>) -> Zval {
+        let Some(t) = self.created() else {
+            return false_zval();
+        };
+        let mut data = self.buf.borrow_mut();
+        if !t.get(key, &mut data) {
+            return false_zval();
+        }
+        match field {
+            Some(f) => match t.schema().find(f) {
+                Some(i) => value_zval(t.schema().value(&data, i)),
+                None => false_zval(),
+            },
+            None => row_zval(t.schema(), &data),
         }
     }
 
@@ -276,6 +394,7 @@ impl Table {
             size: Cell::new(None),
             memory_size: Cell::new(None),
             iter: RefCell::new(IterState::default()),
+            buf: RefCell::new(Vec::new()),
         }
     }
 
@@ -347,74 +466,11 @@ impl Table {
     }
 
     pub fn set(&self, key: &Zval, value: &ZendHashTable) -> bool {
-        let Some(t) = self.created() else {
-            return false;
-        };
-        let key = key_bytes(key);
-        if key.len() > KEY_MAX {
-            warn(&format!(
-                "key[{}] is too long",
-                String::from_utf8_lossy(&key)
-            ));
-        }
-        // Convert every value first: no PHP code runs under the row lock.
-        let schema = t.schema();
-        let mut strings: Vec<(usize, Vec<u8>)> = Vec::new();
-        let mut nums: Vec<(usize, Value<'static>)> = Vec::new();
-        for (k, v) in value.iter() {
-            let col = match &k {
-                ArrayKey::Long(i) => schema.find(i.to_string().as_bytes()),
-                ArrayKey::String(s) => schema.find(s.as_bytes()),
-                ArrayKey::Str(s) => schema.find(s.as_bytes()),
-                ArrayKey::ZendString(s) => schema.find(s.as_bytes()),
-            };
-            let Some(col) = col else { continue };
-            match schema.columns()[col].ty {
-                ColumnType::Int => nums.push((col, Value::Int(zval_to_long(v)))),
-                ColumnType::Float => nums.push((col, Value::Float(zval_to_double(v)))),
-                ColumnType::Str => strings.push((col, zval_to_bytes(v))),
-            }
-        }
-        let mut values: Vec<(usize, Value<'_>)> = nums;
-        values.extend(strings.iter().map(|(c, s)| (*c, Value::Str(s))));
-        match t.set(&key, &values) {
-            Ok(cut) => {
-                let shown = String::from_utf8_lossy(clip_key(&key)).into_owned();
-                for c in cut {
-                    warn(&format!(
-                        "[key={shown},field={}]string value is too long",
-                        schema.columns()[c].name
-                    ));
-                }
-                true
-            }
-            Err(et::Full) => {
-                warn(&format!(
-                    "failed to set('{}'), unable to allocate memory: the table is full (size={})",
-                    String::from_utf8_lossy(clip_key(&key)),
-                    t.capacity()
-                ));
-                false
-            }
-        }
+        self.set_impl(&key_bytes(key), value)
     }
 
     pub fn get(&self, key: &Zval, field: Option<String>) -> Zval {
-        let Some(t) = self.created() else {
-            return false_zval();
-        };
-        let key = key_bytes(key);
-        let mut data = Vec::new();
-        if !t.get(&key, &mut data) {
-            return false_zval();
-        }
-        match field {
-            Some(f) => match t.schema().find(f.as_bytes()) {
-                Some(i) => value_zval(t.schema().value(&data, i)),
-                None => false_zval(),
-            },
-            None => row_zval(t.schema(), &data),
-        }
+        self.get_impl(&key_bytes(key), field.as_deref().map(str::as_bytes))
     }
 
     pub fn del(&self, key: &Zval) -> bool {
@@ -442,11 +498,11 @@ impl Table {
     }
 
     pub fn incr(&self, key: &Zval, column: String, incrby: Option<&Zval>) -> Zval {
-        self.incr_by(key, &column, incrby, 1.0, "incr")
+        self.incr_by(&key_bytes(key), &column, incrby, 1.0, "incr")
     }
 
     pub fn decr(&self, key: &Zval, column: String, incrby: Option<&Zval>) -> Zval {
-        self.incr_by(key, &column, incrby, -1.0, "decr")
+        self.incr_by(&key_bytes(key), &column, incrby, -1.0, "decr")
     }
 
     pub fn count(&self) -> i64 {
@@ -553,7 +609,223 @@ pub fn after_classes() {
     }
     patch_signature(ce, "stats", None, FALSE | ARRAY, None);
     let _ = NULL;
+    install_fast(ce, "set", table_set_handler, &TABLE_SET);
+    install_fast(ce, "get", table_get_handler, &TABLE_GET);
+    install_fast(ce, "incr", table_incr_handler, &TABLE_INCR);
+    install_fast(ce, "decr", table_decr_handler, &TABLE_DECR);
+    install_fast(ce, "exists", table_exists_handler, &TABLE_EXISTS);
+    install_fast(ce, "del", table_del_handler, &TABLE_DEL);
 }
+
+// ---- fast paths ----
+//
+// ext-php-rs's generated handlers parse arguments generically (a Vec per
+// call, a conversion per argument); for the hot methods a handler reads the
+// raw arguments first and, when they are the plain types, calls the same
+// implementation. Anything else falls through to the generated handler,
+// which reports errors exactly as before. Name, arginfo and reflection stay
+// the generated ones (as `http_response::install_fast_paths`).
+
+pub type ZifHandler = unsafe extern "C" fn(*mut ext_php_rs::ffi::zend_execute_data, *mut Zval);
+/// Handles the call and returns true, or returns false having done nothing.
+pub type FastFn = fn(&mut ext_php_rs::zend::ExecuteData, &mut Zval) -> bool;
+
+/// Puts `handler` in front of `ce::name`'s generated handler, saved in `slot`.
+pub fn install_fast(
+    ce: &'static ClassEntry,
+    name: &str,
+    handler: ZifHandler,
+    slot: &'static std::sync::OnceLock<ZifHandler>,
+) {
+    // SAFETY: MINIT, single-threaded; the function table holds pointers to
+    // this class's internal functions, which live as long as the class. Only
+    // the handler pointer changes, once the original is saved.
+    unsafe {
+        let f = ext_php_rs::ffi::zend_hash_str_find_ptr_lc(
+            &raw const ce.function_table,
+            name.as_ptr().cast(),
+            name.len(),
+        )
+        .cast::<ext_php_rs::ffi::zend_function>();
+        if f.is_null() || (*f).type_ != ext_php_rs::ffi::ZEND_INTERNAL_FUNCTION as u8 {
+            return;
+        }
+        let Some(orig) = (*f).internal_function.handler else {
+            return;
+        };
+        if slot.set(orig).is_ok() {
+            (*f).internal_function.handler = Some(handler);
+        }
+    }
+}
+
+/// Runs `fast`, or the generated handler saved in `slot`.
+///
+/// # Safety
+/// `ex` and `retval` are the frame and return slot PHP passed to a method
+/// handler whose generated handler is in `slot`.
+pub unsafe fn dispatch(
+    ex: *mut ext_php_rs::ffi::zend_execute_data,
+    retval: *mut Zval,
+    fast: FastFn,
+    slot: &std::sync::OnceLock<ZifHandler>,
+) {
+    // SAFETY: see the function's contract.
+    let (Some(frame), Some(ret)) = (unsafe { ex.as_mut() }, unsafe { retval.as_mut() }) else {
+        return;
+    };
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fast(frame, ret)));
+    if matches!(done, Ok(true)) {
+        return;
+    }
+    if let Some(h) = slot.get() {
+        // SAFETY: the generated handler of this very method, same frame.
+        unsafe { h(ex, retval) };
+    }
+}
+
+/// Declares `static $slot` and an `extern "C" fn $name` dispatching to `$fast`.
+#[macro_export]
+macro_rules! rsw_fast_handler {
+    ($name:ident, $slot:ident, $fast:path) => {
+        static $slot: std::sync::OnceLock<$crate::php::table::ZifHandler> =
+            std::sync::OnceLock::new();
+        unsafe extern "C" fn $name(
+            ex: *mut ext_php_rs::ffi::zend_execute_data,
+            rv: *mut ext_php_rs::types::Zval,
+        ) {
+            // SAFETY: PHP calls this as the method's handler.
+            unsafe { $crate::php::table::dispatch(ex, rv, $fast, &$slot) }
+        }
+    };
+}
+
+/// Number of arguments passed.
+pub fn argc(ex: &ext_php_rs::zend::ExecuteData) -> u32 {
+    // SAFETY: `This` of a call frame holds the argument count in u2.
+    unsafe { ex.This.u2.num_args }
+}
+
+/// Argument `n` (dereferenced), if passed.
+pub fn arg<'a>(ex: &ext_php_rs::zend::ExecuteData, n: u32) -> Option<&'a Zval> {
+    if n >= argc(ex) {
+        return None;
+    }
+    // SAFETY: `n` is below the argument count; the argument lives for the call.
+    unsafe { ex.zend_call_arg(n as usize) }.map(|z| &*z.dereference())
+}
+
+fn table_set_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    let (Some(key), Some(row)) = (arg(ex, 0), arg(ex, 1)) else {
+        return false;
+    };
+    let (Some(key), Some(row)) = (key.zend_str(), row.array()) else {
+        return false;
+    };
+    if argc(ex) != 2 {
+        return false;
+    }
+    let Some(this) = ex.get_object::<Table>() else {
+        return false;
+    };
+    ret.set_bool(this.set_impl(key.as_bytes(), row));
+    true
+}
+
+fn table_get_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    let n = argc(ex);
+    let Some(key) = arg(ex, 0).and_then(Zval::zend_str) else {
+        return false;
+    };
+    let field = match arg(ex, 1) {
+        None => None,
+        Some(z) if z.is_null() => None,
+        Some(z) => match z.zend_str() {
+            Some(f) => Some(f.as_bytes()),
+            None => return false,
+        },
+    };
+    if n > 2 {
+        return false;
+    }
+    let Some(this) = ex.get_object::<Table>() else {
+        return false;
+    };
+    *ret = this.get_impl(key.as_bytes(), field);
+    true
+}
+
+fn table_incr_common(
+    ex: &mut ext_php_rs::zend::ExecuteData,
+    ret: &mut Zval,
+    sign: f64,
+    op: &str,
+) -> bool {
+    let n = argc(ex);
+    if !(2..=3).contains(&n) {
+        return false;
+    }
+    let (Some(key), Some(col)) = (
+        arg(ex, 0).and_then(Zval::zend_str),
+        arg(ex, 1).and_then(Zval::zend_str),
+    ) else {
+        return false;
+    };
+    let Ok(col) = col.as_str() else {
+        return false;
+    };
+    let by = arg(ex, 2);
+    if by.is_some_and(|b| !b.is_long() && !b.is_double()) {
+        return false;
+    }
+    let Some(this) = ex.get_object::<Table>() else {
+        return false;
+    };
+    *ret = this.incr_by(key.as_bytes(), col, by, sign, op);
+    true
+}
+
+fn table_incr_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    table_incr_common(ex, ret, 1.0, "incr")
+}
+
+fn table_decr_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    table_incr_common(ex, ret, -1.0, "decr")
+}
+
+fn table_key_fast(
+    ex: &mut ext_php_rs::zend::ExecuteData,
+    ret: &mut Zval,
+    f: fn(&et::Table, &[u8]) -> bool,
+) -> bool {
+    let Some(key) = arg(ex, 0).and_then(Zval::zend_str) else {
+        return false;
+    };
+    if argc(ex) != 1 {
+        return false;
+    }
+    let Some(this) = ex.get_object::<Table>() else {
+        return false;
+    };
+    let r = this.created().is_some_and(|t| f(&t, key.as_bytes()));
+    ret.set_bool(r);
+    true
+}
+
+fn table_exists_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    table_key_fast(ex, ret, et::Table::exists)
+}
+
+fn table_del_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    table_key_fast(ex, ret, et::Table::del)
+}
+
+rsw_fast_handler!(table_set_handler, TABLE_SET, table_set_fast);
+rsw_fast_handler!(table_get_handler, TABLE_GET, table_get_fast);
+rsw_fast_handler!(table_incr_handler, TABLE_INCR, table_incr_fast);
+rsw_fast_handler!(table_decr_handler, TABLE_DECR, table_decr_fast);
+rsw_fast_handler!(table_exists_handler, TABLE_EXISTS, table_exists_fast);
+rsw_fast_handler!(table_del_handler, TABLE_DEL, table_del_fast);
 
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     module.class::<Table>()
