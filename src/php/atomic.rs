@@ -13,7 +13,7 @@ use ext_php_rs::types::Zval;
 use ext_php_rs::zend::ExecuteData;
 
 use super::exception::swoole_exception;
-use super::table::{arg, argc, install_fast};
+use super::table::{arg, argc, install_fast, ret_long, this_of};
 use crate::engine::shm_lock::{atomic_wait, atomic_wakeup, ShmMap};
 
 fn page() -> PhpResult<ShmMap> {
@@ -156,10 +156,10 @@ fn atomic_add_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
     let Some(v) = int_arg(ex, 1) else {
         return false;
     };
-    let Some(this) = ex.get_object::<Atomic>() else {
+    let Some(this) = this_of::<Atomic>(ex) else {
         return false;
     };
-    ret.set_long(this.add(v.unwrap_or(1)));
+    ret_long(ret, this.add(v.unwrap_or(1)));
     true
 }
 
@@ -167,10 +167,10 @@ fn atomic_sub_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
     let Some(v) = int_arg(ex, 1) else {
         return false;
     };
-    let Some(this) = ex.get_object::<Atomic>() else {
+    let Some(this) = this_of::<Atomic>(ex) else {
         return false;
     };
-    ret.set_long(this.sub(v.unwrap_or(1)));
+    ret_long(ret, this.sub(v.unwrap_or(1)));
     true
 }
 
@@ -178,10 +178,10 @@ fn atomic_get_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
     if argc(ex) != 0 {
         return false;
     }
-    let Some(this) = ex.get_object::<Atomic>() else {
+    let Some(this) = this_of::<Atomic>(ex) else {
         return false;
     };
-    ret.set_long(this.get());
+    ret_long(ret, this.get());
     true
 }
 
@@ -189,10 +189,10 @@ fn long_add_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
     let Some(v) = int_arg(ex, 1) else {
         return false;
     };
-    let Some(this) = ex.get_object::<AtomicLong>() else {
+    let Some(this) = this_of::<AtomicLong>(ex) else {
         return false;
     };
-    ret.set_long(this.add(v.unwrap_or(1)));
+    ret_long(ret, this.add(v.unwrap_or(1)));
     true
 }
 
@@ -200,10 +200,10 @@ fn long_sub_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
     let Some(v) = int_arg(ex, 1) else {
         return false;
     };
-    let Some(this) = ex.get_object::<AtomicLong>() else {
+    let Some(this) = this_of::<AtomicLong>(ex) else {
         return false;
     };
-    ret.set_long(this.sub(v.unwrap_or(1)));
+    ret_long(ret, this.sub(v.unwrap_or(1)));
     true
 }
 
@@ -211,10 +211,10 @@ fn long_get_fast(ex: &mut ExecuteData, ret: &mut Zval) -> bool {
     if argc(ex) != 0 {
         return false;
     }
-    let Some(this) = ex.get_object::<AtomicLong>() else {
+    let Some(this) = this_of::<AtomicLong>(ex) else {
         return false;
     };
-    ret.set_long(this.get());
+    ret_long(ret, this.get());
     true
 }
 

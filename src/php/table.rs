@@ -16,7 +16,7 @@ use ext_php_rs::class::RegisteredClass;
 use ext_php_rs::error::php_error;
 use ext_php_rs::flags::ErrorType;
 use ext_php_rs::prelude::*;
-use ext_php_rs::types::{ArrayKey, ZendHashTable, Zval};
+use ext_php_rs::types::{ZendHashTable, Zval};
 use ext_php_rs::zend::{ce, ClassEntry};
 
 use crate::engine::table::{
@@ -164,14 +164,117 @@ fn false_zval() -> Zval {
     z
 }
 
-fn row_zval(schema: &Schema, data: &[u8]) -> Zval {
-    let mut ht = ZendHashTable::with_capacity(schema.columns().len() as u32);
-    for (i, c) in schema.columns().iter().enumerate() {
-        let _ = ht.insert(c.name.as_str(), value_zval(schema.value(data, i)));
+/// Column names as zend strings with their hash computed: the keys of the
+/// arrays `get()` and `current()` build (added by reference, no hashing or
+/// copying per row), and a hash-first column lookup for `set()`.
+#[derive(Default)]
+struct ColKeys {
+    keys: Vec<ext_php_rs::boxed::ZBox<ext_php_rs::types::ZendStr>>,
+    hashes: Vec<u64>,
+}
+
+extern "C" {
+    // ZEND_API zend_ulong ZEND_FASTCALL zend_string_hash_func(zend_string *str);
+    fn zend_string_hash_func(s: *mut ext_php_rs::ffi::zend_string) -> u64;
+}
+
+impl ColKeys {
+    fn new(schema: &Schema) -> ColKeys {
+        let mut k = ColKeys::default();
+        for c in schema.columns() {
+            let z = ext_php_rs::types::ZendStr::new(c.name.as_bytes(), false);
+            // SAFETY: a live zend_string we own; the call stores its hash in it.
+            let h = unsafe { zend_string_hash_func(std::ptr::from_ref(&*z).cast_mut().cast()) };
+            k.keys.push(z);
+            k.hashes.push(h);
+        }
+        k
+    }
+
+    /// The column named `name` whose zend hash is `h`.
+    fn find(&self, schema: &Schema, name: &[u8], h: u64) -> Option<usize> {
+        for (i, x) in self.hashes.iter().enumerate() {
+            if *x == h && schema.columns()[i].name.as_bytes() == name {
+                return Some(i);
+            }
+        }
+        None
+    }
+}
+
+fn row_zval(schema: &Schema, data: &[u8], keys: &ColKeys) -> Zval {
+    let n = schema.columns().len();
+    let mut ht = ZendHashTable::with_capacity(n as u32);
+    if keys.keys.len() != n {
+        for (i, c) in schema.columns().iter().enumerate() {
+            let _ = ht.insert(c.name.as_str(), value_zval(schema.value(data, i)));
+        }
+    } else {
+        let htp: *mut ext_php_rs::ffi::HashTable = std::ptr::from_mut(&mut *ht);
+        for (i, key) in keys.keys.iter().enumerate() {
+            let mut z = std::mem::ManuallyDrop::new(value_zval(schema.value(data, i)));
+            // SAFETY: `htp` is the new array (distinct keys, so add_new is
+            // right); the key is a live zend_string with its hash set, which
+            // PHP addrefs; the value is moved into the array (not dropped here).
+            unsafe {
+                ext_php_rs::ffi::zend_hash_add_new(
+                    htp,
+                    std::ptr::from_ref(&**key).cast_mut().cast(),
+                    std::ptr::from_mut(&mut *z).cast(),
+                );
+            }
+        }
     }
     let mut z = Zval::new();
     z.set_hashtable(ht);
     z
+}
+
+/// An array key, borrowed.
+enum Key<'a> {
+    Int(i64),
+    /// The key and its zend hash.
+    Str(&'a [u8], u64),
+}
+
+/// Visits every entry of `ht` in order, keys borrowed (ext-php-rs's
+/// iterator copies each string key into a `String`).
+fn for_each_entry<'a>(ht: &'a ZendHashTable, mut f: impl FnMut(Key<'a>, &'a Zval)) {
+    const HASH_FLAG_PACKED: u32 = 1 << 2;
+    // SAFETY: `ht` is a live array for 'a and is not modified while we walk
+    // it (no PHP code runs in `f`'s callers' conversions that could touch a
+    // value array passed by value). Packed arrays hold `nNumUsed` zvals,
+    // others `nNumUsed` Buckets; IS_UNDEF slots are holes.
+    unsafe {
+        let n = ht.nNumUsed as usize;
+        if ht.u.flags & HASH_FLAG_PACKED != 0 {
+            let p = ht.__bindgen_anon_1.arPacked;
+            for i in 0..n {
+                let z = &*p.add(i).cast::<Zval>();
+                if z.u1.type_info & 0xff != ext_php_rs::ffi::IS_UNDEF {
+                    f(Key::Int(i as i64), z.dereference());
+                }
+            }
+        } else {
+            let p = ht.__bindgen_anon_1.arData;
+            for i in 0..n {
+                let b = &*p.add(i);
+                let z = &*std::ptr::from_ref(&b.val).cast::<Zval>();
+                if z.u1.type_info & 0xff == ext_php_rs::ffi::IS_UNDEF {
+                    continue;
+                }
+                let key = if b.key.is_null() {
+                    Key::Int(b.h as i64)
+                } else {
+                    Key::Str(
+                        (*b.key.cast::<ext_php_rs::types::ZendStr>()).as_bytes(),
+                        b.h,
+                    )
+                };
+                f(key, z.dereference());
+            }
+        }
+    }
 }
 
 /// The column values of one `set()`, on the stack for up to 16 columns.
@@ -233,6 +336,7 @@ pub struct Table {
     iter: RefCell<IterState>,
     /// Reused for the row copies `get()` takes.
     buf: RefCell<Vec<u8>>,
+    keys: RefCell<ColKeys>,
 }
 
 impl Table {
@@ -302,14 +406,15 @@ impl Table {
         let schema = t.schema();
         let mut owned: Vec<(usize, Vec<u8>)> = Vec::new();
         let mut values = Values::default();
-        for (k, v) in value.iter() {
-            let col = match &k {
-                ArrayKey::Long(i) => schema.find(i.to_string().as_bytes()),
-                ArrayKey::String(s) => schema.find(s.as_bytes()),
-                ArrayKey::Str(s) => schema.find(s.as_bytes()),
-                ArrayKey::ZendString(s) => schema.find(s.as_bytes()),
+        for_each_entry(value, |k, v| {
+            let col = match k {
+                Key::Int(i) => schema.find(i.to_string().as_bytes()),
+                Key::Str(s, h) => {
+                    let keys = self.keys.borrow();
+                    keys.find(schema, s, h).or_else(|| schema.find(s))
+                }
             };
-            let Some(col) = col else { continue };
+            let Some(col) = col else { return };
             match schema.columns()[col].ty {
                 ColumnType::Int => values.push((col, Value::Int(zval_to_long(v)))),
                 ColumnType::Float => values.push((col, Value::Float(zval_to_double(v)))),
@@ -318,7 +423,7 @@ impl Table {
                     None => owned.push((col, zval_to_bytes(v))),
                 },
             }
-        }
+        });
         for (c, s) in &owned {
             values.push((*c, Value::Str(s)));
         }
@@ -359,7 +464,7 @@ impl Table {
                 Some(i) => value_zval(t.schema().value(&data, i)),
                 None => false_zval(),
             },
-            None => row_zval(t.schema(), &data),
+            None => row_zval(t.schema(), &data, &self.keys.borrow()),
         }
     }
 
@@ -395,6 +500,7 @@ impl Table {
             memory_size: Cell::new(None),
             iter: RefCell::new(IterState::default()),
             buf: RefCell::new(Vec::new()),
+            keys: RefCell::new(ColKeys::default()),
         }
     }
 
@@ -443,6 +549,7 @@ impl Table {
             Ok(t) => {
                 self.size.set(Some(i64::from(t.capacity())));
                 self.memory_size.set(Some(t.memory_size() as i64));
+                *self.keys.borrow_mut() = ColKeys::new(t.schema());
                 *self.table.borrow_mut() = Some(Rc::new(t));
                 true
             }
@@ -563,7 +670,7 @@ impl Table {
             return null_zval();
         };
         match &self.iter.borrow().current {
-            Some(row) => row_zval(t.schema(), &row.data),
+            Some(row) => row_zval(t.schema(), &row.data, &self.keys.borrow()),
             None => null_zval(),
         }
     }
@@ -700,6 +807,47 @@ macro_rules! rsw_fast_handler {
     };
 }
 
+/// `$this` of a method frame as our `T` (subclass objects too: they share
+/// `T`'s object handlers). Cheaper than `ExecuteData::get_object`.
+pub fn this_of<'a, T: RegisteredClass>(ex: &ext_php_rs::zend::ExecuteData) -> Option<&'a T> {
+    // SAFETY: a method frame's `This` is a live zval; an object whose
+    // handlers are `T`'s was allocated by `T`'s create_object as a
+    // `ZendClassObject<T>`, with `std` at `offset_of!`; it outlives the call.
+    unsafe {
+        let this = &ex.This;
+        if this.u1.type_info & 0xff != ext_php_rs::ffi::IS_OBJECT {
+            return None;
+        }
+        let obj = this.value.obj;
+        if obj.is_null() || !std::ptr::eq((*obj).handlers, T::get_metadata().handlers()) {
+            return None;
+        }
+        let base = obj
+            .cast::<u8>()
+            .sub(std::mem::offset_of!(
+                ext_php_rs::types::ZendClassObject<T>,
+                std
+            ))
+            .cast::<ext_php_rs::types::ZendClassObject<T>>();
+        (*base).obj.as_ref()
+    }
+}
+
+/// Sets a return slot (already null, as PHP passes it) to an int.
+pub fn ret_long(ret: &mut Zval, v: i64) {
+    ret.value.lval = v;
+    ret.u1.type_info = ext_php_rs::ffi::IS_LONG;
+}
+
+/// Sets a return slot (already null) to a bool.
+pub fn ret_bool(ret: &mut Zval, v: bool) {
+    ret.u1.type_info = if v {
+        ext_php_rs::ffi::IS_TRUE
+    } else {
+        ext_php_rs::ffi::IS_FALSE
+    };
+}
+
 /// Number of arguments passed.
 pub fn argc(ex: &ext_php_rs::zend::ExecuteData) -> u32 {
     // SAFETY: `This` of a call frame holds the argument count in u2.
@@ -725,10 +873,10 @@ fn table_set_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> boo
     if argc(ex) != 2 {
         return false;
     }
-    let Some(this) = ex.get_object::<Table>() else {
+    let Some(this) = this_of::<Table>(ex) else {
         return false;
     };
-    ret.set_bool(this.set_impl(key.as_bytes(), row));
+    ret_bool(ret, this.set_impl(key.as_bytes(), row));
     true
 }
 
@@ -748,7 +896,7 @@ fn table_get_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> boo
     if n > 2 {
         return false;
     }
-    let Some(this) = ex.get_object::<Table>() else {
+    let Some(this) = this_of::<Table>(ex) else {
         return false;
     };
     *ret = this.get_impl(key.as_bytes(), field);
@@ -778,7 +926,7 @@ fn table_incr_common(
     if by.is_some_and(|b| !b.is_long() && !b.is_double()) {
         return false;
     }
-    let Some(this) = ex.get_object::<Table>() else {
+    let Some(this) = this_of::<Table>(ex) else {
         return false;
     };
     *ret = this.incr_by(key.as_bytes(), col, by, sign, op);
@@ -804,11 +952,11 @@ fn table_key_fast(
     if argc(ex) != 1 {
         return false;
     }
-    let Some(this) = ex.get_object::<Table>() else {
+    let Some(this) = this_of::<Table>(ex) else {
         return false;
     };
     let r = this.created().is_some_and(|t| f(&t, key.as_bytes()));
-    ret.set_bool(r);
+    ret_bool(ret, r);
     true
 }
 
