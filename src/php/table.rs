@@ -860,7 +860,7 @@ pub fn arg<'a>(ex: &ext_php_rs::zend::ExecuteData, n: u32) -> Option<&'a Zval> {
         return None;
     }
     // SAFETY: `n` is below the argument count; the argument lives for the call.
-    unsafe { ex.zend_call_arg(n as usize) }.map(|z| &*z.dereference())
+    unsafe { ex.zend_call_arg(n as usize) }.map(|z| z.dereference())
 }
 
 fn table_set_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
