@@ -31,14 +31,17 @@ const SWOOLE_LOG_TRACE = 1;
 const SWOOLE_LOG_WARNING = 4;
 const SWOOLE_MAJOR_VERSION = 6;
 const SWOOLE_MINOR_VERSION = 2;
+const SWOOLE_MUTEX = 3;
 const SWOOLE_PROCESS = 2;
 const SWOOLE_RELEASE_VERSION = 2;
+const SWOOLE_RWLOCK = 1;
 const SWOOLE_SOCK_TCP = 1;
 const SWOOLE_SOCK_TCP6 = 3;
 const SWOOLE_SOCK_UDP = 2;
 const SWOOLE_SOCK_UDP6 = 4;
 const SWOOLE_SOCK_UNIX_DGRAM = 6;
 const SWOOLE_SOCK_UNIX_STREAM = 5;
+const SWOOLE_SPINLOCK = 5;
 const SWOOLE_TCP = 1;
 const SWOOLE_TCP6 = 3;
 const SWOOLE_UDP = 2;
@@ -109,6 +112,32 @@ const WEBSOCKET_STATUS_CONNECTION = 1;
 const WEBSOCKET_STATUS_FRAME = 3;
 const WEBSOCKET_STATUS_HANDSHAKE = 2;
 const WEBSOCKET_STATUS_HANDSHAKE_FAILED = 5;
+
+namespace Swoole {
+    class Atomic
+    {
+        public function __construct(int $value = 0) {}
+        public function add(int $add_value = 1): int {}
+        public function cmpset(int $cmp_value, int $new_value): bool {}
+        public function get(): int {}
+        public function set(int $value): void {}
+        public function sub(int $sub_value = 1): int {}
+        public function wait(float $timeout = 1.0): bool {}
+        public function wakeup(int $count = 1): bool {}
+    }
+}
+
+namespace Swoole\Atomic {
+    class Long
+    {
+        public function __construct(int $value = 0) {}
+        public function add(int $add_value = 1): int {}
+        public function cmpset(int $cmp_value, int $new_value): bool {}
+        public function get(): int {}
+        public function set(int $value): void {}
+        public function sub(int $sub_value = 1): int {}
+    }
+}
 
 namespace Swoole {
     class Coroutine
@@ -258,6 +287,15 @@ namespace Swoole\Http {
 }
 
 namespace Swoole {
+    class Lock
+    {
+        public function __construct(int $type = 3) {}
+        public function lock(int $operation = 2, float $timeout = -1): bool {}
+        public function unlock(): bool {}
+    }
+}
+
+namespace Swoole {
     class Server
     {
         public ?array $setting;
@@ -324,6 +362,33 @@ namespace Swoole\Server {
     {
         public function __construct() {}
         public function finish(mixed $data): bool {}
+    }
+}
+
+namespace Swoole {
+    class Table
+    {
+        public function __construct(int $table_size, float $conflict_proportion = 0.2) {}
+        public function column(string $name, int $type, int $size = 0): bool {}
+        public function count(): int {}
+        public function create(): bool {}
+        public function current(): mixed {}
+        public function decr(string $key, string $column, int|float $incrby = 1): int|float {}
+        public function del(string $key): bool {}
+        public function delete(string $key): bool {}
+        public function destroy(): bool {}
+        public function exist(string $key): bool {}
+        public function exists(string $key): bool {}
+        public function get(string $key, ?string $field = NULL): array|string|int|float|false {}
+        public function getMemorySize(): int {}
+        public function getSize(): int {}
+        public function incr(string $key, string $column, int|float $incrby = 1): int|float {}
+        public function key(): mixed {}
+        public function next(): void {}
+        public function rewind(): void {}
+        public function set(string $key, array $value): bool {}
+        public function stats(): array|false {}
+        public function valid(): bool {}
     }
 }
 

@@ -6,6 +6,7 @@
 //! fatal errors and panics.
 
 pub mod args;
+pub mod atomic;
 pub mod boundary;
 pub mod callbacks;
 pub mod channel;
@@ -18,10 +19,12 @@ pub mod http_client_coro;
 pub mod http_request;
 pub mod http_response;
 pub mod http_server;
+pub mod lock;
 pub mod server;
 pub mod server_port;
 pub mod server_task;
 pub mod settings;
+pub mod table;
 pub mod timer;
 pub mod waitgroup;
 pub mod websocket_frame;
@@ -144,6 +147,9 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
+    let m = table::register(m);
+    let m = atomic::register(m);
+    let m = lock::register(m);
     channel::register(m)
         .request_startup_function(rinit)
         .request_shutdown_function(rshutdown)
@@ -245,6 +251,9 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     // fall back to the wrapped handler (so the hot path pays nothing).
     args::install();
     http_response::install_fast_paths();
+    table::after_classes();
+    atomic::after_classes();
+    lock::after_classes();
     Ok(())
 }
 
