@@ -17,6 +17,8 @@ pub mod http_client_coro;
 pub mod http_request;
 pub mod http_response;
 pub mod http_server;
+pub mod process;
+pub mod process_pool;
 pub mod server;
 pub mod server_port;
 pub mod server_task;
@@ -143,6 +145,8 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
+    let m = process::register(m);
+    let m = process_pool::register(m);
     channel::register(m)
         .request_startup_function(rinit)
         .request_shutdown_function(rshutdown)
@@ -201,6 +205,7 @@ extern "C" fn rshutdown(_ty: i32, _module_number: i32) -> i32 {
     coroutine::shutdown();
     timer::shutdown();
     event::shutdown();
+    process::shutdown();
     0
 }
 

@@ -1,0 +1,865 @@
+//! `Swoole\Process`: a child process forked by `start()`, with its pipe
+//! (a socket pair), System V message queue, and the static helpers (`wait`,
+//! `kill`, `signal`, `alarm`, `daemon`, affinity). The plumbing is in
+//! `engine::user_process`; the child runs on a fresh thread (see there).
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::os::fd::RawFd;
+
+use ext_php_rs::boxed::ZBox;
+use ext_php_rs::error::php_error;
+use ext_php_rs::exception::PhpResult;
+use ext_php_rs::flags::ErrorType;
+use ext_php_rs::prelude::*;
+use ext_php_rs::types::{ZendClassObject, ZendHashTable, ZendObject, Zval};
+
+use super::boundary::{self, CallError};
+use super::coroutine::{self, Job};
+use super::exception::type_error;
+use crate::engine::user_process::{self as up, Forked, MsgQueue};
+use crate::engine::{event_loop, timer};
+
+extern "C" {
+    // ZEND_API const char *zend_get_executed_filename(void);
+    fn zend_get_executed_filename() -> *const std::ffi::c_char;
+}
+
+pub const SWOOLE_MSGQUEUE_ORIENT: i64 = 1;
+pub const SWOOLE_MSGQUEUE_BALANCE: i64 = 2;
+const PIPE_TYPE_STREAM: i64 = 1;
+
+thread_local! {
+    /// The next `$process->id` (Swoole counts from 1 per process).
+    static NEXT_ID: Cell<i64> = const { Cell::new(0) };
+    /// `Process::signal()` callbacks by signal number.
+    static SIGNALS: RefCell<HashMap<i32, Zval>> = RefCell::new(HashMap::new());
+    /// The loop task that reads the signal pipe runs (one per thread).
+    static SIGNAL_TASK: Cell<bool> = const { Cell::new(false) };
+}
+
+fn warn(msg: &str) {
+    php_error(&ErrorType::Warning, msg);
+}
+
+fn sys_warn(msg: &str, e: &std::io::Error) {
+    let code = e.raw_os_error().unwrap_or(0);
+    let text = std::io::Error::from_raw_os_error(code).to_string();
+    let text = text.split(" (os error").next().unwrap_or(&text).to_string();
+    warn(&format!("{msg}, Error: {text}[{code}]"));
+}
+
+fn as_long(z: Option<&Zval>, default: i64) -> i64 {
+    match z {
+        None => default,
+        Some(z) => z
+            .long()
+            .or_else(|| z.bool().map(i64::from))
+            .or_else(|| z.double().map(|d| d as i64))
+            .or_else(|| z.str().and_then(|s| s.trim().parse().ok()))
+            .unwrap_or(default),
+    }
+}
+
+fn as_bool(z: Option<&Zval>, default: bool) -> bool {
+    match z {
+        None => default,
+        Some(z) => z
+            .bool()
+            .or_else(|| z.long().map(|n| n != 0))
+            .unwrap_or(default),
+    }
+}
+
+#[php_class]
+#[php(name = "Swoole\\Process")]
+pub struct Process {
+    callback: RefCell<Option<Zval>>,
+    id: Cell<i64>,
+    pid: Cell<Option<i64>>,
+    /// The two ends of the pipe (-1: none or closed).
+    master_fd: Cell<RawFd>,
+    worker_fd: Cell<RawFd>,
+    /// True in the child (it uses the worker end).
+    in_child: Cell<bool>,
+    redirect: bool,
+    enable_coroutine: Cell<bool>,
+    blocking: Cell<bool>,
+    queue: Cell<Option<MsgQueue>>,
+    queue_key: Cell<Option<i64>>,
+    queue_mode: Cell<i64>,
+    /// The pipe belongs to a pool (`Pool::getProcess()`): never closed here.
+    shared: bool,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if self.shared {
+            return;
+        }
+        up::close_fd(self.master_fd.replace(-1));
+        up::close_fd(self.worker_fd.replace(-1));
+    }
+}
+
+impl Process {
+    /// The end of the pipe this process uses.
+    fn current_fd(&self) -> RawFd {
+        if self.in_child.get() {
+            self.worker_fd.get()
+        } else {
+            self.master_fd.get()
+        }
+    }
+
+    /// A pool worker as `Pool::getProcess()` shows it: `ends` is its
+    /// socket pair (shared by the whole pool), `me` when it is this process.
+    pub fn shared(id: i64, pid: Option<i64>, ends: Option<(RawFd, RawFd)>, me: bool) -> Process {
+        let (m, w) = ends.unwrap_or((-1, -1));
+        Process {
+            callback: RefCell::new(None),
+            id: Cell::new(id),
+            pid: Cell::new(pid),
+            master_fd: Cell::new(m),
+            worker_fd: Cell::new(w),
+            in_child: Cell::new(me),
+            redirect: false,
+            enable_coroutine: Cell::new(false),
+            blocking: Cell::new(true),
+            queue: Cell::new(None),
+            queue_key: Cell::new(None),
+            queue_mode: Cell::new(SWOOLE_MSGQUEUE_BALANCE),
+            shared: true,
+        }
+    }
+
+    /// `Server::addProcess()`: the id the server gives it.
+    pub fn set_id(&self, id: i64) {
+        self.id.set(id);
+    }
+
+    /// Runs this process's callback in the current (child) process on the
+    /// current thread: `$process` gets its pid and the worker end of the
+    /// pipe. Returns the exit code.
+    pub fn run_body(obj: *mut ZendObject, this: &Process) -> i32 {
+        this.in_child.set(true);
+        this.pid.set(Some(std::process::id() as i64));
+        up::close_fd(this.master_fd.replace(-1));
+        let wfd = this.worker_fd.get();
+        if this.redirect && wfd >= 0 {
+            // SAFETY: dup2 onto the standard descriptors from our pipe end.
+            unsafe {
+                libc::dup2(wfd, 0);
+                libc::dup2(wfd, 1);
+                libc::dup2(wfd, 2);
+            }
+        }
+        coroutine::init();
+        let Some(cb) = this.callback.borrow().as_ref().map(Zval::shallow_clone) else {
+            return 0;
+        };
+        let mut zobj = Zval::new();
+        // SAFETY: `obj` is the live Process object that owns `this`; the
+        // caller keeps it alive for the whole child. set_object adds a ref.
+        zobj.set_object(unsafe { &mut *obj });
+        let code = if this.enable_coroutine.get() {
+            let job = Job {
+                callable: cb,
+                args: vec![zobj],
+                done: None,
+            };
+            if let Err(e) = coroutine::spawn(job) {
+                warn(&format!("Swoole\\Process::start(): {e:?}"));
+            }
+            coroutine::run_loop();
+            0
+        } else {
+            match boundary::call(&cb, &mut [zobj]) {
+                Ok(_) => 0,
+                Err(CallError::Exit(c)) | Err(CallError::Fatal(c)) => return c,
+                Err(CallError::Exception) => return 255,
+                Err(CallError::Unwind) => return 255,
+            }
+        };
+        // Timers, coroutines or deferred work the callback left: run them,
+        // as Swoole's loop does at the end of the child.
+        if event_loop::live_tasks() > 0 {
+            coroutine::run_loop();
+        }
+        code
+    }
+}
+
+/// Flushes PHP's output (the child leaves with `_exit`).
+pub fn flush_output(_code: i32) {
+    // SAFETY: on the thread running PHP, before the process leaves.
+    unsafe { ext_php_rs::ffi::php_output_end_all() };
+}
+
+fn next_id() -> i64 {
+    NEXT_ID.with(|n| {
+        let mut v = n.get();
+        if v == 0 {
+            v = 1;
+        }
+        n.set(v + 1);
+        v
+    })
+}
+
+#[php_impl]
+impl Process {
+    const IPC_NOWAIT: i64 = 256;
+    const PIPE_MASTER: i64 = 1;
+    const PIPE_WORKER: i64 = 2;
+    const PIPE_READ: i64 = 3;
+    const PIPE_WRITE: i64 = 4;
+    const PIPE_TYPE_NONE: i64 = 0;
+    const PIPE_TYPE_STREAM: i64 = 1;
+    const PIPE_TYPE_DGRAM: i64 = 2;
+
+    pub fn __construct(
+        callback: &Zval,
+        redirect_stdin_and_stdout: Option<&Zval>,
+        pipe_type: Option<&Zval>,
+        enable_coroutine: Option<&Zval>,
+    ) -> PhpResult<Self> {
+        if !callback.is_callable() {
+            return Err(type_error(format!(
+                "Swoole\\Process::__construct(): Argument #1 ($callback) must be a valid callback, {}",
+                coroutine::callable_problem(callback)
+            )));
+        }
+        let redirect = as_bool(redirect_stdin_and_stdout, false);
+        let mut pipe_type = as_long(pipe_type, 2);
+        if redirect {
+            pipe_type = PIPE_TYPE_STREAM;
+        }
+        let (m, w) = if pipe_type > 0 {
+            up::socket_pair(pipe_type == PIPE_TYPE_STREAM).map_err(|e| {
+                super::exception::swoole_exception(
+                    "failed to create unix soccket",
+                    e.raw_os_error().unwrap_or(0),
+                )
+            })?
+        } else {
+            (-1, -1)
+        };
+        Ok(Process {
+            callback: RefCell::new(Some(callback.shallow_clone())),
+            id: Cell::new(next_id()),
+            pid: Cell::new(None),
+            master_fd: Cell::new(m),
+            worker_fd: Cell::new(w),
+            in_child: Cell::new(false),
+            redirect,
+            enable_coroutine: Cell::new(as_bool(enable_coroutine, false)),
+            blocking: Cell::new(true),
+            queue: Cell::new(None),
+            queue_key: Cell::new(None),
+            queue_mode: Cell::new(SWOOLE_MSGQUEUE_BALANCE),
+            shared: false,
+        })
+    }
+
+    pub fn __destruct(&self) {}
+
+    #[php(getter, name = "pipe")]
+    pub fn prop_pipe(&self) -> Option<i64> {
+        let fd = self.current_fd();
+        (fd >= 0).then_some(fd as i64)
+    }
+
+    #[php(getter, name = "pid")]
+    pub fn prop_pid(&self) -> Option<i64> {
+        self.pid.get()
+    }
+
+    #[php(getter, name = "id")]
+    pub fn prop_id(&self) -> Option<i64> {
+        Some(self.id.get())
+    }
+
+    #[php(getter, name = "msgQueueId")]
+    pub fn prop_msg_queue_id(&self) -> Option<i64> {
+        self.queue.get().map(|q| q.id as i64)
+    }
+
+    #[php(getter, name = "msgQueueKey")]
+    pub fn prop_msg_queue_key(&self) -> Option<i64> {
+        self.queue_key.get()
+    }
+
+    /// Forks the child; returns its pid in the parent. The child runs the
+    /// callback and never returns from here.
+    pub fn start(self_: &mut ZendClassObject<Process>) -> Zval {
+        let mut out = Zval::new();
+        if let Some(pid) = self_.pid.get() {
+            if !self_.in_child.get() && up::kill(pid as i32, 0).is_ok() {
+                warn("Swoole\\Process::start(): process has already been started");
+                out.set_bool(false);
+                return out;
+            }
+        }
+        let obj: *mut ZendObject = &raw mut self_.std;
+        let this: *const Process = &**self_;
+        match up::fork() {
+            Err(e) => {
+                sys_warn("Swoole\\Process::start(): fork() failed", &e);
+                out.set_bool(false);
+            }
+            Ok(Forked::Parent(pid)) => {
+                self_.pid.set(Some(pid as i64));
+                out.set_long(pid as i64);
+            }
+            Ok(Forked::Child) => {
+                crate::engine::worker::forget_worker_id();
+                up::run_child(
+                    Box::new(move || {
+                        // SAFETY: the object outlives the child (the forking
+                        // thread holds it in this very call until _exit).
+                        Process::run_body(obj, unsafe { &*this })
+                    }),
+                    Box::new(flush_output),
+                )
+            }
+        }
+        out
+    }
+
+    pub fn set(&self, settings: &ZendHashTable) {
+        if let Some(v) = settings.get("enable_coroutine") {
+            self.enable_coroutine.set(as_bool(Some(v), false));
+        }
+    }
+
+    pub fn set_timeout(&self, seconds: f64) -> bool {
+        let fd = self.current_fd();
+        if fd < 0 {
+            warn("Swoole\\Process::setTimeout(): no pipe, cannot setTimeout the pipe");
+            return false;
+        }
+        up::set_timeout(fd, seconds)
+    }
+
+    pub fn set_blocking(&self, blocking: bool) -> bool {
+        let fd = self.current_fd();
+        if fd < 0 {
+            warn("Swoole\\Process::setBlocking(): no pipe, cannot setBlocking the pipe");
+            return false;
+        }
+        self.blocking.set(blocking);
+        up::set_nonblocking(fd, !blocking)
+    }
+
+    pub fn write(&self, data: &Zval) -> Zval {
+        let mut out = Zval::new();
+        out.set_bool(false);
+        let bytes = data.zend_str().map(|s| s.as_bytes().to_vec()).or_else(|| {
+            data.long()
+                .map(|n| n.to_string().into_bytes())
+                .or_else(|| data.double().map(|d| d.to_string().into_bytes()))
+        });
+        let Some(bytes) = bytes else {
+            return out;
+        };
+        if bytes.is_empty() {
+            warn("Swoole\\Process::write(): the data to send is empty");
+            return out;
+        }
+        let fd = self.current_fd();
+        if fd < 0 {
+            warn("Swoole\\Process::write(): no pipe, cannot write into pipe");
+            return out;
+        }
+        match up::write_fd(fd, &bytes) {
+            Ok(n) => out.set_long(n as i64),
+            Err(e) => sys_warn("Swoole\\Process::write(): write() failed", &e),
+        }
+        out
+    }
+
+    pub fn read(&self, size: Option<i64>) -> Zval {
+        let mut out = Zval::new();
+        out.set_bool(false);
+        let size = size.unwrap_or(8192).clamp(1, 64 << 20) as usize;
+        let fd = self.current_fd();
+        if fd < 0 {
+            warn("Swoole\\Process::read(): no pipe, cannot read from pipe");
+            return out;
+        }
+        if let Ok(buf) = up::read_fd(fd, size) {
+            let _ = out.set_binary(buf);
+        }
+        out
+    }
+
+    pub fn close(&self, which: Option<i64>) -> bool {
+        let which = which.unwrap_or(0);
+        let cur = self.current_fd();
+        if cur < 0 {
+            warn("Swoole\\Process::close(): no pipe, cannot close the pipe");
+            return false;
+        }
+        let shut = |how| {
+            // SAFETY: shutdown() on our own socket.
+            unsafe { libc::shutdown(cur, how) == 0 }
+        };
+        match which {
+            3 => shut(libc::SHUT_RD),
+            4 => shut(libc::SHUT_WR),
+            1 => {
+                up::close_fd(self.master_fd.replace(-1));
+                true
+            }
+            2 => {
+                up::close_fd(self.worker_fd.replace(-1));
+                true
+            }
+            _ => {
+                up::close_fd(self.master_fd.replace(-1));
+                up::close_fd(self.worker_fd.replace(-1));
+                true
+            }
+        }
+    }
+
+    pub fn use_queue(&self, key: Option<i64>, mode: Option<i64>, capacity: Option<i64>) -> bool {
+        let mut key = key.unwrap_or(0);
+        let mut mode = mode.unwrap_or(SWOOLE_MSGQUEUE_BALANCE);
+        if key <= 0 {
+            // SAFETY: returns a pointer to a string PHP owns, or null.
+            let file = unsafe {
+                let p = zend_get_executed_filename();
+                if p.is_null() {
+                    String::new()
+                } else {
+                    std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+                }
+            };
+            key = up::ftok(&file);
+        }
+        let mut q = match MsgQueue::open(key, capacity.unwrap_or(-1)) {
+            Ok(q) => q,
+            Err(e) => {
+                sys_warn(&format!("msgget({key}) failed"), &e);
+                return false;
+            }
+        };
+        if mode & 256 != 0 {
+            q.blocking = false;
+            mode &= !256;
+        }
+        self.queue.set(Some(q));
+        self.queue_key.set(Some(key));
+        self.queue_mode.set(mode);
+        true
+    }
+
+    pub fn stat_queue(&self) -> Zval {
+        let mut out = Zval::new();
+        out.set_bool(false);
+        let Some(q) = self.queue.get() else {
+            warn("Swoole\\Process::statQueue(): no queue, can't get stats of the queue");
+            return out;
+        };
+        if let Ok((num, bytes)) = q.stat() {
+            let mut arr = ZendHashTable::new();
+            let _ = arr.insert("queue_num", num as i64);
+            let _ = arr.insert("queue_bytes", bytes as i64);
+            out.set_hashtable(arr);
+        }
+        out
+    }
+
+    pub fn free_queue(&self) -> bool {
+        match self.queue.get() {
+            Some(q) if q.destroy().is_ok() => {
+                self.queue.set(None);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub fn push(&self, data: &Zval) -> bool {
+        let bytes = data
+            .zend_str()
+            .map(|s| s.as_bytes().to_vec())
+            .or_else(|| data.coerce_to_string().map(String::into_bytes))
+            .unwrap_or_default();
+        if bytes.is_empty() {
+            warn("Swoole\\Process::push(): the data to push is empty");
+            return false;
+        }
+        if bytes.len() >= up::MSGQUEUE_MAX {
+            warn("Swoole\\Process::push(): the data to push is too big");
+            return false;
+        }
+        let Some(q) = self.queue.get() else {
+            warn("Swoole\\Process::push(): no msgqueue, cannot use push()");
+            return false;
+        };
+        q.push(self.id.get() + 1, &bytes).is_ok()
+    }
+
+    pub fn pop(&self, size: Option<i64>) -> Zval {
+        let mut out = Zval::new();
+        out.set_bool(false);
+        let mut size = size.unwrap_or(up::MSGQUEUE_MAX as i64);
+        if size <= 0 || size > up::MSGQUEUE_MAX as i64 {
+            size = up::MSGQUEUE_MAX as i64;
+        }
+        let Some(q) = self.queue.get() else {
+            warn("Swoole\\Process::pop(): no msgqueue, cannot use pop()");
+            return out;
+        };
+        let mtype = if self.queue_mode.get() == SWOOLE_MSGQUEUE_BALANCE {
+            0
+        } else {
+            self.id.get() + 1
+        };
+        if let Ok(buf) = q.pop(mtype, size as usize) {
+            let _ = out.set_binary(buf);
+        }
+        out
+    }
+
+    pub fn exit(&self, exit_code: Option<i64>) {
+        let mut code = exit_code.unwrap_or(0);
+        if self.pid.get() != Some(std::process::id() as i64) {
+            warn("Swoole\\Process::exit(): not current process");
+            return;
+        }
+        if !(0..=255).contains(&code) {
+            warn("Swoole\\Process::exit(): exit ret_code range is [>0 and <255] ");
+            code = 1;
+        }
+        flush_output(code as i32);
+        // SAFETY: leaves the process, as Swoole's exit() does.
+        unsafe { libc::_exit(code as i32) }
+    }
+
+    pub fn exec(&self, exec_file: String, args: &ZendHashTable) -> bool {
+        if exec_file.is_empty() {
+            warn("Swoole\\Process::exec(): exec file name is empty");
+            return false;
+        }
+        let mut argv = vec![exec_file.clone()];
+        for (_, v) in args.iter() {
+            argv.push(v.coerce_to_string().unwrap_or_default());
+        }
+        let Ok(c_argv) = argv
+            .iter()
+            .map(|a| std::ffi::CString::new(a.as_bytes()))
+            .collect::<Result<Vec<_>, _>>()
+        else {
+            return false;
+        };
+        let mut ptrs: Vec<*const std::ffi::c_char> = c_argv.iter().map(|c| c.as_ptr()).collect();
+        ptrs.push(std::ptr::null());
+        flush_output(0);
+        // SAFETY: execv with a NUL-terminated path and a null-terminated
+        // array of NUL-terminated strings that live across the call.
+        unsafe { libc::execv(c_argv[0].as_ptr(), ptrs.as_ptr()) };
+        sys_warn(
+            &format!("Swoole\\Process::exec(): execv({exec_file}) failed"),
+            &std::io::Error::last_os_error(),
+        );
+        false
+    }
+
+    pub fn name(&self, process_name: String) -> bool {
+        set_process_name(&process_name)
+    }
+
+    pub fn set_priority(&self, which: i64, priority: i64, who: Option<i64>) -> bool {
+        let who = who.unwrap_or(0) as i32;
+        match up::set_priority(which as i32, who, priority as i32) {
+            Ok(()) => true,
+            Err(e) => {
+                sys_warn("Swoole\\Process::setPriority(): setpriority() failed", &e);
+                false
+            }
+        }
+    }
+
+    pub fn get_priority(&self, which: i64, who: Option<i64>) -> Zval {
+        let mut out = Zval::new();
+        match up::get_priority(which as i32, who.unwrap_or(0) as i32) {
+            Ok(p) => out.set_long(p as i64),
+            Err(e) => {
+                sys_warn("Swoole\\Process::getPriority(): getpriority() failed", &e);
+                out.set_bool(false);
+            }
+        }
+        out
+    }
+
+    pub fn export_socket(&self) -> bool {
+        warn("Swoole\\Process::exportSocket(): Swoole\\Coroutine\\Socket is not available in rswoole yet");
+        false
+    }
+
+    pub fn wait(blocking: Option<bool>) -> Zval {
+        let mut out = Zval::new();
+        match up::wait_any(blocking.unwrap_or(true)) {
+            Some(st) => {
+                let mut arr = ZendHashTable::new();
+                let _ = arr.insert("pid", st.pid as i64);
+                let _ = arr.insert("code", st.code as i64);
+                let _ = arr.insert("signal", st.signal as i64);
+                out.set_hashtable(arr);
+            }
+            None => out.set_bool(false),
+        }
+        out
+    }
+
+    pub fn kill(pid: i64, signal_no: Option<i64>) -> bool {
+        let sig = signal_no.unwrap_or(15);
+        match up::kill(pid as i32, sig as i32) {
+            Ok(()) => true,
+            Err(errno) => {
+                if !(sig == 0 && errno == libc::ESRCH) {
+                    sys_warn(
+                        &format!("Swoole\\Process::kill(): kill({pid}, {sig}) failed"),
+                        &std::io::Error::from_raw_os_error(errno),
+                    );
+                }
+                false
+            }
+        }
+    }
+
+    pub fn signal(signal_no: i64, callback: Option<&Zval>) -> PhpResult<bool> {
+        signal_impl(signal_no, callback)
+    }
+
+    pub fn alarm(usec: i64, r#type: Option<i64>) -> bool {
+        if timer::pending() > 0 {
+            warn("Swoole\\Process::alarm(): cannot use both 'timer' and 'alarm' at the same time");
+            return false;
+        }
+        match up::alarm(usec, r#type.unwrap_or(0) as i32) {
+            Ok(()) => true,
+            Err(e) => {
+                sys_warn("Swoole\\Process::alarm(): setitimer() failed", &e);
+                false
+            }
+        }
+    }
+
+    pub fn daemon(
+        nochdir: Option<bool>,
+        noclose: Option<bool>,
+        pipes: Option<&ZendHashTable>,
+    ) -> bool {
+        if let Some(pipes) = pipes {
+            for (i, (_, v)) in pipes.iter().enumerate().take(3) {
+                if let Some(fd) = v.long() {
+                    // SAFETY: dup2 with integer descriptors.
+                    unsafe { libc::dup2(fd as i32, i as i32) };
+                }
+            }
+        }
+        // SAFETY: daemon(3) forks; the parent leaves at once with _exit.
+        unsafe {
+            libc::daemon(
+                i32::from(nochdir.unwrap_or(true)),
+                i32::from(noclose.unwrap_or(true)),
+            ) == 0
+        }
+    }
+
+    pub fn set_affinity(cpu_settings: &ZendHashTable) -> bool {
+        let n = up::cpu_count();
+        if cpu_settings.len() == 0 {
+            return false;
+        }
+        if cpu_settings.len() > n {
+            warn("Swoole\\Process::setAffinity(): More than the number of CPU");
+            return false;
+        }
+        let mut cpus = Vec::new();
+        for (_, v) in cpu_settings.iter() {
+            let c = v.long().unwrap_or(0);
+            if c < 0 || c as usize >= n {
+                warn(&format!(
+                    "Swoole\\Process::setAffinity(): invalid cpu id [{c}]"
+                ));
+                return false;
+            }
+            cpus.push(c as usize);
+        }
+        match up::set_affinity(&cpus) {
+            Ok(()) => true,
+            Err(e) => {
+                sys_warn(
+                    "Swoole\\Process::setAffinity(): sched_setaffinity() failed",
+                    &e,
+                );
+                false
+            }
+        }
+    }
+
+    pub fn get_affinity() -> Zval {
+        let mut out = Zval::new();
+        match up::get_affinity() {
+            Ok(cpus) => {
+                let mut arr = ZendHashTable::new();
+                for c in cpus {
+                    let _ = arr.push(c as i64);
+                }
+                out.set_hashtable(arr);
+            }
+            Err(e) => {
+                sys_warn(
+                    "Swoole\\Process::getAffinity(): sched_getaffinity() failed",
+                    &e,
+                );
+                out.set_bool(false);
+            }
+        }
+        out
+    }
+}
+
+/// `cli_set_process_title()`, as Swoole's `name()` is.
+pub fn set_process_name(name: &str) -> bool {
+    up::set_comm(name);
+    match ext_php_rs::types::ZendCallable::try_from_name("cli_set_process_title") {
+        Ok(f) => f
+            .try_call(vec![&name.to_string()])
+            .ok()
+            .and_then(|z| z.bool())
+            .unwrap_or(false),
+        Err(_) => false,
+    }
+}
+
+fn signal_impl(signal_no: i64, callback: Option<&Zval>) -> PhpResult<bool> {
+    if !up::valid_signal(signal_no) {
+        warn(&format!(
+            "Swoole\\Process::signal(): invalid signal number [{signal_no}]"
+        ));
+        return Ok(false);
+    }
+    let sig = signal_no as i32;
+    match callback {
+        None => {
+            let had = SIGNALS.with(|s| s.borrow_mut().remove(&sig));
+            if had.is_none() {
+                warn(&format!(
+                    "Swoole\\Process::signal(): unable to find the callback of signal [{signal_no}]"
+                ));
+                return Ok(false);
+            }
+            up::unlisten(sig);
+            Ok(true)
+        }
+        Some(z) if z.is_null() => signal_impl(signal_no, None),
+        Some(z) if z.long() == Some(libc::SIG_IGN as i64) => {
+            SIGNALS.with(|s| s.borrow_mut().remove(&sig));
+            Ok(up::ignore(sig).is_ok())
+        }
+        Some(z) if z.is_callable() => {
+            if let Err(e) = up::listen(sig) {
+                sys_warn("Swoole\\Process::signal(): sigaction() failed", &e);
+                return Ok(false);
+            }
+            SIGNALS.with(|s| s.borrow_mut().insert(sig, z.shallow_clone()));
+            start_signal_task();
+            Ok(true)
+        }
+        Some(z) => Err(type_error(format!(
+            "Swoole\\Process::signal(): Argument #2 ($callback) must be a valid callback or null, {}",
+            coroutine::callable_problem(z)
+        ))),
+    }
+}
+
+struct Fd(RawFd);
+
+impl std::os::fd::AsRawFd for Fd {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0
+    }
+}
+
+/// The loop task that hands arrived signals to their callbacks, each in a
+/// new coroutine (as a timer callback is). It does not keep the loop alive
+/// (Swoole's default, `wait_signal` off).
+fn start_signal_task() {
+    if SIGNAL_TASK.with(|t| t.replace(true)) {
+        return;
+    }
+    coroutine::schedule_loop();
+    event_loop::spawn_untracked(async {
+        let fd = match up::listen_fd() {
+            Some(fd) => fd,
+            None => return,
+        };
+        // SAFETY: the signal pipe stays open while the process runs (it is
+        // only closed in a new child, which has a new loop).
+        let afd = match unsafe { tokio::io::unix::AsyncFd::register(Fd(fd)) } {
+            Ok(a) => a,
+            Err(_) => return,
+        };
+        loop {
+            // Signals that arrived before the loop ran are pending already.
+            dispatch_signals();
+            let Ok(mut g) = afd.readable().await else {
+                return;
+            };
+            g.clear_ready();
+        }
+    });
+}
+
+/// Calls the callbacks of the signals that arrived.
+pub fn dispatch_signals() {
+    for sig in up::take_pending() {
+        let cb = SIGNALS.with(|s| s.borrow().get(&sig).map(Zval::shallow_clone));
+        if let Some(cb) = cb {
+            let mut arg = Zval::new();
+            arg.set_long(sig as i64);
+            let _ = coroutine::spawn(Job {
+                callable: cb,
+                args: vec![arg],
+                done: None,
+            });
+        }
+    }
+}
+
+/// `swoole_set_process_name()`.
+#[php_function]
+pub fn swoole_set_process_name(process_name: String) -> bool {
+    set_process_name(&process_name)
+}
+
+/// The Process object behind a zval, if it is one.
+pub fn from_zval(z: &Zval) -> Option<&Process> {
+    let obj = z.object()?;
+    ZendClassObject::<Process>::from_zend_obj(obj).map(|o| &**o)
+}
+
+pub fn process_object(p: &ZBox<ZendObject>) -> Option<&Process> {
+    ZendClassObject::<Process>::from_zend_obj(p).map(|o| &**o)
+}
+
+pub fn register(module: ModuleBuilder) -> ModuleBuilder {
+    module
+        .class::<Process>()
+        .function(wrap_function!(swoole_set_process_name))
+        .constant(("SWOOLE_MSGQUEUE_ORIENT", SWOOLE_MSGQUEUE_ORIENT, &[]))
+        .constant(("SWOOLE_MSGQUEUE_BALANCE", SWOOLE_MSGQUEUE_BALANCE, &[]))
+}
+
+/// Request shutdown: drop the signal callbacks.
+pub fn shutdown() {
+    let map = SIGNALS.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    drop(map);
+}
