@@ -834,6 +834,75 @@ pub fn dispatch_signals() {
     }
 }
 
+/// `Server::addProcess($process)`: checks the argument; its id becomes its
+/// index among the server's user processes.
+pub fn check_for_server(z: &Zval, index: usize) -> PhpResult<i64> {
+    let Some(p) = from_zval(z) else {
+        return Err(type_error(
+            "Swoole\\Server::addProcess(): Argument #1 ($process) must be of type Swoole\\Process",
+        ));
+    };
+    p.set_id(index as i64);
+    Ok(index as i64)
+}
+
+/// Hands the server's user processes to the supervisor: each runs in a
+/// forked child, on the supervisor's thread, with `$process->id` set to its
+/// worker id.
+pub fn install_user_processes(list: Vec<Zval>) {
+    if list.is_empty() {
+        crate::engine::process::set_user_processes(None);
+        return;
+    }
+    let count = list.len();
+    let list = std::rc::Rc::new(list);
+    let run = move |index: usize, worker_id: usize| -> i32 {
+        let Some(z) = list.get(index) else {
+            return 0;
+        };
+        let Some(obj) = z.object() else { return 0 };
+        let obj: *mut ZendObject = std::ptr::from_ref(obj).cast_mut();
+        let Some(p) = from_zval(z) else { return 0 };
+        p.set_id(worker_id as i64);
+        // On this thread: the supervisor that forked us never built a
+        // runtime, and the server's per-process state (the IPC inboxes
+        // `send()` routes through) lives in this thread's locals.
+        let code = Process::run_body(obj, p);
+        flush_output(code);
+        code
+    };
+    crate::engine::process::set_user_processes(Some(crate::engine::process::UserProcesses {
+        count,
+        run: std::rc::Rc::new(run),
+    }));
+}
+
+/// `Server::getWorkerStatus()`: busy while it has requests in flight (the
+/// calling worker is busy: it runs this), idle otherwise; false for a worker
+/// that does not run.
+pub fn worker_status(worker_id: i64) -> Zval {
+    let mut out = Zval::new();
+    let me = crate::engine::worker::current_worker_id() as i64;
+    let id = if worker_id < 0 { me } else { worker_id };
+    if id < 0 || crate::engine::stats::shared().is_none() {
+        out.set_bool(false);
+        return out;
+    }
+    if id == me {
+        out.set_long(1);
+        return out;
+    }
+    match crate::engine::stats::workers()
+        .into_iter()
+        .find(|w| w.worker_id as i64 == id)
+    {
+        Some(w) if w.concurrency > 0 => out.set_long(1),
+        Some(_) => out.set_long(2),
+        None => out.set_bool(false),
+    }
+    out
+}
+
 /// `swoole_set_process_name()`.
 #[php_function]
 pub fn swoole_set_process_name(process_name: String) -> bool {
