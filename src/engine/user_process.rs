@@ -288,10 +288,15 @@ pub fn alarm(usec: i64, which: i32) -> std::io::Result<()> {
 
 // ---- affinity and priority -----------------------------------------------
 
+/// Online CPUs (`sysconf(_SC_NPROCESSORS_ONLN)`, Swoole's `SW_CPU_NUM`).
 pub fn cpu_count() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    // SAFETY: sysconf takes an integer.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if n > 0 {
+        n as usize
+    } else {
+        1
+    }
 }
 
 /// `sched_setaffinity(0, cpus)`.

@@ -169,7 +169,7 @@ impl Process {
                 done: None,
             };
             if let Err(e) = coroutine::spawn(job) {
-                warn(&format!("Swoole\\Process::start(): {e:?}"));
+                warn(&format!("{e:?}"));
             }
             coroutine::run_loop();
             0
@@ -296,7 +296,7 @@ impl Process {
         let mut out = Zval::new();
         if let Some(pid) = self_.pid.get() {
             if !self_.in_child.get() && up::kill(pid as i32, 0).is_ok() {
-                warn("Swoole\\Process::start(): process has already been started");
+                warn("process has already been started");
                 out.set_bool(false);
                 return out;
             }
@@ -305,7 +305,7 @@ impl Process {
         let this: *const Process = &**self_;
         match up::fork() {
             Err(e) => {
-                sys_warn("Swoole\\Process::start(): fork() failed", &e);
+                sys_warn("fork() failed", &e);
                 out.set_bool(false);
             }
             Ok(Forked::Parent(pid)) => {
@@ -336,7 +336,7 @@ impl Process {
     pub fn set_timeout(&self, seconds: f64) -> bool {
         let fd = self.current_fd();
         if fd < 0 {
-            warn("Swoole\\Process::setTimeout(): no pipe, cannot setTimeout the pipe");
+            warn("no pipe, cannot setTimeout the pipe");
             return false;
         }
         up::set_timeout(fd, seconds)
@@ -345,7 +345,7 @@ impl Process {
     pub fn set_blocking(&self, blocking: bool) -> bool {
         let fd = self.current_fd();
         if fd < 0 {
-            warn("Swoole\\Process::setBlocking(): no pipe, cannot setBlocking the pipe");
+            warn("no pipe, cannot setBlocking the pipe");
             return false;
         }
         self.blocking.set(blocking);
@@ -364,17 +364,17 @@ impl Process {
             return out;
         };
         if bytes.is_empty() {
-            warn("Swoole\\Process::write(): the data to send is empty");
+            warn("the data to send is empty");
             return out;
         }
         let fd = self.current_fd();
         if fd < 0 {
-            warn("Swoole\\Process::write(): no pipe, cannot write into pipe");
+            warn("no pipe, cannot write into pipe");
             return out;
         }
         match up::write_fd(fd, &bytes) {
             Ok(n) => out.set_long(n as i64),
-            Err(e) => sys_warn("Swoole\\Process::write(): write() failed", &e),
+            Err(e) => sys_warn("write() failed", &e),
         }
         out
     }
@@ -385,7 +385,7 @@ impl Process {
         let size = size.unwrap_or(8192).clamp(1, 64 << 20) as usize;
         let fd = self.current_fd();
         if fd < 0 {
-            warn("Swoole\\Process::read(): no pipe, cannot read from pipe");
+            warn("no pipe, cannot read from pipe");
             return out;
         }
         if let Ok(buf) = up::read_fd(fd, size) {
@@ -398,7 +398,7 @@ impl Process {
         let which = which.unwrap_or(0);
         let cur = self.current_fd();
         if cur < 0 {
-            warn("Swoole\\Process::close(): no pipe, cannot close the pipe");
+            warn("no pipe, cannot close the pipe");
             return false;
         }
         let shut = |how| {
@@ -460,7 +460,7 @@ impl Process {
         let mut out = Zval::new();
         out.set_bool(false);
         let Some(q) = self.queue.get() else {
-            warn("Swoole\\Process::statQueue(): no queue, can't get stats of the queue");
+            warn("no queue, can't get stats of the queue");
             return out;
         };
         if let Ok((num, bytes)) = q.stat() {
@@ -489,15 +489,15 @@ impl Process {
             .or_else(|| data.coerce_to_string().map(String::into_bytes))
             .unwrap_or_default();
         if bytes.is_empty() {
-            warn("Swoole\\Process::push(): the data to push is empty");
+            warn("the data to push is empty");
             return false;
         }
         if bytes.len() >= up::MSGQUEUE_MAX {
-            warn("Swoole\\Process::push(): the data to push is too big");
+            warn("the data to push is too big");
             return false;
         }
         let Some(q) = self.queue.get() else {
-            warn("Swoole\\Process::push(): no msgqueue, cannot use push()");
+            warn("no msgqueue, cannot use push()");
             return false;
         };
         q.push(self.id.get() + 1, &bytes).is_ok()
@@ -511,7 +511,7 @@ impl Process {
             size = up::MSGQUEUE_MAX as i64;
         }
         let Some(q) = self.queue.get() else {
-            warn("Swoole\\Process::pop(): no msgqueue, cannot use pop()");
+            warn("no msgqueue, cannot use pop()");
             return out;
         };
         let mtype = if self.queue_mode.get() == SWOOLE_MSGQUEUE_BALANCE {
@@ -528,11 +528,11 @@ impl Process {
     pub fn exit(&self, exit_code: Option<i64>) {
         let mut code = exit_code.unwrap_or(0);
         if self.pid.get() != Some(std::process::id() as i64) {
-            warn("Swoole\\Process::exit(): not current process");
+            warn("not current process");
             return;
         }
         if !(0..=255).contains(&code) {
-            warn("Swoole\\Process::exit(): exit ret_code range is [>0 and <255] ");
+            warn("exit ret_code range is [>0 and <255] ");
             code = 1;
         }
         flush_output(code as i32);
@@ -542,7 +542,7 @@ impl Process {
 
     pub fn exec(&self, exec_file: String, args: &ZendHashTable) -> bool {
         if exec_file.is_empty() {
-            warn("Swoole\\Process::exec(): exec file name is empty");
+            warn("exec file name is empty");
             return false;
         }
         let mut argv = vec![exec_file.clone()];
@@ -563,7 +563,7 @@ impl Process {
         // array of NUL-terminated strings that live across the call.
         unsafe { libc::execv(c_argv[0].as_ptr(), ptrs.as_ptr()) };
         sys_warn(
-            &format!("Swoole\\Process::exec(): execv({exec_file}) failed"),
+            &format!("execv({exec_file}) failed"),
             &std::io::Error::last_os_error(),
         );
         false
@@ -578,7 +578,7 @@ impl Process {
         match up::set_priority(which as i32, who, priority as i32) {
             Ok(()) => true,
             Err(e) => {
-                sys_warn("Swoole\\Process::setPriority(): setpriority() failed", &e);
+                sys_warn("setpriority() failed", &e);
                 false
             }
         }
@@ -589,7 +589,7 @@ impl Process {
         match up::get_priority(which as i32, who.unwrap_or(0) as i32) {
             Ok(p) => out.set_long(p as i64),
             Err(e) => {
-                sys_warn("Swoole\\Process::getPriority(): getpriority() failed", &e);
+                sys_warn("getpriority() failed", &e);
                 out.set_bool(false);
             }
         }
@@ -597,7 +597,7 @@ impl Process {
     }
 
     pub fn export_socket(&self) -> bool {
-        warn("Swoole\\Process::exportSocket(): Swoole\\Coroutine\\Socket is not available in rswoole yet");
+        warn("Swoole\\Coroutine\\Socket is not available in rswoole yet");
         false
     }
 
@@ -623,7 +623,7 @@ impl Process {
             Err(errno) => {
                 if !(sig == 0 && errno == libc::ESRCH) {
                     sys_warn(
-                        &format!("Swoole\\Process::kill(): kill({pid}, {sig}) failed"),
+                        &format!("kill({pid}, {sig}) failed"),
                         &std::io::Error::from_raw_os_error(errno),
                     );
                 }
@@ -638,13 +638,13 @@ impl Process {
 
     pub fn alarm(usec: i64, r#type: Option<i64>) -> bool {
         if timer::pending() > 0 {
-            warn("Swoole\\Process::alarm(): cannot use both 'timer' and 'alarm' at the same time");
+            warn("cannot use both 'timer' and 'alarm' at the same time");
             return false;
         }
         match up::alarm(usec, r#type.unwrap_or(0) as i32) {
             Ok(()) => true,
             Err(e) => {
-                sys_warn("Swoole\\Process::alarm(): setitimer() failed", &e);
+                sys_warn("setitimer() failed", &e);
                 false
             }
         }
@@ -678,16 +678,14 @@ impl Process {
             return false;
         }
         if cpu_settings.len() > n {
-            warn("Swoole\\Process::setAffinity(): More than the number of CPU");
+            warn("More than the number of CPU");
             return false;
         }
         let mut cpus = Vec::new();
         for (_, v) in cpu_settings.iter() {
             let c = v.long().unwrap_or(0);
             if c < 0 || c as usize >= n {
-                warn(&format!(
-                    "Swoole\\Process::setAffinity(): invalid cpu id [{c}]"
-                ));
+                warn(&format!("invalid cpu id [{c}]"));
                 return false;
             }
             cpus.push(c as usize);
@@ -695,10 +693,7 @@ impl Process {
         match up::set_affinity(&cpus) {
             Ok(()) => true,
             Err(e) => {
-                sys_warn(
-                    "Swoole\\Process::setAffinity(): sched_setaffinity() failed",
-                    &e,
-                );
+                sys_warn("sched_setaffinity() failed", &e);
                 false
             }
         }
@@ -715,10 +710,7 @@ impl Process {
                 out.set_hashtable(arr);
             }
             Err(e) => {
-                sys_warn(
-                    "Swoole\\Process::getAffinity(): sched_getaffinity() failed",
-                    &e,
-                );
+                sys_warn("sched_getaffinity() failed", &e);
                 out.set_bool(false);
             }
         }
@@ -741,9 +733,7 @@ pub fn set_process_name(name: &str) -> bool {
 
 fn signal_impl(signal_no: i64, callback: Option<&Zval>) -> PhpResult<bool> {
     if !up::valid_signal(signal_no) {
-        warn(&format!(
-            "Swoole\\Process::signal(): invalid signal number [{signal_no}]"
-        ));
+        warn(&format!("invalid signal number [{signal_no}]"));
         return Ok(false);
     }
     let sig = signal_no as i32;
@@ -752,7 +742,7 @@ fn signal_impl(signal_no: i64, callback: Option<&Zval>) -> PhpResult<bool> {
             let had = SIGNALS.with(|s| s.borrow_mut().remove(&sig));
             if had.is_none() {
                 warn(&format!(
-                    "Swoole\\Process::signal(): unable to find the callback of signal [{signal_no}]"
+                    "unable to find the callback of signal [{signal_no}]"
                 ));
                 return Ok(false);
             }
@@ -766,7 +756,7 @@ fn signal_impl(signal_no: i64, callback: Option<&Zval>) -> PhpResult<bool> {
         }
         Some(z) if z.is_callable() => {
             if let Err(e) = up::listen(sig) {
-                sys_warn("Swoole\\Process::signal(): sigaction() failed", &e);
+                sys_warn("sigaction() failed", &e);
                 return Ok(false);
             }
             SIGNALS.with(|s| s.borrow_mut().insert(sig, z.shallow_clone()));

@@ -427,14 +427,12 @@ impl Pool {
             )));
         }
         if self.started.get() {
-            warn("Swoole\\Process\\Pool::on(): process pool is started. unable to register event callback function");
+            warn("process pool is started. unable to register event callback function");
             return Ok(false);
         }
         let lower = name.to_ascii_lowercase();
         let Some(key) = EVENTS.iter().find(|e| **e == lower) else {
-            warn(&format!(
-                "Swoole\\Process\\Pool::on(): unknown event type[{name}]"
-            ));
+            warn(&format!("unknown event type[{name}]"));
             return Ok(false);
         };
         self.callbacks
@@ -445,11 +443,11 @@ impl Pool {
 
     pub fn listen(&self, host: String, port: Option<i64>, backlog: Option<i64>) -> bool {
         if self.started.get() {
-            warn("Swoole\\Process\\Pool::listen(): process pool is started. unable to listen");
+            warn("process pool is started. unable to listen");
             return false;
         }
         if self.ipc_type != SWOOLE_IPC_SOCKET {
-            warn("Swoole\\Process\\Pool::listen(): unsupported ipc type");
+            warn("unsupported ipc type");
             return false;
         }
         let backlog = backlog.unwrap_or(2048).clamp(1, i32::MAX as i64) as i32;
@@ -488,7 +486,7 @@ impl Pool {
 
     pub fn write(&self, data: String) -> bool {
         if self.ipc_type != SWOOLE_IPC_SOCKET {
-            warn("Swoole\\Process\\Pool::write(): unsupported ipc type");
+            warn("unsupported ipc type");
             return false;
         }
         if data.is_empty() {
@@ -505,11 +503,11 @@ impl Pool {
 
     pub fn send_message(&self, data: String, dst_worker_id: i64) -> bool {
         if !self.started.get() {
-            warn("Swoole\\Process\\Pool::sendMessage(): process pool is not started");
+            warn("process pool is not started");
             return false;
         }
         if self.ipc_type != SWOOLE_IPC_UNIXSOCK {
-            warn("Swoole\\Process\\Pool::sendMessage(): unsupported ipc type");
+            warn("unsupported ipc type");
             return false;
         }
         let fd = self
@@ -547,9 +545,7 @@ impl Pool {
             _ => self.worker_id.get(),
         };
         if id < 0 || id as usize >= self.worker_num {
-            warn(&format!(
-                "Swoole\\Process\\Pool::getProcess(): invalid worker_id[{id}]"
-            ));
+            warn(&format!("invalid worker_id[{id}]"));
             return Ok(out);
         }
         if let Some(z) = self.processes.borrow().get(&(id as usize)) {
@@ -573,18 +569,18 @@ impl Pool {
     pub fn start(self_: &mut ZendClassObject<Pool>) -> PhpResult<Zval> {
         let mut out = Zval::new();
         if self_.started.get() {
-            warn("Swoole\\Process\\Pool::start(): process pool is started. unable to execute Swoole\\Process\\Pool->start");
+            warn("process pool is started. unable to execute Swoole\\Process\\Pool->start");
             out.set_bool(false);
             return Ok(out);
         }
         let has = |k: &str| self_.callbacks.borrow().contains_key(k);
         if self_.ipc_type != SWOOLE_IPC_NONE && !has("message") && !has("workerstart") {
-            warn("Swoole\\Process\\Pool::start(): require onWorkerStart or onMessage callback");
+            warn("require onWorkerStart or onMessage callback");
             out.set_bool(false);
             return Ok(out);
         }
         if self_.ipc_type == SWOOLE_IPC_NONE && !has("workerstart") {
-            warn("Swoole\\Process\\Pool::start(): require onWorkerStart callback");
+            warn("require onWorkerStart callback");
             out.set_bool(false);
             return Ok(out);
         }
@@ -619,7 +615,7 @@ impl Pool {
             },
             SWOOLE_IPC_SOCKET => {
                 if self_.listener.borrow().is_none() {
-                    warn("Swoole\\Process\\Pool::start(): must listen() a socket first");
+                    warn("must listen() a socket first");
                     out.set_bool(false);
                     return Ok(out);
                 }
@@ -644,7 +640,7 @@ impl Pool {
             up::close_fd(b);
         }
         if let Err(e) = r {
-            warn(&format!("Swoole\\Process\\Pool::start(): {e}"));
+            warn(&format!("{e}"));
             out.set_bool(false);
         }
         Ok(out)
