@@ -10,7 +10,7 @@ use Swoole\Process;
 $p = new Process(function (Process $p) {
     $p->write("child:" . $p->pid . ':' . ($p->pid === getmypid() ? 'self' : 'other'));
     $p->write("second");
-    echo "child read: ", $p->read(), "\n";
+    $p->write("child read: " . $p->read());
 });
 var_dump(is_int($p->id), is_int($p->pipe), $p->pid);
 $pid = $p->start();
@@ -18,6 +18,7 @@ var_dump($p->pid === $pid);
 echo $p->read() === "child:$pid:self" ? "first ok\n" : "first bad\n";
 echo $p->read(), "\n";
 var_dump($p->write("from parent"));
+echo $p->read(), "\n";
 $w = Process::wait();
 var_dump($w['pid'] === $pid, $w['code']);
 

@@ -103,10 +103,26 @@ unsafe impl<T> Send for AssertSend<T> {}
 /// Never returns.
 pub fn run_child(body: Box<dyn FnOnce() -> i32>, after: Box<dyn FnOnce(i32)>) -> ! {
     let job = AssertSend((body, after));
+    // Signals must reach the PHP thread (a signal interrupts a blocking call
+    // only on the thread that takes it): the forking thread blocks them all
+    // for good; the new thread starts with the mask as it was.
+    // SAFETY: sigset_t values are plain data filled by sigfillset /
+    // pthread_sigmask through pointers to live locals.
+    let old = unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &all, &mut old);
+        old
+    };
+    let old = AssertSend(old);
     let spawned = std::thread::Builder::new()
         .name("php".into())
         .stack_size(64 << 20)
         .spawn(move || {
+            let old = old;
+            // SAFETY: restores this thread's mask from a live local.
+            unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old.0, std::ptr::null_mut()) };
             let job = job;
             let AssertSend((body, after)) = job;
             let code = body();

@@ -147,7 +147,7 @@ impl PhpPool {
             -1
         };
         if co {
-            spawn_stop_watch(stop_fd);
+            spawn_stop_watch(stop_fd, Duration::from_secs_f64(p.max_wait_time.get()));
         }
         let result = if p.ipc_type != SWOOLE_IPC_NONE && has_message {
             self.message_loop(id, stop_fd)
@@ -282,8 +282,10 @@ fn read_exact(fd: RawFd, n: usize) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// In a coroutine worker: SIGTERM (or `stop()`) ends the loop.
-fn spawn_stop_watch(stop_fd: RawFd) {
+/// In a coroutine worker: after SIGTERM (or `stop()`) `workerRunning` is
+/// false, so the coroutines can finish and the loop end by itself; what is
+/// still running after `max_wait` is left behind (the loop is stopped).
+fn spawn_stop_watch(stop_fd: RawFd, max_wait: Duration) {
     if stop_fd < 0 {
         return;
     }
@@ -300,6 +302,7 @@ fn spawn_stop_watch(stop_fd: RawFd) {
         };
         loop {
             if pool::worker_stopping() {
+                tokio::time::sleep(max_wait).await;
                 event_loop::request_exit();
                 return;
             }
