@@ -130,10 +130,7 @@ pub fn request_stop() {
 /// flag and write to the returned pipe, which the worker's wait polls.
 pub fn worker_setup() -> RawFd {
     W_STOP.store(false, Ordering::SeqCst);
-    let (rd, wr) = match pipe() {
-        Ok(p) => p,
-        Err(_) => (-1, -1),
-    };
+    let (rd, wr) = pipe().unwrap_or((-1, -1));
     W_WAKE_WR.store(wr, Ordering::SeqCst);
     for sig in [libc::SIGTERM, libc::SIGINT] {
         set_handler(sig, on_worker_signal as *const () as libc::sighandler_t);

@@ -141,7 +141,11 @@ impl Process {
     /// Runs this process's callback in the current (child) process on the
     /// current thread: `$process` gets its pid and the worker end of the
     /// pipe. Returns the exit code.
-    pub fn run_body(obj: *mut ZendObject, this: &Process) -> i32 {
+    ///
+    /// # Safety
+    /// `obj` must be the live PHP object that owns `this`, kept alive for
+    /// the whole call.
+    pub unsafe fn run_body(obj: *mut ZendObject, this: &Process) -> i32 {
         this.in_child.set(true);
         this.pid.set(Some(std::process::id() as i64));
         up::close_fd(this.master_fd.replace(-1));
@@ -159,8 +163,7 @@ impl Process {
             return 0;
         };
         let mut zobj = Zval::new();
-        // SAFETY: `obj` is the live Process object that owns `this`; the
-        // caller keeps it alive for the whole child. set_object adds a ref.
+        // SAFETY: the function's contract: `obj` is live. set_object adds a ref.
         zobj.set_object(unsafe { &mut *obj });
         let code = if this.enable_coroutine.get() {
             let job = Job {
@@ -318,7 +321,7 @@ impl Process {
                     Box::new(move || {
                         // SAFETY: the object outlives the child (the forking
                         // thread holds it in this very call until _exit).
-                        Process::run_body(obj, unsafe { &*this })
+                        unsafe { Process::run_body(obj, &*this) }
                     }),
                     Box::new(flush_output),
                 )
@@ -389,7 +392,7 @@ impl Process {
             return out;
         }
         if let Ok(buf) = up::read_fd(fd, size) {
-            let _ = out.set_binary(buf);
+            out.set_binary(buf);
         }
         out
     }
@@ -520,7 +523,7 @@ impl Process {
             self.id.get() + 1
         };
         if let Ok(buf) = q.pop(mtype, size as usize) {
-            let _ = out.set_binary(buf);
+            out.set_binary(buf);
         }
         out
     }
@@ -674,7 +677,7 @@ impl Process {
 
     pub fn set_affinity(cpu_settings: &ZendHashTable) -> bool {
         let n = up::cpu_count();
-        if cpu_settings.len() == 0 {
+        if cpu_settings.is_empty() {
             return false;
         }
         if cpu_settings.len() > n {
@@ -857,7 +860,8 @@ pub fn install_user_processes(list: Vec<Zval>) {
         // On this thread: the supervisor that forked us never built a
         // runtime, and the server's per-process state (the IPC inboxes
         // `send()` routes through) lives in this thread's locals.
-        let code = Process::run_body(obj, p);
+        // SAFETY: `obj` is the object behind `p`, held by the server's list.
+        let code = unsafe { Process::run_body(obj, p) };
         flush_output(code);
         code
     };

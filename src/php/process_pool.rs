@@ -175,7 +175,7 @@ impl PhpPool {
     /// One message to `message` (in a coroutine, run to its end, when enabled).
     fn deliver(&self, data: Vec<u8>) -> Result<(), CallError> {
         let mut z = Zval::new();
-        let _ = z.set_binary(data);
+        z.set_binary(data);
         let co = self.pool().enable_coroutine.get();
         self.fire("message", vec![z], co)?;
         if co {
@@ -407,7 +407,7 @@ impl Pool {
 
     #[php(getter, name = "running")]
     pub fn prop_running(&self) -> bool {
-        !self.stopped.get() && !(self.in_worker() && pool::worker_stopping())
+        !(self.stopped.get() || self.in_worker() && pool::worker_stopping())
     }
 
     pub fn set(&self, settings: &ZendHashTable) {
@@ -616,12 +616,10 @@ impl Pool {
                     return Err(swoole_exception(format!("msgget() failed: {e}"), 0));
                 }
             },
-            SWOOLE_IPC_SOCKET => {
-                if self_.listener.borrow().is_none() {
-                    warn("must listen() a socket first");
-                    out.set_bool(false);
-                    return Ok(out);
-                }
+            SWOOLE_IPC_SOCKET if self_.listener.borrow().is_none() => {
+                warn("must listen() a socket first");
+                out.set_bool(false);
+                return Ok(out);
             }
             _ => {}
         }
