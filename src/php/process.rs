@@ -382,10 +382,11 @@ impl Process {
         out
     }
 
-    pub fn read(&self, size: Option<i64>) -> Zval {
+    #[php(defaults(size = 8192))]
+    pub fn read(&self, size: i64) -> Zval {
         let mut out = Zval::new();
         out.set_bool(false);
-        let size = size.unwrap_or(8192).clamp(1, 64 << 20) as usize;
+        let size = size.clamp(1, 64 << 20) as usize;
         let fd = self.current_fd();
         if fd < 0 {
             warn("no pipe, cannot read from pipe");
@@ -397,8 +398,8 @@ impl Process {
         out
     }
 
-    pub fn close(&self, which: Option<i64>) -> bool {
-        let which = which.unwrap_or(0);
+    #[php(defaults(which = 0))]
+    pub fn close(&self, which: i64) -> bool {
         let cur = self.current_fd();
         if cur < 0 {
             warn("no pipe, cannot close the pipe");
@@ -427,9 +428,10 @@ impl Process {
         }
     }
 
-    pub fn use_queue(&self, key: Option<i64>, mode: Option<i64>, capacity: Option<i64>) -> bool {
-        let mut key = key.unwrap_or(0);
-        let mut mode = mode.unwrap_or(SWOOLE_MSGQUEUE_BALANCE);
+    #[php(defaults(key = 0, mode = 2, capacity = -1))]
+    pub fn use_queue(&self, key: i64, mode: i64, capacity: i64) -> bool {
+        let mut key = key;
+        let mut mode = mode;
         if key <= 0 {
             // SAFETY: returns a pointer to a string PHP owns, or null.
             let file = unsafe {
@@ -442,7 +444,7 @@ impl Process {
             };
             key = up::ftok(&file);
         }
-        let mut q = match MsgQueue::open(key, capacity.unwrap_or(-1)) {
+        let mut q = match MsgQueue::open(key, capacity) {
             Ok(q) => q,
             Err(e) => {
                 sys_warn(&format!("msgget({key}) failed"), &e);
@@ -506,10 +508,11 @@ impl Process {
         q.push(self.id.get() + 1, &bytes).is_ok()
     }
 
-    pub fn pop(&self, size: Option<i64>) -> Zval {
+    #[php(defaults(size = 65536))]
+    pub fn pop(&self, size: i64) -> Zval {
         let mut out = Zval::new();
         out.set_bool(false);
-        let mut size = size.unwrap_or(up::MSGQUEUE_MAX as i64);
+        let mut size = size;
         if size <= 0 || size > up::MSGQUEUE_MAX as i64 {
             size = up::MSGQUEUE_MAX as i64;
         }
@@ -528,8 +531,9 @@ impl Process {
         out
     }
 
-    pub fn exit(&self, exit_code: Option<i64>) {
-        let mut code = exit_code.unwrap_or(0);
+    #[php(defaults(exit_code = 0))]
+    pub fn exit(&self, exit_code: i64) {
+        let mut code = exit_code;
         if self.pid.get() != Some(std::process::id() as i64) {
             warn("not current process");
             return;
@@ -604,9 +608,10 @@ impl Process {
         false
     }
 
-    pub fn wait(blocking: Option<bool>) -> Zval {
+    #[php(defaults(blocking = true))]
+    pub fn wait(blocking: bool) -> Zval {
         let mut out = Zval::new();
-        match up::wait_any(blocking.unwrap_or(true)) {
+        match up::wait_any(blocking) {
             Some(st) => {
                 let mut arr = ZendHashTable::new();
                 let _ = arr.insert("pid", st.pid as i64);
@@ -619,8 +624,9 @@ impl Process {
         out
     }
 
-    pub fn kill(pid: i64, signal_no: Option<i64>) -> bool {
-        let sig = signal_no.unwrap_or(15);
+    #[php(defaults(signal_no = 15))]
+    pub fn kill(pid: i64, signal_no: i64) -> bool {
+        let sig = signal_no;
         match up::kill(pid as i32, sig as i32) {
             Ok(()) => true,
             Err(errno) => {
@@ -639,12 +645,13 @@ impl Process {
         signal_impl(signal_no, callback)
     }
 
-    pub fn alarm(usec: i64, r#type: Option<i64>) -> bool {
+    #[php(defaults(r#type = 0))]
+    pub fn alarm(usec: i64, r#type: i64) -> bool {
         if timer::pending() > 0 {
             warn("cannot use both 'timer' and 'alarm' at the same time");
             return false;
         }
-        match up::alarm(usec, r#type.unwrap_or(0) as i32) {
+        match up::alarm(usec, r#type as i32) {
             Ok(()) => true,
             Err(e) => {
                 sys_warn("setitimer() failed", &e);
@@ -653,11 +660,8 @@ impl Process {
         }
     }
 
-    pub fn daemon(
-        nochdir: Option<bool>,
-        noclose: Option<bool>,
-        pipes: Option<&ZendHashTable>,
-    ) -> bool {
+    #[php(defaults(nochdir = true, noclose = true))]
+    pub fn daemon(nochdir: bool, noclose: bool, pipes: Option<&ZendHashTable>) -> bool {
         if let Some(pipes) = pipes {
             for (i, (_, v)) in pipes.iter().enumerate().take(3) {
                 if let Some(fd) = v.long() {
@@ -667,12 +671,7 @@ impl Process {
             }
         }
         // SAFETY: daemon(3) forks; the parent leaves at once with _exit.
-        unsafe {
-            libc::daemon(
-                i32::from(nochdir.unwrap_or(true)),
-                i32::from(noclose.unwrap_or(true)),
-            ) == 0
-        }
+        unsafe { libc::daemon(i32::from(nochdir), i32::from(noclose)) == 0 }
     }
 
     pub fn set_affinity(cpu_settings: &ZendHashTable) -> bool {

@@ -345,11 +345,12 @@ impl PoolHooks for PhpPool {
 
 #[php_impl]
 impl Pool {
+    #[php(defaults(ipc_type = 0, msgqueue_key = 0, enable_coroutine = false))]
     pub fn __construct(
         worker_num: i64,
-        ipc_type: Option<i64>,
-        msgqueue_key: Option<i64>,
-        enable_coroutine: Option<bool>,
+        ipc_type: i64,
+        msgqueue_key: i64,
+        enable_coroutine: bool,
     ) -> PhpResult<Self> {
         if worker_num <= 0 {
             return Err(swoole_exception(
@@ -359,9 +360,9 @@ impl Pool {
         }
         Ok(Pool {
             worker_num: worker_num as usize,
-            ipc_type: ipc_type.unwrap_or(SWOOLE_IPC_NONE),
-            msgqueue_key: msgqueue_key.unwrap_or(0),
-            enable_coroutine: Cell::new(enable_coroutine.unwrap_or(false)),
+            ipc_type,
+            msgqueue_key,
+            enable_coroutine: Cell::new(enable_coroutine),
             max_wait_time: Cell::new(3.0),
             callbacks: RefCell::new(HashMap::new()),
             listener: RefCell::new(None),
@@ -444,7 +445,8 @@ impl Pool {
         Ok(true)
     }
 
-    pub fn listen(&self, host: String, port: Option<i64>, backlog: Option<i64>) -> bool {
+    #[php(defaults(port = 0, backlog = 2048))]
+    pub fn listen(&self, host: String, port: i64, backlog: i64) -> bool {
         if self.started.get() {
             warn("process pool is started. unable to listen");
             return false;
@@ -453,7 +455,7 @@ impl Pool {
             warn("unsupported ipc type");
             return false;
         }
-        let backlog = backlog.unwrap_or(2048).clamp(1, i32::MAX as i64) as i32;
+        let backlog = backlog.clamp(1, i32::MAX as i64) as i32;
         let sock = if let Some(path) = host.strip_prefix("unix:") {
             let _ = std::fs::remove_file(path);
             socket2::SockAddr::unix(path).and_then(|addr| {
@@ -466,7 +468,7 @@ impl Pool {
                 Ok(ip) => ip,
                 Err(_) => return false,
             };
-            let addr = std::net::SocketAddr::new(ip, port.unwrap_or(0) as u16);
+            let addr = std::net::SocketAddr::new(ip, port as u16);
             socket2::Socket::new(
                 socket2::Domain::for_address(addr),
                 socket2::Type::STREAM,
@@ -537,15 +539,17 @@ impl Pool {
         }
     }
 
-    pub fn get_process(&self, work_id: Option<i64>) -> PhpResult<Zval> {
+    #[php(defaults(work_id = -1))]
+    pub fn get_process(&self, work_id: i64) -> PhpResult<Zval> {
         let mut out = Zval::new();
         out.set_bool(false);
         if !self.started.get() {
             return Ok(out);
         }
-        let id = match work_id {
-            Some(i) if i >= 0 => i,
-            _ => self.worker_id.get(),
+        let id = if work_id >= 0 {
+            work_id
+        } else {
+            self.worker_id.get()
         };
         if id < 0 || id as usize >= self.worker_num {
             warn(&format!("invalid worker_id[{id}]"));
