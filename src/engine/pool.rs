@@ -167,6 +167,59 @@ struct Worker {
     started: Instant,
 }
 
+/// The pid of every worker by id, in an anonymous shared mapping made by
+/// the master before the first fork (so a worker's `getProcess($other)`
+/// sees replacements too). Pointer and length; null outside a pool.
+static PIDS: std::sync::atomic::AtomicPtr<AtomicI32> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+static PIDS_LEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn map_pids(n: usize) {
+    let len = n.max(1) * std::mem::size_of::<AtomicI32>();
+    // SAFETY: an anonymous shared mapping; no file, no existing memory.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return;
+    }
+    PIDS.store(p.cast(), Ordering::SeqCst);
+    PIDS_LEN.store(n, Ordering::SeqCst);
+}
+
+fn unmap_pids() {
+    let p = PIDS.swap(std::ptr::null_mut(), Ordering::SeqCst);
+    let n = PIDS_LEN.swap(0, Ordering::SeqCst);
+    if !p.is_null() {
+        // SAFETY: the mapping `map_pids` made, of that length.
+        unsafe { libc::munmap(p.cast(), n.max(1) * std::mem::size_of::<AtomicI32>()) };
+    }
+}
+
+fn pid_slot(id: usize) -> Option<&'static AtomicI32> {
+    let p = PIDS.load(Ordering::SeqCst);
+    if p.is_null() || id >= PIDS_LEN.load(Ordering::SeqCst) {
+        return None;
+    }
+    // SAFETY: `id` is within the mapping, which lives until the pool ends
+    // (zeroed memory is a valid AtomicI32).
+    Some(unsafe { &*p.add(id) })
+}
+
+/// The current pid of worker `id` (in the master and in every worker).
+pub fn worker_pid(id: usize) -> Option<i32> {
+    pid_slot(id)
+        .map(|a| a.load(Ordering::SeqCst))
+        .filter(|p| *p > 0)
+}
+
 /// Runs the pool in the calling process until it is stopped. Returns in the
 /// master only.
 pub fn run(cfg: &PoolConfig, hooks: &dyn PoolHooks) -> std::io::Result<()> {
@@ -188,6 +241,7 @@ pub fn run(cfg: &PoolConfig, hooks: &dyn PoolHooks) -> std::io::Result<()> {
     for sig in sigs {
         set_handler(sig, on_master_signal as *const () as libc::sighandler_t);
     }
+    map_pids(cfg.worker_num);
     hooks.on_start();
 
     let mut workers: HashMap<i32, Worker> = HashMap::new();
@@ -207,6 +261,9 @@ pub fn run(cfg: &PoolConfig, hooks: &dyn PoolHooks) -> std::io::Result<()> {
                 hooks.run_worker(id)
             }
             Forked::Parent(pid) => {
+                if let Some(slot) = pid_slot(id) {
+                    slot.store(pid, Ordering::SeqCst);
+                }
                 workers.insert(
                     pid,
                     Worker {
@@ -238,7 +295,7 @@ pub fn run(cfg: &PoolConfig, hooks: &dyn PoolHooks) -> std::io::Result<()> {
             }
         }
         if RELOAD.swap(false, Ordering::SeqCst) && stopping.is_none() {
-            crate::rlog!(Info, "pool: reloading all workers");
+            crate::rlog!(Debug, "pool: reloading all workers");
             for pid in workers.keys() {
                 let _ = user_process::kill(*pid, libc::SIGTERM);
             }
@@ -321,6 +378,7 @@ pub fn run(cfg: &PoolConfig, hooks: &dyn PoolHooks) -> std::io::Result<()> {
     WAKE_WR.store(-1, Ordering::SeqCst);
     NOTICE_WR.store(-1, Ordering::SeqCst);
     MASTER_PID.store(-1, Ordering::SeqCst);
+    unmap_pids();
     for fd in [wake_rd, wake_wr, notice_rd, notice_wr] {
         user_process::close_fd(fd);
     }

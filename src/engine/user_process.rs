@@ -513,6 +513,32 @@ pub fn read_fd(fd: RawFd, size: usize) -> std::io::Result<Vec<u8>> {
     }
 }
 
+/// One whole datagram (its size peeked first), or `WouldBlock`.
+pub fn recv_datagram(fd: RawFd) -> std::io::Result<Vec<u8>> {
+    let mut one = [0u8; 1];
+    // SAFETY: MSG_PEEK | MSG_TRUNC returns the datagram's real length
+    // without consuming it; the buffer is a live local.
+    let n = unsafe {
+        libc::recv(
+            fd,
+            one.as_mut_ptr().cast(),
+            1,
+            libc::MSG_PEEK | libc::MSG_TRUNC | libc::MSG_DONTWAIT,
+        )
+    };
+    if n < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut buf = vec![0u8; (n as usize).max(1)];
+    // SAFETY: receives into a live buffer of the given length.
+    let m = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
+    if m < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    buf.truncate(m as usize);
+    Ok(buf)
+}
+
 /// `write()` everything (a datagram socket takes it in one call).
 pub fn write_fd(fd: RawFd, data: &[u8]) -> std::io::Result<usize> {
     let mut done = 0;

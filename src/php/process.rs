@@ -71,6 +71,35 @@ fn as_bool(z: Option<&Zval>, default: bool) -> bool {
     }
 }
 
+/// An int argument as PHP's non-strict mode takes it: an int, a bool, an
+/// integral float or a numeric string.
+fn int_arg(z: &Zval) -> Option<i64> {
+    if let Some(n) = z.long() {
+        return Some(n);
+    }
+    if let Some(b) = z.bool() {
+        return Some(i64::from(b));
+    }
+    if let Some(d) = z.double() {
+        return (d.fract() == 0.0 && d.is_finite()).then_some(d as i64);
+    }
+    z.str().and_then(|s| s.trim().parse().ok())
+}
+
+fn zval_type_name(z: &Zval) -> &'static str {
+    use ext_php_rs::flags::DataType;
+    match z.get_type() {
+        DataType::Null => "null",
+        DataType::False | DataType::True | DataType::Bool => "bool",
+        DataType::Long => "int",
+        DataType::Double => "float",
+        DataType::String => "string",
+        DataType::Array => "array",
+        DataType::Object(_) => "object",
+        _ => "unknown",
+    }
+}
+
 #[php_class]
 #[php(name = "Swoole\\Process")]
 pub struct Process {
@@ -114,7 +143,13 @@ impl Process {
 
     /// A pool worker as `Pool::getProcess()` shows it: `ends` is its
     /// socket pair (shared by the whole pool), `me` when it is this process.
-    pub fn shared(id: i64, pid: Option<i64>, ends: Option<(RawFd, RawFd)>, me: bool) -> Process {
+    pub fn shared(
+        id: i64,
+        pid: Option<i64>,
+        ends: Option<(RawFd, RawFd)>,
+        me: bool,
+        queue: Option<MsgQueue>,
+    ) -> Process {
         let (m, w) = ends.unwrap_or((-1, -1));
         Process {
             callback: RefCell::new(None),
@@ -126,11 +161,16 @@ impl Process {
             redirect: false,
             enable_coroutine: Cell::new(false),
             blocking: Cell::new(true),
-            queue: Cell::new(None),
+            queue: Cell::new(queue),
             queue_key: Cell::new(None),
             queue_mode: Cell::new(SWOOLE_MSGQUEUE_BALANCE),
             shared: true,
         }
+    }
+
+    /// `Pool::getProcess()`: the worker's current pid.
+    pub fn set_pid(&self, pid: Option<i64>) {
+        self.pid.set(pid);
     }
 
     /// `Server::addProcess()`: the id the server gives it.
@@ -624,10 +664,15 @@ impl Process {
         out
     }
 
-    #[php(defaults(signal_no = 15))]
-    pub fn kill(pid: i64, signal_no: i64) -> bool {
-        let sig = signal_no;
-        match up::kill(pid as i32, sig as i32) {
+    pub fn kill(pid: &Zval, signal_no: Option<&Zval>) -> PhpResult<bool> {
+        let Some(pid) = int_arg(pid) else {
+            return Err(type_error(format!(
+                "Swoole\\Process::kill(): Argument #1 ($pid) must be of type int, {} given",
+                zval_type_name(pid)
+            )));
+        };
+        let sig = signal_no.and_then(int_arg).unwrap_or(15);
+        Ok(match up::kill(pid as i32, sig as i32) {
             Ok(()) => true,
             Err(errno) => {
                 if !(sig == 0 && errno == libc::ESRCH) {
@@ -638,7 +683,7 @@ impl Process {
                 }
                 false
             }
-        }
+        })
     }
 
     pub fn signal(signal_no: i64, callback: Option<&Zval>) -> PhpResult<bool> {

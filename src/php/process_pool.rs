@@ -197,8 +197,7 @@ impl PhpPool {
                 while self.running() {
                     let ready = up::poll_readable(&[fd, stop_fd], 1000);
                     if ready[0] {
-                        up::set_nonblocking(fd, true);
-                        if let Ok(buf) = up::read_fd(fd, 65536) {
+                        if let Ok(buf) = up::recv_datagram(fd) {
                             self.deliver(buf)?;
                         }
                     }
@@ -555,17 +554,16 @@ impl Pool {
             warn(&format!("invalid worker_id[{id}]"));
             return Ok(out);
         }
+        let pid = pool::worker_pid(id as usize).map(i64::from);
         if let Some(z) = self.processes.borrow().get(&(id as usize)) {
+            if let Some(p) = super::process::from_zval(z) {
+                p.set_pid(pid);
+            }
             return Ok(z.shallow_clone());
         }
         let ends = self.pipes.borrow().get(id as usize).copied();
         let me = id == self.worker_id.get();
-        let pid = if me {
-            Some(std::process::id() as i64)
-        } else {
-            None
-        };
-        let p = Process::shared(self.worker_id.get().max(0), pid, ends, me);
+        let p = Process::shared(self.worker_id.get().max(0), pid, ends, me, self.queue.get());
         let z = ZendClassObject::new(p).into_zval(false)?;
         self.processes
             .borrow_mut()
