@@ -213,6 +213,14 @@ fn pid_slot(id: usize) -> Option<&'static AtomicI32> {
     Some(unsafe { &*p.add(id) })
 }
 
+/// In a new worker: records its own pid (the master does too, once fork
+/// returned; whichever comes first).
+pub fn set_worker_pid(id: usize) {
+    if let Some(slot) = pid_slot(id) {
+        slot.store(std::process::id() as i32, Ordering::SeqCst);
+    }
+}
+
 /// The current pid of worker `id` (in the master and in every worker).
 pub fn worker_pid(id: usize) -> Option<i32> {
     pid_slot(id)

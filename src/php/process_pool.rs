@@ -128,6 +128,7 @@ impl PhpPool {
         coroutine::init();
         p.worker_id.set(id as i64);
         p.worker_pid.set(std::process::id() as i64);
+        pool::set_worker_pid(id);
         p.started.set(true);
         // Other workers' Process objects were the parent's.
         p.processes.borrow_mut().clear();
@@ -554,7 +555,12 @@ impl Pool {
             warn(&format!("invalid worker_id[{id}]"));
             return Ok(out);
         }
-        let pid = pool::worker_pid(id as usize).map(i64::from);
+        let me = id == self.worker_id.get();
+        let pid = if me {
+            Some(std::process::id() as i64)
+        } else {
+            pool::worker_pid(id as usize).map(i64::from)
+        };
         if let Some(z) = self.processes.borrow().get(&(id as usize)) {
             if let Some(p) = super::process::from_zval(z) {
                 p.set_pid(pid);
@@ -562,7 +568,6 @@ impl Pool {
             return Ok(z.shallow_clone());
         }
         let ends = self.pipes.borrow().get(id as usize).copied();
-        let me = id == self.worker_id.get();
         let p = Process::shared(self.worker_id.get().max(0), pid, ends, me, self.queue.get());
         let z = ZendClassObject::new(p).into_zval(false)?;
         self.processes
