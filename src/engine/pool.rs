@@ -315,7 +315,8 @@ pub fn run(cfg: &PoolConfig, hooks: &dyn PoolHooks) -> std::io::Result<()> {
             if stopping.is_some() {
                 continue;
             }
-            if st.code != 0 || st.signal != 0 {
+            let abnormal = st.code != 0 || (st.signal != 0 && st.signal != libc::SIGTERM);
+            if abnormal {
                 crate::rlog!(
                     Warning,
                     "worker#{}(pid={}) abnormal exit, status={}, signal={}",
@@ -325,7 +326,7 @@ pub fn run(cfg: &PoolConfig, hooks: &dyn PoolHooks) -> std::io::Result<()> {
                     st.signal
                 );
             }
-            let at = if w.started.elapsed() < QUICK_DEATH {
+            let at = if abnormal && w.started.elapsed() < QUICK_DEATH {
                 Instant::now() + RESPAWN_PAUSE
             } else {
                 Instant::now()
@@ -377,7 +378,11 @@ pub fn run(cfg: &PoolConfig, hooks: &dyn PoolHooks) -> std::io::Result<()> {
             let ms = d.saturating_duration_since(Instant::now()).as_millis() as i32;
             timeout = timeout.min(ms.max(1));
         }
-        user_process::poll_readable(&[wake_rd, notice_rd], timeout);
+        let user_sig = user_process::listen_fd().unwrap_or(-1);
+        let ready = user_process::poll_readable(&[wake_rd, notice_rd, user_sig], timeout);
+        if ready[2] {
+            user_process::dispatch_now();
+        }
         drain(wake_rd);
     }
     for sig in sigs {

@@ -985,6 +985,8 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
         } else {
             m.run_respawns()?;
         }
+        // A `Process::signal()` callback set in onManagerStart/onStart.
+        let user_sig = super::user_process::listen_fd().unwrap_or(-1);
         let mut fds = [
             libc::pollfd {
                 fd: m.wake_rd,
@@ -996,8 +998,14 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
                 events: libc::POLLIN,
                 revents: 0,
             },
+            libc::pollfd {
+                fd: user_sig,
+                events: libc::POLLIN,
+                revents: 0,
+            },
         ];
-        // SAFETY: polls two descriptors we own through a live local array.
+        // SAFETY: polls descriptors we own through a live local array (a
+        // negative fd is ignored by poll()).
         unsafe {
             libc::poll(
                 fds.as_mut_ptr(),
@@ -1005,6 +1013,9 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
                 m.poll_timeout(),
             )
         };
+        if fds[2].revents != 0 {
+            super::user_process::dispatch_now();
+        }
         m.drain_wake();
     }
 }

@@ -224,6 +224,21 @@ pub fn listen(sig: i32) -> std::io::Result<RawFd> {
     Ok(rd)
 }
 
+static DISPATCHER: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// The function that hands pending signals to their callbacks (the PHP
+/// layer's), for loops that are not the event loop (the supervisors').
+pub fn set_dispatcher(f: fn()) {
+    let _ = DISPATCHER.set(f);
+}
+
+/// In a supervisor's `poll()` loop: `fd` (from [`listen_fd`]) was readable.
+pub fn dispatch_now() {
+    if let Some(f) = DISPATCHER.get() {
+        f();
+    }
+}
+
 /// The read end of the signal pipe, once a signal is listened to.
 pub fn listen_fd() -> Option<RawFd> {
     let fd = SIG_RD.load(Ordering::SeqCst);

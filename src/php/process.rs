@@ -44,6 +44,7 @@ fn warn(msg: &str) {
 
 fn sys_warn(msg: &str, e: &std::io::Error) {
     let code = e.raw_os_error().unwrap_or(0);
+    super::errors::set_last_error(code as i64);
     let text = std::io::Error::from_raw_os_error(code).to_string();
     let text = text.split(" (os error").next().unwrap_or(&text).to_string();
     warn(&format!("{msg}, Error: {text}[{code}]"));
@@ -165,6 +166,20 @@ impl Process {
             queue_key: Cell::new(None),
             queue_mode: Cell::new(SWOOLE_MSGQUEUE_BALANCE),
             shared: true,
+        }
+    }
+
+    /// `$who` of `setPriority()`/`getPriority()`: this process's pid when
+    /// omitted with `PRIO_PROCESS`; required for the other kinds.
+    fn priority_who(&self, which: i64, who: Option<i64>) -> Option<i32> {
+        match who {
+            Some(w) => Some(w as i32),
+            None if which == libc::PRIO_PROCESS as i64 => Some(self.pid.get().unwrap_or(0) as i32),
+            None => {
+                super::errors::set_last_error(super::errors::SWOOLE_ERROR_INVALID_PARAMS);
+                warn("$who is required for this $which");
+                None
+            }
         }
     }
 
@@ -621,11 +636,14 @@ impl Process {
     }
 
     pub fn set_priority(&self, which: i64, priority: i64, who: Option<i64>) -> bool {
-        let who = who.unwrap_or(0) as i32;
+        let Some(who) = self.priority_who(which, who) else {
+            return false;
+        };
         match up::set_priority(which as i32, who, priority as i32) {
             Ok(()) => true,
             Err(e) => {
-                sys_warn("setpriority() failed", &e);
+                // Swoole sets the error without a warning.
+                super::errors::set_last_error(e.raw_os_error().unwrap_or(0) as i64);
                 false
             }
         }
@@ -633,10 +651,14 @@ impl Process {
 
     pub fn get_priority(&self, which: i64, who: Option<i64>) -> Zval {
         let mut out = Zval::new();
-        match up::get_priority(which as i32, who.unwrap_or(0) as i32) {
+        let Some(who) = self.priority_who(which, who) else {
+            out.set_bool(false);
+            return out;
+        };
+        match up::get_priority(which as i32, who) {
             Ok(p) => out.set_long(p as i64),
             Err(e) => {
-                sys_warn("getpriority() failed", &e);
+                super::errors::set_last_error(e.raw_os_error().unwrap_or(0) as i64);
                 out.set_bool(false);
             }
         }
@@ -855,7 +877,8 @@ fn start_signal_task() {
     });
 }
 
-/// Calls the callbacks of the signals that arrived.
+/// Calls the callbacks of the signals that arrived (also from the
+/// supervisors' `poll()` loops, which run no event loop).
 pub fn dispatch_signals() {
     for sig in up::take_pending() {
         let cb = SIGNALS.with(|s| s.borrow().get(&sig).map(Zval::shallow_clone));
@@ -958,6 +981,7 @@ pub fn process_object(p: &ZBox<ZendObject>) -> Option<&Process> {
 }
 
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {
+    up::set_dispatcher(dispatch_signals);
     module
         .class::<Process>()
         .function(wrap_function!(swoole_set_process_name))
