@@ -279,7 +279,7 @@ namespace Swoole {
         public function freeQueue(): bool {}
         public static function getAffinity(): mixed {}
         public function getPriority(int $which, ?int $who = NULL): mixed {}
-        public static function kill(int $pid, int $signal_no = 15): bool {}
+        public static function kill(mixed $pid, mixed $signal_no = NULL): bool {}
         public function name(string $process_name): bool {}
         public function pop(int $size = 65536): mixed {}
         public function push(mixed $data): bool {}
