@@ -22,6 +22,12 @@ const SWOOLE_HTTP_CLIENT_ESTATUS_CONNECT_FAILED = -1;
 const SWOOLE_HTTP_CLIENT_ESTATUS_REQUEST_TIMEOUT = -2;
 const SWOOLE_HTTP_CLIENT_ESTATUS_SEND_FAILED = -4;
 const SWOOLE_HTTP_CLIENT_ESTATUS_SERVER_RESET = -3;
+const SWOOLE_IPC_MSGQUEUE = 2;
+const SWOOLE_IPC_NONE = 0;
+const SWOOLE_IPC_PREEMPTIVE = 3;
+const SWOOLE_IPC_SOCKET = 3;
+const SWOOLE_IPC_UNIXSOCK = 1;
+const SWOOLE_IPC_UNSOCK = 1;
 const SWOOLE_LOG_DEBUG = 0;
 const SWOOLE_LOG_ERROR = 5;
 const SWOOLE_LOG_INFO = 2;
@@ -31,17 +37,16 @@ const SWOOLE_LOG_TRACE = 1;
 const SWOOLE_LOG_WARNING = 4;
 const SWOOLE_MAJOR_VERSION = 6;
 const SWOOLE_MINOR_VERSION = 2;
-const SWOOLE_MUTEX = 3;
+const SWOOLE_MSGQUEUE_BALANCE = 2;
+const SWOOLE_MSGQUEUE_ORIENT = 1;
 const SWOOLE_PROCESS = 2;
 const SWOOLE_RELEASE_VERSION = 2;
-const SWOOLE_RWLOCK = 1;
 const SWOOLE_SOCK_TCP = 1;
 const SWOOLE_SOCK_TCP6 = 3;
 const SWOOLE_SOCK_UDP = 2;
 const SWOOLE_SOCK_UDP6 = 4;
 const SWOOLE_SOCK_UNIX_DGRAM = 6;
 const SWOOLE_SOCK_UNIX_STREAM = 5;
-const SWOOLE_SPINLOCK = 5;
 const SWOOLE_TCP = 1;
 const SWOOLE_TCP6 = 3;
 const SWOOLE_UDP = 2;
@@ -112,32 +117,6 @@ const WEBSOCKET_STATUS_CONNECTION = 1;
 const WEBSOCKET_STATUS_FRAME = 3;
 const WEBSOCKET_STATUS_HANDSHAKE = 2;
 const WEBSOCKET_STATUS_HANDSHAKE_FAILED = 5;
-
-namespace Swoole {
-    class Atomic
-    {
-        public function __construct(int $value = 0) {}
-        public function add(int $add_value = 1): int {}
-        public function cmpset(int $cmp_value, int $new_value): bool {}
-        public function get(): int {}
-        public function set(int $value): void {}
-        public function sub(int $sub_value = 1): int {}
-        public function wait(float $timeout = 1.0): bool {}
-        public function wakeup(int $count = 1): bool {}
-    }
-}
-
-namespace Swoole\Atomic {
-    class Long
-    {
-        public function __construct(int $value = 0) {}
-        public function add(int $add_value = 1): int {}
-        public function cmpset(int $cmp_value, int $new_value): bool {}
-        public function get(): int {}
-        public function set(int $value): void {}
-        public function sub(int $sub_value = 1): int {}
-    }
-}
 
 namespace Swoole {
     class Coroutine
@@ -287,11 +266,53 @@ namespace Swoole\Http {
 }
 
 namespace Swoole {
-    class Lock
+    class Process
     {
-        public function __construct(int $type = 3) {}
-        public function lock(int $operation = 2, float $timeout = -1): bool {}
-        public function unlock(): bool {}
+        public function __construct(mixed $callback, mixed $redirect_stdin_and_stdout = NULL, mixed $pipe_type = NULL, mixed $enable_coroutine = NULL) {}
+        public function __destruct() {}
+        public static function alarm(int $usec, int $type = 0): bool {}
+        public function close(int $which = 0): bool {}
+        public static function daemon(bool $nochdir = true, bool $noclose = true, ?array $pipes = NULL): bool {}
+        public function exec(string $exec_file, array $args): bool {}
+        public function exit(int $exit_code = 0): void {}
+        public function exportSocket(): bool {}
+        public function freeQueue(): bool {}
+        public static function getAffinity(): mixed {}
+        public function getPriority(int $which, ?int $who = NULL): mixed {}
+        public static function kill(mixed $pid, mixed $signal_no = NULL): bool {}
+        public function name(string $process_name): bool {}
+        public function pop(int $size = 65536): mixed {}
+        public function push(mixed $data): bool {}
+        public function read(int $size = 8192): mixed {}
+        public function set(array $settings): void {}
+        public static function setAffinity(array $cpu_settings): bool {}
+        public function setBlocking(bool $blocking): bool {}
+        public function setPriority(int $which, int $priority, ?int $who = NULL): bool {}
+        public function setTimeout(float $seconds): bool {}
+        public static function signal(int $signal_no, mixed $callback = NULL): bool {}
+        public function start(): mixed {}
+        public function statQueue(): mixed {}
+        public function useQueue(int $key = 0, int $mode = 2, int $capacity = -1): bool {}
+        public static function wait(bool $blocking = true): mixed {}
+        public function write(mixed $data): mixed {}
+    }
+}
+
+namespace Swoole\Process {
+    class Pool
+    {
+        public function __construct(int $worker_num, int $ipc_type = 0, int $msgqueue_key = 0, bool $enable_coroutine = false) {}
+        public function __destruct() {}
+        public function detach(): bool {}
+        public function getProcess(int $work_id = -1): mixed {}
+        public function listen(string $host, int $port = 0, int $backlog = 2048): bool {}
+        public function on(string $name, mixed $callback): bool {}
+        public function sendMessage(string $data, int $dst_worker_id): bool {}
+        public function set(array $settings): void {}
+        public function shutdown(): bool {}
+        public function start(): mixed {}
+        public function stop(): void {}
+        public function write(string $data): bool {}
     }
 }
 
@@ -310,6 +331,7 @@ namespace Swoole {
         public bool $taskworker;
         public function __construct(string $host, int $port = 0, int $mode = 1, int $sock_type = 1) {}
         public function addListener(string $host, int $port, int $sock_type = 1): mixed {}
+        public function addProcess(mixed $process): mixed {}
         public function close(int $fd, bool $reset = false): bool {}
         public function connection_info(int $fd, int $reactor_id = -1, bool $ignore_error = false): mixed {}
         public function connection_list(int $start_fd = 0, int $find_count = 10): mixed {}
@@ -323,6 +345,7 @@ namespace Swoole {
         public function getMasterPid(): int {}
         public function getWorkerId(): mixed {}
         public function getWorkerPid(): int {}
+        public function getWorkerStatus(int $worker_id = -1): mixed {}
         public function heartbeat(bool $if_close_connection = true): mixed {}
         public function isEstablished(int $fd): bool {}
         public function listen(string $host, int $port, int $sock_type): mixed {}
@@ -362,33 +385,6 @@ namespace Swoole\Server {
     {
         public function __construct() {}
         public function finish(mixed $data): bool {}
-    }
-}
-
-namespace Swoole {
-    class Table
-    {
-        public function __construct(int $table_size, float $conflict_proportion = 0.2) {}
-        public function column(string $name, int $type, int $size = 0): bool {}
-        public function count(): int {}
-        public function create(): bool {}
-        public function current(): mixed {}
-        public function decr(string $key, string $column, int|float $incrby = 1): int|float {}
-        public function del(string $key): bool {}
-        public function delete(string $key): bool {}
-        public function destroy(): bool {}
-        public function exist(string $key): bool {}
-        public function exists(string $key): bool {}
-        public function get(string $key, ?string $field = NULL): array|string|int|float|false {}
-        public function getMemorySize(): int {}
-        public function getSize(): int {}
-        public function incr(string $key, string $column, int|float $incrby = 1): int|float {}
-        public function key(): mixed {}
-        public function next(): void {}
-        public function rewind(): void {}
-        public function set(string $key, array $value): bool {}
-        public function stats(): array|false {}
-        public function valid(): bool {}
     }
 }
 
@@ -515,6 +511,77 @@ final class Barrier
         }
     }
 }
+
+/**
+ * Runs a set of callables, each in its own worker process of a Swoole\Process\Pool
+ * (restarted when it exits); `start()` returns when the pool stops.
+ */
+class Manager
+{
+    protected $pool;
+    protected $ipcType;
+    protected $msgQueueKey;
+    /** @var array<int, array{0: callable, 1: bool}> one entry per worker id */
+    protected $startFuncMap = [];
+
+    public function __construct(int $ipcType = SWOOLE_IPC_NONE, int $msgQueueKey = 0)
+    {
+        $this->ipcType = $ipcType;
+        $this->msgQueueKey = $msgQueueKey;
+    }
+
+    /** One worker running $func($pool, $workerId), in a coroutine when $enableCoroutine. */
+    public function add(callable $func, bool $enableCoroutine = false): self
+    {
+        return $this->addBatch(1, $func, $enableCoroutine);
+    }
+
+    /** $workerNum workers running $func. */
+    public function addBatch(int $workerNum, callable $func, bool $enableCoroutine = false): self
+    {
+        for ($n = $workerNum; $n > 0; $n--) {
+            $this->startFuncMap[] = [$func, $enableCoroutine];
+        }
+        return $this;
+    }
+
+    public function start(): void
+    {
+        $jobs = $this->startFuncMap;
+        $this->pool = new Pool(count($jobs), $this->ipcType, $this->msgQueueKey, false);
+        $this->pool->on('workerStart', static function (Pool $pool, int $workerId) use ($jobs): void {
+            [$func, $coroutine] = $jobs[$workerId];
+            if (!$coroutine) {
+                $func($pool, $workerId);
+                return;
+            }
+            \Swoole\Coroutine\run($func, $pool, $workerId);
+        });
+        $this->pool->start();
+    }
+
+    public function setIPCType(int $ipcType): self
+    {
+        $this->ipcType = $ipcType;
+        return $this;
+    }
+
+    public function getIPCType(): int
+    {
+        return $this->ipcType;
+    }
+
+    public function setMsgQueueKey(int $msgQueueKey): self
+    {
+        $this->msgQueueKey = $msgQueueKey;
+        return $this;
+    }
+
+    public function getMsgQueueKey(): int
+    {
+        return $this->msgQueueKey;
+    }
+}
 }
 
 namespace {
@@ -540,4 +607,5 @@ namespace {
     function swoole_timer_clear_all(): bool {}
     function swoole_last_error(): int {}
     function swoole_clear_error(): void {}
+    function swoole_set_process_name(string $process_name): bool {}
 }

@@ -128,11 +128,17 @@ fn notify_pending() {
     with(|s| s.pending_wake.notify_one());
 }
 
-/// In the master, before any fork: one inbox per worker and task worker.
-pub fn setup(worker_num: usize, task_worker_num: usize, tmpdir: PathBuf) -> std::io::Result<()> {
+/// In the master, before any fork: one inbox per worker, task worker and
+/// user process (`extra`, `Server::addProcess()`).
+pub fn setup(
+    worker_num: usize,
+    task_worker_num: usize,
+    extra: usize,
+    tmpdir: PathBuf,
+) -> std::io::Result<()> {
     teardown();
     let mut ends = Vec::new();
-    for _ in 0..worker_num + task_worker_num {
+    for _ in 0..worker_num + task_worker_num + extra {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: socketpair fills the two-element array it is given.
         let rc = unsafe {
@@ -536,7 +542,7 @@ mod tests {
 
     #[test]
     fn roundtrip_inline_and_file() {
-        setup(2, 1, std::env::temp_dir()).expect("setup");
+        setup(2, 1, 0, std::env::temp_dir()).expect("setup");
         enter(0);
         let small = Msg {
             kind: Kind::Task,

@@ -14,6 +14,7 @@ pub mod ipc;
 pub mod listener;
 #[macro_use]
 pub mod log;
+pub mod pool;
 pub mod process;
 pub mod reactor;
 pub mod session;
@@ -22,6 +23,7 @@ pub mod stats;
 pub mod table;
 pub mod tcp;
 pub mod timer;
+pub mod user_process;
 pub mod worker;
 pub mod ws;
 pub mod ws_deflate;

@@ -48,6 +48,32 @@ const READY_TIMEOUT: Duration = Duration::from_secs(10);
 const QUICK_DEATH: Duration = Duration::from_millis(500);
 const RESPAWN_PAUSE: Duration = Duration::from_millis(100);
 
+/// `Server::addProcess()`: how many user processes, and what one runs (index
+/// among them, worker id) in its forked child. They take the ids after the
+/// task workers, are respawned like workers, are not reloaded.
+#[derive(Clone)]
+pub struct UserProcesses {
+    pub count: usize,
+    pub run: Rc<dyn Fn(usize, usize) -> i32>,
+}
+
+thread_local! {
+    static USER_PROCS: std::cell::RefCell<Option<UserProcesses>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Set by the PHP layer before `run_ports`; `None` clears.
+pub fn set_user_processes(p: Option<UserProcesses>) {
+    USER_PROCS.with(|u| *u.borrow_mut() = p);
+}
+
+fn user_processes() -> Option<UserProcesses> {
+    USER_PROCS.with(|u| u.borrow().clone())
+}
+
+fn user_process_count() -> usize {
+    user_processes().map_or(0, |u| u.count)
+}
+
 pub fn master_pid() -> i32 {
     MASTER_PID.load(Ordering::Relaxed)
 }
@@ -269,6 +295,16 @@ impl Master<'_> {
                 stats::enter_slot(slot);
                 ipc::enter(id as i32);
                 isolate(&self.cfg);
+                let first_user = self.cfg.total_workers();
+                if id >= first_user {
+                    let code = match user_processes() {
+                        Some(u) => (u.run)(id - first_user, id),
+                        None => 0,
+                    };
+                    self.hooks.before_process_exit();
+                    // SAFETY: leaving the forked child, as a worker does.
+                    unsafe { libc::_exit(code) }
+                }
                 // Task workers serve no port.
                 let mut ports = Vec::new();
                 if id < self.cfg.worker_num.max(1) {
@@ -400,6 +436,7 @@ impl Master<'_> {
             .workers
             .iter()
             .filter(|(_, p)| p.term_at.is_none() && p.replaced_by.is_none())
+            .filter(|(_, p)| p.id < self.cfg.total_workers())
             .filter(|(_, p)| !only_tasks || p.id >= first_task)
             .map(|(pid, _)| *pid)
             .collect();
@@ -755,6 +792,7 @@ pub fn run_ports(mut cfg: ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
     ipc::setup(
         cfg.worker_num.max(1),
         cfg.task_worker_num,
+        user_process_count(),
         cfg.task_tmpdir.clone(),
     )
     .map_err(|e| Error::process("socketpair()", e))?;
@@ -912,7 +950,7 @@ fn supervise(cfg: &ServerConfig, ports: &[Port], hooks: Rc<dyn Hooks>, master: b
 }
 
 fn master_loop(m: &mut Master<'_>) -> Result<()> {
-    for id in 0..m.cfg.total_workers() {
+    for id in 0..m.cfg.total_workers() + user_process_count() {
         m.spawn(id, None)?;
     }
     loop {
@@ -947,6 +985,8 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
         } else {
             m.run_respawns()?;
         }
+        // A `Process::signal()` callback set in onManagerStart/onStart.
+        let user_sig = super::user_process::listen_fd().unwrap_or(-1);
         let mut fds = [
             libc::pollfd {
                 fd: m.wake_rd,
@@ -958,8 +998,14 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
                 events: libc::POLLIN,
                 revents: 0,
             },
+            libc::pollfd {
+                fd: user_sig,
+                events: libc::POLLIN,
+                revents: 0,
+            },
         ];
-        // SAFETY: polls two descriptors we own through a live local array.
+        // SAFETY: polls descriptors we own through a live local array (a
+        // negative fd is ignored by poll()).
         unsafe {
             libc::poll(
                 fds.as_mut_ptr(),
@@ -967,6 +1013,9 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
                 m.poll_timeout(),
             )
         };
+        if fds[2].revents != 0 {
+            super::user_process::dispatch_now();
+        }
         m.drain_wake();
     }
 }

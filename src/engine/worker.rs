@@ -35,6 +35,13 @@ pub fn current_worker_id() -> i32 {
     WORKER_ID.load(Ordering::Relaxed)
 }
 
+/// In a process forked from a worker (`Swoole\\Process::start()`): it is
+/// not that worker.
+pub fn forget_worker_id() {
+    WORKER_ID.store(-1, Ordering::Relaxed);
+    IS_TASK.store(false, Ordering::Relaxed);
+}
+
 /// True in a task worker (`$server->taskworker`).
 pub fn is_task_worker() -> bool {
     IS_TASK.load(Ordering::Relaxed)

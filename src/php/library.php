@@ -299,4 +299,75 @@ class Constant
     public const OPTION_STATS_TIMER_INTERVAL = 'stats_timer_interval';
     public const OPTION_ADMIN_SERVER = 'admin_server';
     public const OPTION_HTTP_CLIENT_DRIVER = 'http_client_driver';
+namespace Swoole\Process;
+
+/**
+ * Runs a set of callables, each in its own worker process of a Swoole\Process\Pool
+ * (restarted when it exits); `start()` returns when the pool stops.
+ */
+class Manager
+{
+    protected $pool;
+    protected $ipcType;
+    protected $msgQueueKey;
+    /** @var array<int, array{0: callable, 1: bool}> one entry per worker id */
+    protected $startFuncMap = [];
+
+    public function __construct(int $ipcType = SWOOLE_IPC_NONE, int $msgQueueKey = 0)
+    {
+        $this->ipcType = $ipcType;
+        $this->msgQueueKey = $msgQueueKey;
+    }
+
+    /** One worker running $func($pool, $workerId), in a coroutine when $enableCoroutine. */
+    public function add(callable $func, bool $enableCoroutine = false): self
+    {
+        return $this->addBatch(1, $func, $enableCoroutine);
+    }
+
+    /** $workerNum workers running $func. */
+    public function addBatch(int $workerNum, callable $func, bool $enableCoroutine = false): self
+    {
+        for ($n = $workerNum; $n > 0; $n--) {
+            $this->startFuncMap[] = [$func, $enableCoroutine];
+        }
+        return $this;
+    }
+
+    public function start(): void
+    {
+        $jobs = $this->startFuncMap;
+        $this->pool = new Pool(count($jobs), $this->ipcType, $this->msgQueueKey, false);
+        $this->pool->on('workerStart', static function (Pool $pool, int $workerId) use ($jobs): void {
+            [$func, $coroutine] = $jobs[$workerId];
+            if (!$coroutine) {
+                $func($pool, $workerId);
+                return;
+            }
+            \Swoole\Coroutine\run($func, $pool, $workerId);
+        });
+        $this->pool->start();
+    }
+
+    public function setIPCType(int $ipcType): self
+    {
+        $this->ipcType = $ipcType;
+        return $this;
+    }
+
+    public function getIPCType(): int
+    {
+        return $this->ipcType;
+    }
+
+    public function setMsgQueueKey(int $msgQueueKey): self
+    {
+        $this->msgQueueKey = $msgQueueKey;
+        return $this;
+    }
+
+    public function getMsgQueueKey(): int
+    {
+        return $this->msgQueueKey;
+    }
 }

@@ -20,6 +20,8 @@ pub mod http_request;
 pub mod http_response;
 pub mod http_server;
 pub mod lock;
+pub mod process;
+pub mod process_pool;
 pub mod server;
 pub mod server_port;
 pub mod server_task;
@@ -150,6 +152,8 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = table::register(m);
     let m = atomic::register(m);
     let m = lock::register(m);
+    let m = process::register(m);
+    let m = process_pool::register(m);
     channel::register(m)
         .request_startup_function(rinit)
         .request_shutdown_function(rshutdown)
@@ -208,6 +212,7 @@ extern "C" fn rshutdown(_ty: i32, _module_number: i32) -> i32 {
     coroutine::shutdown();
     timer::shutdown();
     event::shutdown();
+    process::shutdown();
     0
 }
 

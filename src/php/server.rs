@@ -71,6 +71,8 @@ pub struct Server {
     /// Callbacks by lower-case event name.
     callbacks: RefCell<HashMap<&'static str, Zval>>,
     started: Cell<bool>,
+    /// `addProcess()`: the `Swoole\Process` objects, in order.
+    user_processes: RefCell<Vec<Zval>>,
 }
 
 impl Server {
@@ -105,6 +107,7 @@ impl Server {
             setting: RefCell::new(None),
             callbacks: RefCell::new(HashMap::new()),
             started: Cell::new(false),
+            user_processes: RefCell::new(Vec::new()),
         })
     }
 
@@ -309,7 +312,16 @@ impl Server {
 
         let obj: *mut ZendObject = &raw mut self_.std;
         let hooks = Rc::new(PhpHooks::new(obj, callbacks, &cfg));
+        super::process::install_user_processes(
+            self_
+                .user_processes
+                .borrow()
+                .iter()
+                .map(Zval::shallow_clone)
+                .collect(),
+        );
         let result = process::run_ports(cfg, ports, hooks);
+        process::set_user_processes(None);
         self_.started.set(false);
         result.map_err(|e| {
             swoole_exception(
@@ -318,6 +330,30 @@ impl Server {
             )
         })?;
         Ok(true)
+    }
+
+    /// Adds a user process, started and supervised with the workers.
+    pub fn add_process(&self, process: &Zval) -> PhpResult<Zval> {
+        let mut out = Zval::new();
+        if self.started.get() {
+            php_error(
+                &ErrorType::Warning,
+                "Swoole\\Server::addProcess(): server is running, can't add process",
+            );
+            out.set_bool(false);
+            return Ok(out);
+        }
+        let mut list = self.user_processes.borrow_mut();
+        let id = super::process::check_for_server(process, list.len())?;
+        list.push(process.shallow_clone());
+        out.set_long(id);
+        Ok(out)
+    }
+
+    /// `SWOOLE_WORKER_BUSY`, `SWOOLE_WORKER_IDLE`, or false.
+    #[php(defaults(worker_id = -1))]
+    pub fn get_worker_status(&self, worker_id: i64) -> Zval {
+        super::process::worker_status(worker_id)
     }
 
     /// Stops the whole server: SIGTERM to the master.
