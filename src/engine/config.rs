@@ -140,7 +140,7 @@ impl Default for ServerConfig {
             package_max_length: 2 * 1024 * 1024,
             http_parse_post: true,
             http_parse_cookie: true,
-            http_parse_files: true,
+            http_parse_files: false,
             upload_tmp_dir: PathBuf::from("/tmp"),
             http_compression: true,
             http_compression_level: 1,

@@ -142,6 +142,7 @@ impl PhpHooks {
             cb,
             parse: Rc::new(ParseOptions {
                 parse_post: cfg.http_parse_post,
+                parse_files: cfg.http_parse_files,
                 parse_cookie: cfg.http_parse_cookie,
                 upload_tmp_dir: cfg.upload_tmp_dir.clone(),
             }),

@@ -602,7 +602,9 @@ impl Server {
     /// Closes `$fd` once what was sent before is written (`$reset`: at once, RST).
     #[php(defaults(reset = false))]
     pub fn close(&self, fd: i64, reset: bool) -> bool {
-        tcp::close(fd, reset) || super::websocket_server::close(fd)
+        crate::engine::http::conn::close(fd)
+            || super::websocket_server::close(fd)
+            || tcp::close(fd, reset)
     }
 
     pub fn exists(&self, fd: i64) -> bool {
