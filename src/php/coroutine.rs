@@ -177,6 +177,12 @@ pub fn schedule_loop() {
     }
 }
 
+/// True inside a coroutine or a running loop (`Co\run()`, `Event::wait()`),
+/// where `Server::start()` is refused as in Swoole.
+pub fn in_event_loop() -> bool {
+    coro::current() >= 0 || LOOP_RUNNING.with(Cell::get)
+}
+
 /// Runs the loop until nothing is left; reports a deadlock. False when a
 /// loop is already running.
 pub fn run_loop() -> bool {
