@@ -140,6 +140,10 @@ pub struct PhpHooks {
 
 impl PhpHooks {
     pub fn new(server: *mut ZendObject, cb: Callbacks, cfg: &ServerConfig) -> Self {
+        super::http_response::set_output_limit(
+            cfg.output_buffer_size
+                .filter(|_| cfg.mode == crate::engine::config::Mode::Process),
+        );
         PhpHooks {
             server,
             cb,

@@ -43,6 +43,9 @@ struct Cache {
     cookie: Option<Zval>,
     /// `post` and `files` come from one pass over the body.
     body_parsed: bool,
+    /// `get`, `post` and `cookie` are parsed together on the first access
+    /// to any of them (so PHP's warnings come in Swoole's order).
+    inputs_parsed: bool,
     post: Option<Zval>,
     files: Option<Zval>,
 }
@@ -98,9 +101,35 @@ fn register_value(track: &mut Zval, name: &[u8], value: Zval) {
     }
 }
 
+/// PHP's `max_input_vars` (default 1000).
+fn max_input_vars() -> usize {
+    ext_php_rs::zend::ExecutorGlobals::get()
+        .ini_values()
+        .get("max_input_vars")
+        .cloned()
+        .flatten()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(1000)
+}
+
+/// PHP's warning when a request carries more than `max_input_vars`.
+fn warn_input_vars(max: usize) {
+    ext_php_rs::error::php_error(
+        &ext_php_rs::flags::ErrorType::Warning,
+        &format!("Input variables exceeded {max}. To increase the limit change max_input_vars in php.ini."),
+    );
+}
+
+/// The pairs as a PHP array, at most `max_input_vars` of them (as PHP's
+/// own parser: the rest is dropped, with its warning).
 fn pairs_zval(pairs: Vec<(Vec<u8>, Vec<u8>)>) -> Zval {
+    let max = max_input_vars();
     let mut arr = empty_array();
-    for (k, v) in pairs {
+    for (i, (k, v)) in pairs.into_iter().enumerate() {
+        if i >= max {
+            warn_input_vars(max);
+            break;
+        }
         register_var(&mut arr, &k, &v);
     }
     arr
@@ -173,10 +202,18 @@ impl Request {
             let mut post = empty_array();
             let mut files = empty_array();
             let (mut any_post, mut any_file) = (false, false);
+            let (max, mut fields) = (max_input_vars(), 0usize);
             for part in form::parse_multipart(&self.req.body, &boundary) {
                 match &part.filename {
+                    None if fields >= max => {
+                        if fields == max {
+                            warn_input_vars(max);
+                        }
+                        fields += 1;
+                    }
                     None => {
                         any_post = true;
+                        fields += 1;
                         register_var(&mut post, &part.name, &part.data);
                     }
                     Some(fname) => {
@@ -259,6 +296,40 @@ impl Request {
         array_zval(ht)
     }
 
+    fn build_get(&self) -> Option<Zval> {
+        self.req
+            .query()
+            .filter(|q| !q.is_empty())
+            .map(|q| pairs_zval(form::parse_query(q.as_bytes())))
+    }
+
+    fn build_cookie(&self) -> Option<Zval> {
+        if !self.opts.parse_cookie {
+            return None;
+        }
+        self.req
+            .header("cookie")
+            .map(|c| pairs_zval(form::parse_cookie(c.as_bytes())))
+    }
+
+    /// Parses `get`, the body and `cookie` (Swoole's order) once.
+    fn parse_inputs(&self) {
+        let mut cache = self.cache.borrow_mut();
+        if cache.inputs_parsed {
+            return;
+        }
+        cache.inputs_parsed = true;
+        if cache.get.is_none() {
+            cache.get = self.build_get();
+        }
+        if !cache.body_parsed {
+            self.parse_body(&mut cache);
+        }
+        if cache.cookie.is_none() {
+            cache.cookie = self.build_cookie();
+        }
+    }
+
     fn cached(
         &self,
         pick: fn(&mut Cache) -> &mut Option<Zval>,
@@ -273,6 +344,7 @@ impl Request {
     }
 
     fn body_field(&self, pick: fn(&mut Cache) -> &mut Option<Zval>) -> Zval {
+        self.parse_inputs();
         let mut cache = self.cache.borrow_mut();
         if !cache.body_parsed {
             self.parse_body(&mut cache);
@@ -319,30 +391,14 @@ impl Request {
 
     #[php(getter, name = "get")]
     pub fn prop_get(&self) -> Zval {
-        self.cached(
-            |c| &mut c.get,
-            |s| {
-                s.req
-                    .query()
-                    .filter(|q| !q.is_empty())
-                    .map(|q| pairs_zval(form::parse_query(q.as_bytes())))
-            },
-        )
+        self.parse_inputs();
+        self.cached(|c| &mut c.get, Self::build_get)
     }
 
     #[php(getter, name = "cookie")]
     pub fn prop_cookie(&self) -> Zval {
-        self.cached(
-            |c| &mut c.cookie,
-            |s| {
-                if !s.opts.parse_cookie {
-                    return None;
-                }
-                s.req
-                    .header("cookie")
-                    .map(|c| pairs_zval(form::parse_cookie(c.as_bytes())))
-            },
-        )
+        self.parse_inputs();
+        self.cached(|c| &mut c.cookie, Self::build_cookie)
     }
 
     #[php(getter, name = "post")]

@@ -352,12 +352,25 @@ async fn handle_inner(
 
     if cfg.enable_static_handler {
         if let Some(root) = &cfg.document_root {
-            if let Some(file) = static_files::resolve(root, req.uri().path()) {
-                if let Some(resp) =
-                    static_files::serve(&file, req.method(), req.headers(), keep_alive)
-                {
-                    return Ok(resp);
+            match static_files::resolve_target(
+                root,
+                req.uri().path(),
+                &cfg.http_index_files,
+                cfg.http_autoindex,
+            ) {
+                Some(static_files::Target::File(file)) => {
+                    if let Some(resp) =
+                        static_files::serve(&file, req.method(), req.headers(), keep_alive)
+                    {
+                        return Ok(resp);
+                    }
                 }
+                Some(static_files::Target::Listing { dir, url }) => {
+                    if let Some(resp) = static_files::listing(&dir, &url, keep_alive) {
+                        return Ok(resp);
+                    }
+                }
+                None => {}
             }
         }
     }
