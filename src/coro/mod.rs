@@ -471,6 +471,7 @@ fn resume_with(cid: Cid, wake: Wake) -> bool {
     let Some(handle) = handle else {
         return false;
     };
+    event_loop::note_activity();
     push(cid);
     let r = switch_into(cid, || handle.resume());
     pop(cid);

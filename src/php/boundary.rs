@@ -44,6 +44,7 @@ pub enum CallError {
 
 /// Calls `callable` with `args` and returns its result.
 pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
+    crate::engine::event_loop::note_activity();
     let mut retval = Zval::new();
     let argc = args.len() as u32;
     let argv = args.as_mut_ptr();

@@ -32,6 +32,10 @@ fn warn(method: &str, err: &RespError) -> bool {
             "http response is unavailable (maybe it has been ended or detached)".to_string()
         }
         RespError::Invalid(m) | RespError::File(m) => m.clone(),
+        RespError::NotRegularFile(m) => {
+            super::errors::set_last_error(SWOOLE_ERROR_SERVER_IS_NOT_REGULAR_FILE);
+            m.clone()
+        }
     };
     let _ = method;
     php_error(&ErrorType::Warning, &msg);
@@ -67,6 +71,7 @@ pub fn over_output_limit(len: usize) -> bool {
 }
 
 const SWOOLE_ERROR_DATA_LENGTH_TOO_LARGE: i64 = 1203;
+const SWOOLE_ERROR_SERVER_IS_NOT_REGULAR_FILE: i64 = 9013;
 
 fn done(method: &str, r: Result<(), RespError>) -> bool {
     match r {
