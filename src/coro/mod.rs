@@ -83,6 +83,8 @@ pub enum Error {
     Limit(usize),
     /// The fiber could not be created or resumed.
     Fiber,
+    /// PHP forbids switching fibers here (a destructor run by the engine).
+    SwitchBlocked,
 }
 
 struct Coro {
@@ -241,6 +243,14 @@ pub fn reserve() -> Result<Cid, Error> {
 /// Starts coroutine `cid` (from `reserve`) and runs it until it first waits
 /// or ends.
 pub fn run(cid: Cid) -> Result<(), Error> {
+    if fiber::switch_blocked() {
+        // PHP forbids starting a fiber here (inside a destructor, say):
+        // the coroutine starts on the loop's next round instead.
+        event_loop::spawn(async move {
+            let _ = run(cid);
+        });
+        return Ok(());
+    }
     // A pooled fiber (the usual case) is set up in this one borrow: the
     // hand-off, the coroutine's fiber slot and the running stack. (One
     // thread-local access instead of four; each is a `__tls_get_addr` call.)
@@ -385,6 +395,10 @@ pub fn wait(kind: WaitKind, timeout: Option<Duration>) -> Result<Wake, Error> {
     if cid < 0 {
         return Err(Error::NotInCoroutine);
     }
+    if fiber::switch_blocked() {
+        // Suspending would fail (and leave PHP's FiberError pending).
+        return Err(Error::SwitchBlocked);
+    }
     let seq = S.with(|s| {
         let mut s = s.borrow_mut();
         s.seq += 1;
@@ -504,6 +518,9 @@ pub fn sleep(d: Duration) -> Result<(), Error> {
     let cid = current();
     if cid < 0 {
         return Err(Error::NotInCoroutine);
+    }
+    if fiber::switch_blocked() {
+        return Err(Error::SwitchBlocked);
     }
     let seq_before = S.with(|s| s.borrow().seq);
     event_loop::spawn(async move {

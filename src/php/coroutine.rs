@@ -293,8 +293,21 @@ fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
     if seconds < 0.0 || !seconds.is_finite() {
         return Ok(false);
     }
-    coro::sleep(Duration::from_secs_f64(seconds)).map_err(|_| need_coroutine(api))?;
+    coro::sleep(Duration::from_secs_f64(seconds)).map_err(|e| match e {
+        coro::Error::SwitchBlocked => switch_blocked_error(),
+        _ => need_coroutine(api),
+    })?;
     Ok(true)
+}
+
+/// PHP's own `FiberError` for a wait where PHP forbids switching fibers.
+pub fn switch_blocked_error() -> PhpException {
+    let ce = ext_php_rs::zend::ClassEntry::try_find("FiberError").unwrap_or_else(error_ce);
+    PhpException::new(
+        "Cannot switch fibers in current execution context".into(),
+        0,
+        ce,
+    )
 }
 
 fn timeout_of(t: f64) -> Option<Duration> {
