@@ -47,14 +47,14 @@ pub fn swap_out() -> OutputGlobals {
 /// handlers.
 pub fn put(saved: OutputGlobals) {
     // SAFETY: as in `swap_out`; the struct is a bitwise copy PHP made.
-    unsafe { *(&raw mut output_globals) = saved };
+    unsafe { output_globals = saved };
 }
 
 /// The running coroutine's output stack, if it ever had one (taken out:
 /// the running state is left fresh); `None` when there is nothing to keep.
 pub fn take() -> Option<Box<OutputGlobals>> {
     // SAFETY: as in `swap_out`.
-    let has = unsafe { !(*(&raw const output_globals)).handlers.elements.is_null() };
+    let has = unsafe { !output_globals.handlers.elements.is_null() };
     has.then(|| Box::new(swap_out()))
 }
 

@@ -608,6 +608,21 @@ impl WorkerChannel {
     }
 }
 
+/// Blocks (`hold`) or unblocks SIGTERM and SIGINT for the calling thread;
+/// threads started while they are blocked keep them blocked, so a held
+/// signal goes to the thread that unblocks them.
+pub fn hold_stop_signals(hold: bool) {
+    let mut set = nix::sys::signal::SigSet::empty();
+    set.add(Signal::SIGTERM);
+    set.add(Signal::SIGINT);
+    let how = if hold {
+        nix::sys::signal::SigmaskHow::SIG_BLOCK
+    } else {
+        nix::sys::signal::SigmaskHow::SIG_UNBLOCK
+    };
+    let _ = nix::sys::signal::pthread_sigmask(how, Some(&set), None);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -671,19 +686,4 @@ mod tests {
         acc.abort();
         clear_channel();
     }
-}
-
-/// Blocks (`hold`) or unblocks SIGTERM and SIGINT for the calling thread;
-/// threads started while they are blocked keep them blocked, so a held
-/// signal goes to the thread that unblocks them.
-pub fn hold_stop_signals(hold: bool) {
-    let mut set = nix::sys::signal::SigSet::empty();
-    set.add(Signal::SIGTERM);
-    set.add(Signal::SIGINT);
-    let how = if hold {
-        nix::sys::signal::SigmaskHow::SIG_BLOCK
-    } else {
-        nix::sys::signal::SigmaskHow::SIG_UNBLOCK
-    };
-    let _ = nix::sys::signal::pthread_sigmask(how, Some(&set), None);
 }

@@ -520,7 +520,7 @@ mod uploaded_files {
     pub fn remove(path: &[u8]) {
         // SAFETY: as in `add`; deleting a missing key is a no-op.
         unsafe {
-            let ht = (*(&raw const ffi::sapi_globals)).rfc1867_uploaded_files;
+            let ht = ffi::sapi_globals.rfc1867_uploaded_files;
             if !ht.is_null() {
                 ffi::zend_hash_str_del(ht, path.as_ptr().cast(), path.len());
             }
