@@ -153,13 +153,17 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
 /// Plain-PHP parts of the API (`Swoole\Coroutine\Barrier`), compiled at
 /// request start, as Swoole does with its own library.
 const LIBRARY: &str = include_str!("library.php");
+/// `Swoole\Coroutine\go()` and its namespaced siblings (`library_co.php`).
+const LIBRARY_CO: &str = include_str!("library_co.php");
 
 extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
-    if let Err(e) = ext_php_rs::php_eval::execute(LIBRARY) {
-        ext_php_rs::error::php_error(
-            &ext_php_rs::flags::ErrorType::CoreWarning,
-            &format!("rswoole: the PHP library failed to load: {e}"),
-        );
+    for lib in [LIBRARY, LIBRARY_CO] {
+        if let Err(e) = ext_php_rs::php_eval::execute(lib) {
+            ext_php_rs::error::php_error(
+                &ext_php_rs::flags::ErrorType::CoreWarning,
+                &format!("rswoole: the PHP library failed to load: {e}"),
+            );
+        }
     }
     0
 }
