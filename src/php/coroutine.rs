@@ -209,6 +209,43 @@ pub fn spawn(job: Job) -> Result<Cid, coro::Error> {
     Ok(cid)
 }
 
+/// PHP's words for a `[class or object, method]` that is not callable.
+fn array_callable_problem(z: &Zval) -> Option<String> {
+    let arr = z.array()?;
+    if arr.len() != 2 {
+        return None;
+    }
+    let target = arr.get_index(0)?;
+    let method = arr.get_index(1)?.string()?;
+    let class = match target.object() {
+        Some(obj) => obj.get_class_name().ok()?,
+        None => target.string()?,
+    };
+    if ClassEntry::try_find(&class).is_none() {
+        return Some(format!("class \"{class}\" not found"));
+    }
+    let exists = ext_php_rs::types::ZendCallable::try_from_name("method_exists")
+        .ok()
+        .and_then(|f| {
+            let mut cls = Zval::new();
+            let _ = cls.set_string(&class, false);
+            let mut m = Zval::new();
+            let _ = m.set_string(&method, false);
+            f.try_call(vec![&cls, &m]).ok()
+        })
+        .and_then(|r| r.bool())
+        .unwrap_or(false);
+    let class = ClassEntry::try_find(&class)
+        .and_then(|ce| ce.name())
+        .map(str::to_string)
+        .unwrap_or(class);
+    Some(if exists {
+        format!("cannot access private method {class}::{method}()")
+    } else {
+        format!("class {class} does not have a method \"{method}\"")
+    })
+}
+
 /// The second half of PHP's "must be a valid callback, ..." message.
 pub fn callable_problem(z: &Zval) -> String {
     match z.str() {
@@ -217,7 +254,8 @@ pub fn callable_problem(z: &Zval) -> String {
             name.split("::").next().unwrap_or(name)
         ),
         Some(name) => format!("function \"{name}\" not found or invalid function name"),
-        None if z.is_array() => "array callback must have exactly two members".to_string(),
+        None if z.is_array() => array_callable_problem(z)
+            .unwrap_or_else(|| "array callback must have exactly two members".to_string()),
         None => "no array or string given".to_string(),
     }
 }
