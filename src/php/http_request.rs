@@ -112,11 +112,12 @@ fn max_input_vars() -> usize {
         .unwrap_or(1000)
 }
 
-/// PHP's warning when a request carries more than `max_input_vars`.
+/// The warning (a server log line, as Swoole writes it) when a request
+/// carries more than `max_input_vars`.
 fn warn_input_vars(max: usize) {
-    ext_php_rs::error::php_error(
-        &ext_php_rs::flags::ErrorType::Warning,
-        &format!("Input variables exceeded {max}. To increase the limit change max_input_vars in php.ini."),
+    crate::rlog!(
+        Warning,
+        "Input variables exceeded {max}. To increase the limit change max_input_vars in php.ini."
     );
 }
 
