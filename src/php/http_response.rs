@@ -65,7 +65,7 @@ pub fn over_output_limit(len: usize) -> bool {
     super::errors::set_last_error(SWOOLE_ERROR_DATA_LENGTH_TOO_LARGE);
     crate::rlog!(
         Warning,
-        "The length of data [{len}] exceeds the output buffer size[{limit}], please use the sendfile, chunked transfer mode or adjust the output_buffer_size"
+        "ProcessFactory::finish() (ERRNO {SWOOLE_ERROR_DATA_LENGTH_TOO_LARGE}): The length of data [{len}] exceeds the output buffer size[{limit}], please use the sendfile, chunked transfer mode or adjust the output_buffer_size"
     );
     true
 }
