@@ -77,16 +77,13 @@ pub fn set_current(t: Option<(i64, i32)>) {
 /// Sends `data` to a task worker; the task id, or None (with a warning).
 pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
     if worker::current_worker_id() < 0 || !ipc::is_set_up() {
-        php_error(
-            &ErrorType::Warning,
-            "Swoole\\Server::task(): server is not running",
-        );
+        php_error(&ErrorType::Warning, "server is not running");
         return None;
     }
     if worker::is_task_worker() {
         php_error(
             &ErrorType::Warning,
-            "Swoole\\Server::task(): cannot dispatch a task in a task worker",
+            "cannot dispatch a task in a task worker",
         );
         return None;
     }
@@ -94,17 +91,14 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
         php_error(
             &ErrorType::Warning,
             &format!(
-                "Swoole\\Server::task(): invalid task worker id[{dst}] (task_worker_num is {})",
+                "invalid task worker id[{dst}] (task_worker_num is {})",
                 ipc::task_worker_num()
             ),
         );
         return None;
     };
     let Some((bytes, flags)) = pack(data) else {
-        php_error(
-            &ErrorType::Warning,
-            "Swoole\\Server::task(): cannot serialize the task data",
-        );
+        php_error(&ErrorType::Warning, "cannot serialize the task data");
         return None;
     };
     let id = ipc::next_task_id();
@@ -117,7 +111,7 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
         data: bytes,
     };
     if let Err(e) = ipc::send(to, m) {
-        php_error(&ErrorType::Warning, &format!("Swoole\\Server::task(): {e}"));
+        php_error(&ErrorType::Warning, &e.to_string());
         return None;
     }
     if let Some(cb) = callback {

@@ -183,17 +183,14 @@ fn php_double_string(d: f64) -> String {
 /// `$server->push($fd, $data, $opcode, $flags)`.
 pub fn push(fd: i64, data: &Zval, opcode: i64, flags: i64) -> bool {
     let Some((bytes, frame)) = data_bytes(data) else {
-        php_error(
-            &ErrorType::Warning,
-            "Swoole\\WebSocket\\Server::push(): the data must be a string",
-        );
+        php_error(&ErrorType::Warning, "the data must be a string");
         return false;
     };
     let (opcode, flags, close_code) = frame.unwrap_or((opcode, flags, None));
     if !(0..=15).contains(&opcode) {
         php_error(
             &ErrorType::Warning,
-            &format!("Swoole\\WebSocket\\Server::push(): the maximum value of opcode is 15, {opcode} given"),
+            &format!("the maximum value of opcode is 15, {opcode} given"),
         );
         return false;
     }
@@ -222,7 +219,9 @@ pub fn push(fd: i64, data: &Zval, opcode: i64, flags: i64) -> bool {
     if !ok {
         php_error(
             &ErrorType::Warning,
-            &format!("Swoole\\WebSocket\\Server::push(): the connected client of connection[{fd}] is not a websocket client or closed"),
+            &format!(
+                "the connected client of connection[{fd}] is not a websocket client or closed"
+            ),
         );
     }
     ok
