@@ -209,4 +209,25 @@ mod tests {
         assert_eq!(resp.status(), 304);
         std::fs::remove_dir_all(&dir).expect("rm");
     }
+
+    #[test]
+    fn index_files_and_listing() {
+        let dir = std::env::temp_dir().join(format!("rsw-index-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("d")).expect("mkdir");
+        std::fs::write(dir.join("d/home.html"), b"h").expect("write");
+        let idx = vec!["index.html".to_string(), "home.html".to_string()];
+        assert_eq!(
+            resolve_target(&dir, "/d", &idx, false),
+            Some(Target::File(dir.join("d/home.html")))
+        );
+        assert_eq!(resolve_target(&dir, "/d", &[], false), None);
+        assert!(matches!(
+            resolve_target(&dir, "/d/", &[], true),
+            Some(Target::Listing { .. })
+        ));
+        assert_eq!(resolve_target(&dir, "/../d", &idx, true), None);
+        let page = listing(&dir.join("d"), "/d", true).expect("listing");
+        assert_eq!(page.status(), 200);
+        std::fs::remove_dir_all(&dir).expect("rm");
+    }
 }
