@@ -17,6 +17,8 @@ const SWOOLE_ERROR_CO_OUT_OF_COROUTINE = 10001;
 const SWOOLE_ERROR_CO_TIMEDOUT = 10018;
 const SWOOLE_ERROR_HTTP_CONTEXT_UNAVAILABLE = 7106;
 const SWOOLE_ERROR_INVALID_PARAMS = 505;
+const SWOOLE_EXIT_IN_COROUTINE = 2;
+const SWOOLE_EXIT_IN_SERVER = 4;
 const SWOOLE_EXTRA_VERSION = '';
 const SWOOLE_HTTP_CLIENT_ESTATUS_CONNECT_FAILED = -1;
 const SWOOLE_HTTP_CLIENT_ESTATUS_REQUEST_TIMEOUT = -2;
@@ -443,6 +445,14 @@ namespace Swoole\Http {
 namespace Swoole\Coroutine\Http\Client {
     class Exception extends \Swoole\Exception
     {
+    }
+}
+
+namespace Swoole {
+    class ExitException extends \Swoole\Exception
+    {
+        public function getFlags(): int {}
+        public function getStatus(): mixed {}
     }
 }
 

@@ -17,6 +17,7 @@
 
 pub mod fiber;
 pub mod io;
+pub mod output;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -82,6 +83,8 @@ pub enum Error {
     Limit(usize),
     /// The fiber could not be created or resumed.
     Fiber,
+    /// PHP forbids switching fibers here (a destructor run by the engine).
+    SwitchBlocked,
 }
 
 struct Coro {
@@ -92,6 +95,8 @@ struct Coro {
     /// cannot wake a later wait.
     waiting: Option<(WaitKind, u64)>,
     wake: Wake,
+    /// Its `ob_*` stack while it is suspended (see `output`).
+    output: Option<Box<output::OutputGlobals>>,
 }
 
 struct Sched {
@@ -229,6 +234,7 @@ pub fn reserve() -> Result<Cid, Error> {
                 fiber: None,
                 waiting: None,
                 wake: Wake::Resumed,
+                output: None,
             },
         );
         s.peak = s.peak.max(s.coros.len());
@@ -239,6 +245,14 @@ pub fn reserve() -> Result<Cid, Error> {
 /// Starts coroutine `cid` (from `reserve`) and runs it until it first waits
 /// or ends.
 pub fn run(cid: Cid) -> Result<(), Error> {
+    if fiber::switch_blocked() {
+        // PHP forbids starting a fiber here (inside a destructor, say):
+        // the coroutine starts on the loop's next round instead.
+        event_loop::spawn(async move {
+            let _ = run(cid);
+        });
+        return Ok(());
+    }
     // A pooled fiber (the usual case) is set up in this one borrow: the
     // hand-off, the coroutine's fiber slot and the running stack. (One
     // thread-local access instead of four; each is a `__tls_get_addr` call.)
@@ -254,7 +268,7 @@ pub fn run(cid: Cid) -> Result<(), Error> {
         Some(handle)
     });
     if let Some(handle) = pooled {
-        let r = handle.resume();
+        let r = switch_into(cid, || handle.resume());
         pop(cid);
         return r.map_err(|_| Error::Fiber);
     }
@@ -273,9 +287,40 @@ pub fn run(cid: Cid) -> Result<(), Error> {
         }
     });
     push(cid);
-    let r = handle.start();
+    let r = switch_into(cid, || handle.start());
     pop(cid);
     r.map_err(|_| Error::Fiber)
+}
+
+/// Runs `go` (the switch into coroutine `cid`) with `cid`'s own output
+/// buffers in place, and the switcher's back afterwards.
+fn switch_into<R>(cid: Cid, go: impl FnOnce() -> R) -> R {
+    let outer = output::swap_out();
+    let own = S.with(|s| {
+        s.borrow_mut()
+            .coros
+            .get_mut(&cid)
+            .and_then(|c| c.output.take())
+    });
+    if let Some(own) = own {
+        output::put(*own);
+    }
+    let r = go();
+    let alive = S.with(|s| s.borrow().coros.contains_key(&cid));
+    if alive {
+        let own = output::take();
+        if own.is_some() {
+            S.with(|s| {
+                if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
+                    c.output = own;
+                }
+            });
+        }
+    } else {
+        output::end_all();
+    }
+    output::put(outer);
+    r
 }
 
 fn push(cid: Cid) {
@@ -351,6 +396,10 @@ pub fn wait(kind: WaitKind, timeout: Option<Duration>) -> Result<Wake, Error> {
     let cid = current();
     if cid < 0 {
         return Err(Error::NotInCoroutine);
+    }
+    if fiber::switch_blocked() {
+        // Suspending would fail (and leave PHP's FiberError pending).
+        return Err(Error::SwitchBlocked);
     }
     let seq = S.with(|s| {
         let mut s = s.borrow_mut();
@@ -438,8 +487,9 @@ fn resume_with(cid: Cid, wake: Wake) -> bool {
     let Some(handle) = handle else {
         return false;
     };
+    event_loop::note_activity();
     push(cid);
-    let r = handle.resume();
+    let r = switch_into(cid, || handle.resume());
     pop(cid);
     if r.is_err() {
         let why = ext_php_rs::zend::ExecutorGlobals::take_exception()
@@ -470,6 +520,9 @@ pub fn sleep(d: Duration) -> Result<(), Error> {
     let cid = current();
     if cid < 0 {
         return Err(Error::NotInCoroutine);
+    }
+    if fiber::switch_blocked() {
+        return Err(Error::SwitchBlocked);
     }
     let seq_before = S.with(|s| s.borrow().seq);
     event_loop::spawn(async move {

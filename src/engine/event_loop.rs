@@ -21,6 +21,31 @@ thread_local! {
     static CHANGED: Rc<Notify> = Rc::new(Notify::new());
     /// Set by `Swoole\Event::exit()`.
     static EXIT: Cell<bool> = const { Cell::new(false) };
+    /// Counts callbacks into user code (timers, defers, resumed coroutines):
+    /// one loop round ran something when it moved (`Event::cycle`).
+    static ACTIVITY: Cell<u64> = const { Cell::new(0) };
+    static ACTIVITY_NOTIFY: Rc<Notify> = Rc::new(Notify::new());
+}
+
+/// User code ran (called by the layers that call it).
+pub fn note_activity() {
+    let _ = ACTIVITY.try_with(|a| a.set(a.get().wrapping_add(1)));
+    let _ = ACTIVITY_NOTIFY.try_with(|n| n.notify_one());
+}
+
+/// How often `note_activity` was called.
+pub fn activity() -> u64 {
+    ACTIVITY.with(Cell::get)
+}
+
+/// Resolves once `activity()` differs from `seen`, and every task that
+/// became ready with it had its turn: the end of that loop round.
+pub async fn next_round(seen: u64) {
+    let n = ACTIVITY_NOTIFY.with(Rc::clone);
+    while activity() == seen {
+        n.notified().await;
+    }
+    tokio::task::yield_now().await;
 }
 
 /// Decrements the live-task count when the task ends or is aborted.
@@ -103,7 +128,12 @@ pub fn run_until_idle(idle: impl Fn() -> bool) -> bool {
     block_on(rt, async {
         loop {
             if EXIT.with(Cell::get) || idle() {
-                break;
+                // Tasks that are ready now (the `Event::cycle` callback of
+                // this round) still get their turn before the loop ends.
+                tokio::task::yield_now().await;
+                if EXIT.with(Cell::get) || idle() {
+                    break;
+                }
             }
             let changed = CHANGED.with(Rc::clone);
             let notified = changed.notified();

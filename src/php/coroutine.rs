@@ -127,10 +127,28 @@ fn after_failure(result: Result<(), CallError>) {
         Err(CallError::Exception) if worker::current_worker_id() >= 0 => {}
         // In a script: PHP's own uncaught exception report (boundary used
         // zend_exception_error), and the script ends.
-        Err(CallError::Exception) => exit_process(255),
+        Err(CallError::Exception) => end_script(255),
         Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => exit_process(code),
         Err(CallError::Unwind) => coro::set_unwinding(),
     }
+}
+
+extern "C" {
+    // PHPAPI void php_call_shutdown_functions(void);
+    fn php_call_shutdown_functions();
+}
+
+/// A script whose coroutine failed with an uncaught exception ends as PHP
+/// ends one after a fatal error: shutdown functions run, then the output
+/// is flushed and the process exits.
+fn end_script(code: i32) -> ! {
+    // The failed coroutine is still on the stack: no loop may run again
+    // (it would count that coroutine as deadlocked).
+    LOOP_RUNNING.with(|r| r.set(true));
+    // SAFETY: the PHP thread, in a live request; PHP runs (and then frees)
+    // the registered shutdown functions, catching their own bailouts.
+    unsafe { php_call_shutdown_functions() };
+    exit_process(code)
 }
 
 fn exit_process(code: i32) -> ! {
@@ -160,6 +178,12 @@ pub fn schedule_loop() {
     }
 }
 
+/// True inside a coroutine or a running loop (`Co\run()`, `Event::wait()`),
+/// where `Server::start()` is refused as in Swoole.
+pub fn in_event_loop() -> bool {
+    coro::current() >= 0 || LOOP_RUNNING.with(Cell::get)
+}
+
 /// Runs the loop until nothing is left; reports a deadlock. False when a
 /// loop is already running.
 pub fn run_loop() -> bool {
@@ -186,6 +210,43 @@ pub fn spawn(job: Job) -> Result<Cid, coro::Error> {
     Ok(cid)
 }
 
+/// PHP's words for a `[class or object, method]` that is not callable.
+fn array_callable_problem(z: &Zval) -> Option<String> {
+    let arr = z.array()?;
+    if arr.len() != 2 {
+        return None;
+    }
+    let target = arr.get_index(0)?;
+    let method = arr.get_index(1)?.string()?;
+    let class = match target.object() {
+        Some(obj) => obj.get_class_name().ok()?,
+        None => target.string()?,
+    };
+    if ClassEntry::try_find(&class).is_none() {
+        return Some(format!("class \"{class}\" not found"));
+    }
+    let exists = ext_php_rs::types::ZendCallable::try_from_name("method_exists")
+        .ok()
+        .and_then(|f| {
+            let mut cls = Zval::new();
+            let _ = cls.set_string(&class, false);
+            let mut m = Zval::new();
+            let _ = m.set_string(&method, false);
+            f.try_call(vec![&cls, &m]).ok()
+        })
+        .and_then(|r| r.bool())
+        .unwrap_or(false);
+    let class = ClassEntry::try_find(&class)
+        .and_then(|ce| ce.name())
+        .map(str::to_string)
+        .unwrap_or(class);
+    Some(if exists {
+        format!("cannot access private method {class}::{method}()")
+    } else {
+        format!("class {class} does not have a method \"{method}\"")
+    })
+}
+
 /// The second half of PHP's "must be a valid callback, ..." message.
 pub fn callable_problem(z: &Zval) -> String {
     match z.str() {
@@ -194,7 +255,8 @@ pub fn callable_problem(z: &Zval) -> String {
             name.split("::").next().unwrap_or(name)
         ),
         Some(name) => format!("function \"{name}\" not found or invalid function name"),
-        None if z.is_array() => "array callback must have exactly two members".to_string(),
+        None if z.is_array() => array_callable_problem(z)
+            .unwrap_or_else(|| "array callback must have exactly two members".to_string()),
         None => "no array or string given".to_string(),
     }
 }
@@ -270,8 +332,21 @@ fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
     if seconds < 0.0 || !seconds.is_finite() {
         return Ok(false);
     }
-    coro::sleep(Duration::from_secs_f64(seconds)).map_err(|_| need_coroutine(api))?;
+    coro::sleep(Duration::from_secs_f64(seconds)).map_err(|e| match e {
+        coro::Error::SwitchBlocked => switch_blocked_error(),
+        _ => need_coroutine(api),
+    })?;
     Ok(true)
+}
+
+/// PHP's own `FiberError` for a wait where PHP forbids switching fibers.
+pub fn switch_blocked_error() -> PhpException {
+    let ce = ext_php_rs::zend::ClassEntry::try_find("FiberError").unwrap_or_else(error_ce);
+    PhpException::new(
+        "Cannot switch fibers in current execution context".into(),
+        0,
+        ce,
+    )
 }
 
 fn timeout_of(t: f64) -> Option<Duration> {
@@ -396,7 +471,8 @@ impl Coroutine {
     }
 
     pub fn get_elapsed(cid: Option<i64>) -> i64 {
-        let cid = cid.filter(|c| *c > 0).unwrap_or_else(coro::current);
+        // 0 (the default) is the current coroutine; any other id is looked up.
+        let cid = cid.filter(|c| *c != 0).unwrap_or_else(coro::current);
         coro::elapsed_ms(cid).unwrap_or(-1)
     }
 

@@ -69,7 +69,9 @@ impl Event {
         event_loop::request_exit();
     }
 
-    /// Calls `$callback` after each round of the loop (null removes it).
+    /// Calls `$callback` at the end of each round of the loop that ran
+    /// something (null removes it: false when none was set), outside any
+    /// coroutine, as in Swoole.
     pub fn cycle(callback: Option<&Zval>, before: Option<bool>) -> PhpResult<bool> {
         let _ = before;
         let cb = match callback {
@@ -80,16 +82,24 @@ impl Event {
             )),
             None => None,
         };
-        let start = cb.is_some() && CYCLE.with(|c| c.borrow().is_none());
+        let had = CYCLE.with(|c| c.borrow().is_some());
+        if cb.is_none() && !had {
+            return Ok(false);
+        }
+        let start = cb.is_some() && !had;
         CYCLE.with(|c| *c.borrow_mut() = cb);
         if start {
             event_loop::spawn_untracked(async {
                 loop {
-                    tokio::task::yield_now().await;
-                    tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-                    let cb = CYCLE.with(|c| c.borrow().as_ref().map(Zval::shallow_clone));
-                    let Some(cb) = cb else { break };
-                    drop(boundary::call(&cb, &mut []));
+                    // No PHP value may live across the await: this task can
+                    // outlive the request (it is dropped at process exit).
+                    {
+                        let cb = CYCLE.with(|c| c.borrow().as_ref().map(Zval::shallow_clone));
+                        let Some(cb) = cb else { break };
+                        drop(boundary::call(&cb, &mut []));
+                    }
+                    // Its own call counts too: the next round starts after it.
+                    event_loop::next_round(event_loop::activity()).await;
                 }
             });
         }

@@ -15,6 +15,7 @@ pub mod coroutine;
 pub mod errors;
 pub mod event;
 pub mod exception;
+pub mod exit;
 pub mod http_client_coro;
 pub mod http_request;
 pub mod http_response;
@@ -146,6 +147,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = timer::register(m);
     let m = event::register(m);
     let m = errors::register(m);
+    let m = exit::register(m);
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
@@ -162,13 +164,17 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
 /// Plain-PHP parts of the API (`Swoole\Coroutine\Barrier`), compiled at
 /// request start, as Swoole does with its own library.
 const LIBRARY: &str = include_str!("library.php");
+/// `Swoole\Coroutine\go()` and its namespaced siblings (`library_co.php`).
+const LIBRARY_CO: &str = include_str!("library_co.php");
 
 extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
-    if let Err(e) = ext_php_rs::php_eval::execute(LIBRARY) {
-        ext_php_rs::error::php_error(
-            &ext_php_rs::flags::ErrorType::CoreWarning,
-            &format!("rswoole: the PHP library failed to load: {e}"),
-        );
+    for lib in [LIBRARY, LIBRARY_CO] {
+        if let Err(e) = ext_php_rs::php_eval::execute(lib) {
+            ext_php_rs::error::php_error(
+                &ext_php_rs::flags::ErrorType::CoreWarning,
+                &format!("rswoole: the PHP library failed to load: {e}"),
+            );
+        }
     }
     0
 }
@@ -220,6 +226,7 @@ extern "C" fn rshutdown(_ty: i32, _module_number: i32) -> i32 {
 /// subclasses and the legacy aliases.
 fn after_classes() -> ext_php_rs::error::Result<()> {
     exception::register_classes()?;
+    exit::register_classes()?;
     coroutine::init();
     let short = use_shortname();
     ext_php_rs::constant::IntoConst::register_constant(

@@ -26,6 +26,8 @@ pub enum RespError {
     Invalid(String),
     /// A file for `sendfile()` could not be opened or read.
     File(String),
+    /// `sendfile()` of something that is not a regular file (a directory).
+    NotRegularFile(String),
 }
 
 /// Most names a process parses are kept, as the script spelled them.
@@ -287,12 +289,18 @@ impl Responder {
         if s.ended || s.head_tx.is_none() {
             return Err(RespError::Unavailable);
         }
+        let meta = std::fs::metadata(path)
+            .map_err(|e| RespError::File(format!("stat({}) failed: {e}", path.display())))?;
+        if !meta.is_file() {
+            // Swoole's words (and its SW_ERROR_SERVER_IS_NOT_REGULAR_FILE).
+            return Err(RespError::NotRegularFile(format!(
+                "parameter $file[{}] given is not a regular file",
+                path.display()
+            )));
+        }
         let file = std::fs::File::open(path)
             .map_err(|e| RespError::File(format!("open({}) failed: {e}", path.display())))?;
-        let size = file
-            .metadata()
-            .map_err(|e| RespError::File(format!("stat({}) failed: {e}", path.display())))?
-            .len();
+        let size = meta.len();
         if offset > size || (length > 0 && offset + length > size) {
             return Err(RespError::File(format!(
                 "offset={offset}, length={length} is out of the file size {size}"

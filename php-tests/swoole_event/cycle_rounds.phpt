@@ -1,0 +1,39 @@
+--TEST--
+swoole_event: Event::cycle() runs once at the end of each loop round that ran something (not on a clock), outside a coroutine; cycle(null) with none set is false
+--SKIPIF--
+<?php require __DIR__ . '/../include/skipif.inc'; ?>
+--FILE--
+<?php
+use Swoole\Event;
+use Swoole\Timer;
+
+var_dump(Event::cycle(null));
+$n = 0;
+Event::cycle(function () use (&$n) {
+    echo "cycle $n cid=", Co::getCid(), "\n";
+    if (++$n === 3) {
+        var_dump(Event::cycle(null));
+    }
+});
+Timer::after(60, function () {
+    echo "timer 1\n";
+    Timer::after(60, function () {
+        echo "timer 2\n";
+    });
+    Event::defer(function () {
+        echo "defer\n";
+    });
+});
+Event::wait();
+echo "end $n\n";
+?>
+--EXPECT--
+bool(false)
+cycle 0 cid=-1
+timer 1
+defer
+cycle 1 cid=-1
+timer 2
+cycle 2 cid=-1
+bool(true)
+end 3

@@ -1,0 +1,12 @@
+--TEST--
+swoole_server: task() before start() warns once with PHP's own function prefix (not doubled)
+--SKIPIF--
+<?php require __DIR__ . '/../include/skipif.inc'; ?>
+--FILE--
+<?php
+$s = new Swoole\Server('127.0.0.1', 0);
+var_dump($s->task('x'));
+?>
+--EXPECTF--
+Warning: Swoole\Server::task(): server is not running in %s on line %d
+bool(false)
