@@ -245,6 +245,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     // fall back to the wrapped handler (so the hot path pays nothing).
     args::install();
     http_response::install_fast_paths();
+    constants::register_table(module_number())?;
     Ok(())
 }
 
