@@ -14,6 +14,7 @@ pub mod coroutine;
 pub mod errors;
 pub mod event;
 pub mod exception;
+pub mod functions;
 pub mod http_client_coro;
 pub mod http_request;
 pub mod http_response;
@@ -141,6 +142,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = timer::register(m);
     let m = event::register(m);
     let m = errors::register(m);
+    let m = functions::register(m);
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
@@ -260,6 +262,29 @@ extern "C" fn module_info(_module: *mut ModuleEntry) {
     info_table_end!();
 }
 
+/// Swoole's module dependencies: `json`, required. A module with
+/// dependencies starts after the modules loaded without any (`sockets`
+/// among them), so the `AF_*`/`SOCKET_E*` constants that `sockets` also
+/// defines are already there and `constants::register_table` skips them,
+/// whatever the order of the `extension=` lines, as with Swoole.
+struct Deps([ext_php_rs::ffi::_zend_module_dep; 2]);
+// SAFETY: read-only static data (pointers to static C strings).
+unsafe impl Sync for Deps {}
+static DEPS: Deps = Deps([
+    ext_php_rs::ffi::_zend_module_dep {
+        name: c"json".as_ptr(),
+        rel: std::ptr::null(),
+        version: std::ptr::null(),
+        type_: 1, // MODULE_DEP_REQUIRED
+    },
+    ext_php_rs::ffi::_zend_module_dep {
+        name: std::ptr::null(),
+        rel: std::ptr::null(),
+        version: std::ptr::null(),
+        type_: 0,
+    },
+]);
+
 static STARTUP: ModuleStartupMutex = MODULE_STARTUP_INIT;
 static BUILD_ERROR: OnceLock<String> = OnceLock::new();
 
@@ -304,6 +329,7 @@ pub extern "C" fn get_module() -> *mut ModuleEntry {
         match built {
             Ok((mut entry, startup, owned)) => {
                 entry.module_startup_func = Some(minit);
+                entry.deps = DEPS.0.as_ptr();
                 STARTUP.lock().replace(startup);
                 (entry, owned)
             }
