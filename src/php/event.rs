@@ -70,7 +70,8 @@ impl Event {
     }
 
     /// Calls `$callback` after each round of the loop (null removes it).
-    pub fn cycle(callback: Option<&Zval>, before: Option<bool>) -> PhpResult<bool> {
+    #[php(optional = before, defaults(before = false))]
+    pub fn cycle(callback: Option<&Zval>, before: bool) -> PhpResult<bool> {
         let _ = before;
         let cb = match callback {
             Some(z) if z.is_null() => None,

@@ -311,7 +311,8 @@ pub fn swoole_event_exit() {
 }
 
 #[php_function]
-pub fn swoole_event_cycle(callback: Option<&Zval>, before: Option<bool>) -> PhpResult<bool> {
+#[php(optional = before, defaults(before = false))]
+pub fn swoole_event_cycle(callback: Option<&Zval>, before: bool) -> PhpResult<bool> {
     Event::cycle(callback, before)
 }
 

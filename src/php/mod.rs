@@ -5,6 +5,7 @@
 //! go through `boundary`, which decides what happens to exceptions, `exit()`,
 //! fatal errors and panics.
 
+pub mod arginfo;
 pub mod args;
 pub mod boundary;
 pub mod callbacks;
@@ -65,6 +66,16 @@ pub fn allow_dynamic_properties(ce: &'static ClassEntry) {
     // SAFETY: called during module startup, before any request, on a class
     // entry we registered; nothing else reads or writes it concurrently.
     unsafe { (*ptr).ce_flags |= ZEND_ACC_ALLOW_DYNAMIC_PROPERTIES };
+}
+
+/// `ZEND_ACC_FINAL`.
+const ZEND_ACC_FINAL: u32 = 1 << 5;
+
+/// Marks a class `final`, as Swoole declares it.
+pub fn make_final(ce: &'static ClassEntry) {
+    let ptr = std::ptr::from_ref(ce).cast_mut();
+    // SAFETY: as in `allow_dynamic_properties`: module startup, our class.
+    unsafe { (*ptr).ce_flags |= ZEND_ACC_FINAL };
 }
 
 /// Registers a legacy class name (e.g. `swoole_http_server`) for `ce`.
@@ -242,12 +253,16 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     class_alias("swoole_server", server::server_ce());
     http_server::register_classes()?;
     websocket_server::register_classes()?;
+    make_final(<server_task::Task as RegisteredClass>::get_metadata().ce());
+    constants::register_table(module_number())?;
+    // Swoole's declared types, before `args::install` decides from them
+    // which handlers check their arguments.
+    arginfo::apply_all();
     // After every class and function exists: it wraps each handler. Before
     // the `Response` fast paths, which take plain strings themselves and
     // fall back to the wrapped handler (so the hot path pays nothing).
     args::install();
     http_response::install_fast_paths();
-    constants::register_table(module_number())?;
     Ok(())
 }
 

@@ -82,7 +82,7 @@ impl Server {
 
 #[php_impl]
 impl Server {
-    #[php(defaults(port = 0, mode = 1, sock_type = 1))]
+    #[php(defaults(host = String::from("0.0.0.0"), port = 0, mode = 1, sock_type = 1))]
     pub fn __construct(host: String, port: i64, mode: i64, sock_type: i64) -> PhpResult<Self> {
         if mode != SWOOLE_BASE && mode != SWOOLE_PROCESS {
             return Err(PhpException::new(
@@ -433,9 +433,8 @@ impl Server {
     }
 
     /// Stops the calling worker, which the master then replaces.
-    #[php(defaults(worker_id = -1, wait_event = false))]
-    pub fn stop(&self, worker_id: i64, wait_event: bool) -> bool {
-        let _ = wait_event;
+    #[php(defaults(worker_id = -1))]
+    pub fn stop(&self, worker_id: i64) -> bool {
         let me = worker::current_worker_id() as i64;
         if me < 0 || (worker_id >= 0 && worker_id != me) {
             php_error(
@@ -467,11 +466,28 @@ impl Server {
         Ok(z)
     }
 
-    pub fn get_worker_pid(&self) -> i64 {
-        if worker::current_worker_id() < 0 {
-            return process::master_pid() as i64;
+    /// The pid of worker `$worker_id` (-1: the calling process's worker),
+    /// false if no such worker runs.
+    #[php(defaults(worker_id = -1))]
+    pub fn get_worker_pid(&self, worker_id: i64) -> Zval {
+        let mut z = Zval::new();
+        let me = worker::current_worker_id() as i64;
+        if worker_id < 0 || worker_id == me {
+            if me < 0 {
+                z.set_long(process::master_pid() as i64);
+            } else {
+                z.set_long(std::process::id() as i64);
+            }
+            return z;
         }
-        std::process::id() as i64
+        match crate::engine::stats::workers()
+            .iter()
+            .find(|w| i64::from(w.worker_id) == worker_id)
+        {
+            Some(w) => z.set_long(i64::from(w.pid)),
+            None => z.set_bool(false),
+        }
+        z
     }
 
     #[php(getter, name = "setting")]
@@ -787,8 +803,8 @@ impl Server {
         Self::add_port(self_, host, port, sock_type)
     }
 
-    /// Alias of `listen()`.
-    #[php(defaults(sock_type = 1))]
+    /// Alias of `listen()` (Swoole spells it in lower case).
+    #[php(name = "addlistener")]
     pub fn add_listener(
         self_: &ZendClassObject<Server>,
         host: String,
