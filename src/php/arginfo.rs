@@ -12,12 +12,39 @@
 //! rewrites is declarative only; the Rust code still parses the arguments.
 //! A function whose shape differs is left as ext-php-rs made it, and
 //! `make signatures-check` reports it.
+//!
+//! Swoole's declared types are not always what its argument parsing takes
+//! (`Coroutine\Http\Client::setData()` declares `array|string` and takes
+//! anything). `php/args.rs` coerces arguments by the types the Rust code
+//! parses, so each rewritten function keeps a copy of its original arginfo
+//! (with the new names) in a `reserved[]` slot; `checking_arg_info` hands
+//! that copy to `args.rs`.
 
 use std::ffi::{c_char, CString};
 
 use ext_php_rs::ffi::{self, zend_function, zend_internal_arg_info, HashTable};
 use ext_php_rs::types::ZendStr;
 use ext_php_rs::zend::ClassEntry;
+
+extern "C" {
+    // ZEND_API int zend_get_resource_handle(const char *module_name);
+    fn zend_get_resource_handle(module_name: *const c_char) -> std::ffi::c_int;
+}
+
+/// The `reserved[]` index holding a rewritten function's original arginfo
+/// (`usize::MAX` until `apply_all` ran).
+static SLOT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(usize::MAX);
+
+/// The parameter infos whose types say what the Rust code parses: the copy
+/// `apply` kept, or the function's own arginfo if it was not rewritten.
+/// Points at the first parameter, as `arg_info` does.
+pub fn checking_arg_info(ifn: &ffi::zend_internal_function) -> *const zend_internal_arg_info {
+    let slot = SLOT.load(std::sync::atomic::Ordering::Relaxed);
+    match ifn.reserved.get(slot) {
+        Some(p) if !p.is_null() => p.cast_const().cast(),
+        _ => ifn.arg_info,
+    }
+}
 
 const FACTS: &str = include_str!("../../tests/signatures/swoole-6.2.2.txt");
 
@@ -284,6 +311,9 @@ unsafe fn apply(func: *mut zend_function, sig: &Signature) -> bool {
             return false;
         }
     }
+    // The original types stay for argument checking (see the module doc).
+    let original: &'static mut [zend_internal_arg_info] =
+        Box::leak(infos.to_vec().into_boxed_slice());
     let mut hints = false;
     for (info, p) in infos[1..].iter_mut().zip(&sig.params) {
         info.name = leak_c(&p.name);
@@ -299,6 +329,14 @@ unsafe fn apply(func: *mut zend_function, sig: &Signature) -> bool {
     }
     if hints {
         f.fn_flags |= ZEND_ACC_HAS_TYPE_HINTS;
+    }
+    for (copy, info) in original.iter_mut().zip(infos.iter()) {
+        copy.name = info.name;
+    }
+    let slot = SLOT.load(std::sync::atomic::Ordering::Relaxed);
+    if let Some(r) = f.reserved.get_mut(slot) {
+        // Index 1: the first parameter, as `arg_info` points.
+        *r = original.as_mut_ptr().wrapping_add(1).cast();
     }
     true
 }
@@ -346,6 +384,13 @@ fn class_entry(name: &str) -> Option<&'static ClassEntry> {
 /// Applies every signature of the facts file that fits; returns how many
 /// functions were rewritten.
 pub fn apply_all() -> usize {
+    // SAFETY: MINIT, single-threaded; the call only bumps the engine's
+    // counter of reserved slots.
+    let slot = unsafe { zend_get_resource_handle(c"swoole arginfo".as_ptr()) };
+    let Ok(slot) = usize::try_from(slot) else {
+        return 0; // no slot left: keep ext-php-rs's arginfo everywhere
+    };
+    SLOT.store(slot, std::sync::atomic::Ordering::Relaxed);
     let mut done = 0;
     for line in FACTS.lines() {
         let Some(sig) = parse_line(line) else {
