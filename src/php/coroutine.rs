@@ -421,13 +421,12 @@ impl Coroutine {
     }
 
     /// `['max_coroutine' => n, ...]`; other coroutine options are accepted.
-    pub fn set(options: &ZendHashTable) -> bool {
+    pub fn set(options: &ZendHashTable) {
         for key in ["max_coroutine", "max_coro_num"] {
             if let Some(n) = options.get(key).and_then(Zval::long) {
                 coro::set_max(n.max(0) as usize);
             }
         }
-        true
     }
 
     pub fn get_options() -> Zval {

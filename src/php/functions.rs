@@ -273,7 +273,8 @@ pub fn swoole_get_local_mac() -> Zval {
 /// (`max_coroutine`), as `Swoole\Coroutine::set()` does.
 #[php_function]
 pub fn swoole_async_set(settings: &ZendHashTable) -> bool {
-    Coroutine::set(settings)
+    Coroutine::set(settings);
+    true
 }
 
 /// rswoole keeps no DNS cache: nothing to clear.
