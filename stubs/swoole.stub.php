@@ -956,6 +956,9 @@ namespace {
     function swoole_get_local_mac(): array {}
     function swoole_async_set(array $settings): bool {}
     function swoole_clear_dns_cache(): void {}
+    function swoole_substr_unserialize(string $str, int $offset, int $length = 0, array $options = array (
+)): mixed {}
+    function swoole_substr_json_decode(string $str, int $offset, int $length = 0, bool $associative = false, int $depth = 512, int $flags = 0): mixed {}
     function swoole_coroutine_create(callable $func, mixed ...$params): int|false {}
     function swoole_coroutine_defer(callable $callback): void {}
     function swoole_event_wait(): void {}

@@ -277,6 +277,97 @@ pub fn swoole_async_set(settings: &ZendHashTable) -> bool {
     true
 }
 
+/// `$offset`/`$length` of a `swoole_substr_*()` call resolved against a
+/// string of `len` bytes as Swoole does (a negative offset counts from the
+/// end, a length of 0 or past the end means "to the end"); `Err` says why
+/// there is no such part.
+fn substr_range(
+    len: usize,
+    offset: i64,
+    length: i64,
+) -> Result<std::ops::Range<usize>, &'static str> {
+    let len_i = i64::try_from(len).unwrap_or(i64::MAX);
+    if len == 0 {
+        return Err("Non-empty string required");
+    }
+    let offset = if offset < 0 { len_i + offset } else { offset };
+    if offset < 0 {
+        return Err("Offset must be not less than the negative length of the string");
+    }
+    if len_i <= offset {
+        return Err("Offset must be less than the length of the string");
+    }
+    let rest = len_i - offset;
+    let length = if length <= 0 || length > rest {
+        rest
+    } else {
+        length
+    };
+    Ok(offset as usize..(offset + length) as usize)
+}
+
+fn call_php(name: &str, args: Vec<&dyn ext_php_rs::convert::IntoZvalDyn>) -> Zval {
+    // An exception (JsonException, one from __unserialize) stays pending
+    // and is thrown when this function returns.
+    ZendCallable::try_from_name(name)
+        .and_then(|f| f.try_call(args))
+        .unwrap_or_default()
+}
+
+/// `unserialize()` of a part of `$str`, without copying it out in PHP first.
+#[php_function]
+#[php(defaults(length = 0))]
+pub fn swoole_substr_unserialize(
+    str: &Zval,
+    offset: i64,
+    length: i64,
+    options: Option<&ZendHashTable>,
+) -> Zval {
+    let bytes = str.zend_str().map(|s| s.as_bytes()).unwrap_or_default();
+    let Ok(range) = substr_range(bytes.len(), offset, length) else {
+        let mut z = Zval::new();
+        z.set_bool(false);
+        return z;
+    };
+    let part = super::http_request::bytes_zval(&bytes[range]);
+    match options {
+        Some(o) => {
+            let mut opts = Zval::new();
+            opts.set_hashtable(o.to_owned());
+            call_php("unserialize", vec![&part, &opts])
+        }
+        None => call_php("unserialize", vec![&part]),
+    }
+}
+
+/// `json_decode()` of a part of `$str`.
+#[php_function]
+#[php(defaults(length = 0, depth = 512, flags = 0))]
+pub fn swoole_substr_json_decode(
+    str: &Zval,
+    offset: i64,
+    length: i64,
+    associative: Option<bool>,
+    depth: i64,
+    flags: i64,
+) -> Zval {
+    let bytes = str.zend_str().map(|s| s.as_bytes()).unwrap_or_default();
+    let range = match substr_range(bytes.len(), offset, length) {
+        Ok(r) => r,
+        Err(why) => {
+            php_error(&ErrorType::Warning, why);
+            return Zval::new();
+        }
+    };
+    let part = super::http_request::bytes_zval(&bytes[range]);
+    let mut assoc = Zval::new();
+    match associative {
+        Some(b) => assoc.set_bool(b),
+        None => assoc.set_null(),
+    }
+    call_php("json_decode", vec![&part, &assoc, &depth, &flags])
+}
+
 /// rswoole keeps no DNS cache: nothing to clear.
 #[php_function]
 pub fn swoole_clear_dns_cache() {}
@@ -354,6 +445,8 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
         .function(wrap_function!(swoole_get_local_mac))
         .function(wrap_function!(swoole_async_set))
         .function(wrap_function!(swoole_clear_dns_cache))
+        .function(wrap_function!(swoole_substr_unserialize))
+        .function(wrap_function!(swoole_substr_json_decode))
         .function(wrap_function!(swoole_coroutine_create))
         .function(wrap_function!(swoole_coroutine_defer))
         .function(wrap_function!(swoole_event_wait))
