@@ -737,15 +737,18 @@ namespace Swoole {
         public function connection_info(int $fd, int $reactor_id = -1, bool $ignoreError = false): array|false {}
         public function connection_list(int $start_fd = 0, int $find_count = 10): array|false {}
         public function disconnect(int $fd, int $code = 1000, string $reason = ''): bool {}
+        public function exist(int $fd): bool {}
         public function exists(int $fd): bool {}
         public function finish(mixed $data): bool {}
         public function getCallback(string $event_name): Closure|array|string|null {}
         public function getClientInfo(int $fd, int $reactor_id = -1, bool $ignoreError = false): array|false {}
         public function getClientList(int $start_fd = 0, int $find_count = 10): array|false {}
+        public function getLastError(): int {}
         public function getManagerPid(): int {}
         public function getMasterPid(): int {}
         public function getWorkerId(): int|false {}
         public function getWorkerPid(int $worker_id = -1): int|false {}
+        public function getWorkerStatus(int $worker_id = -1): int|false {}
         public function heartbeat(bool $ifCloseConnection = true): array|false {}
         public function isEstablished(int $fd): bool {}
         public function listen(string $host, int $port, int $sock_type): Swoole\Server\Port|false {}
