@@ -547,6 +547,23 @@ impl Server {
         worker::is_task_worker()
     }
 
+    /// rswoole serves no TLS.
+    #[php(getter, name = "ssl")]
+    pub fn prop_ssl(&self) -> bool {
+        false
+    }
+
+    /// Swoole's stats timer and admin server objects; rswoole has neither.
+    #[php(getter, name = "stats_timer")]
+    pub fn prop_stats_timer(&self) -> Zval {
+        Zval::new()
+    }
+
+    #[php(getter, name = "admin_server")]
+    pub fn prop_admin_server(&self) -> Zval {
+        Zval::new()
+    }
+
     /// Sends `$data` to connection `$fd` (routed to the worker that owns it).
     #[php(defaults(server_socket = -1))]
     pub fn send(&self, fd: &Zval, data: &Zval, server_socket: i64) -> bool {

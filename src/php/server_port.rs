@@ -151,6 +151,12 @@ impl Port {
         self.state.borrow().sock_type
     }
 
+    /// rswoole serves no TLS.
+    #[php(getter, name = "ssl")]
+    pub fn prop_ssl(&self) -> bool {
+        false
+    }
+
     #[php(getter, name = "setting")]
     pub fn prop_setting(&self) -> Zval {
         match self.state.borrow().setting.as_ref() {
