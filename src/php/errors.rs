@@ -1,8 +1,8 @@
 //! `swoole_last_error()`, the `SWOOLE_ERROR_*` codes it returns, their texts
 //! (`swoole_strerror()`) and the codes `swoole_ignore_error()` silences.
 
-use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
+use std::cell::Cell;
+use std::sync::Mutex;
 
 use ext_php_rs::prelude::*;
 
@@ -15,8 +15,11 @@ pub const SWOOLE_ERROR_HTTP_CONTEXT_UNAVAILABLE: i64 = 7106;
 
 thread_local! {
     static LAST: Cell<i64> = const { Cell::new(0) };
-    static IGNORED: RefCell<HashSet<i64>> = RefCell::new(HashSet::new());
 }
+
+/// The codes `swoole_ignore_error()` silenced. A plain static, not a
+/// thread-local: the extension's static TLS block is small (tools/tls-check.sh).
+static IGNORED: Mutex<Vec<i64>> = Mutex::new(Vec::new());
 
 /// Swoole's `SW_ERROR_BEGIN` and `SW_ERROR_END`: codes strictly between are
 /// Swoole's own, the rest are errno values.
@@ -189,11 +192,17 @@ pub fn os_error_text(code: i64) -> String {
 
 /// `swoole_ignore_error($code)`: log lines for `code` are no longer written.
 pub fn ignore_error(code: i64) {
-    IGNORED.with(|i| i.borrow_mut().insert(code));
+    let mut list = IGNORED.lock().unwrap_or_else(|p| p.into_inner());
+    if !list.contains(&code) {
+        list.push(code);
+    }
 }
 
 pub fn is_ignored(code: i64) -> bool {
-    IGNORED.with(|i| i.borrow().contains(&code))
+    IGNORED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .contains(&code)
 }
 
 /// Records the code `swoole_last_error()` returns next.
