@@ -584,13 +584,17 @@ namespace Swoole {
         public static function getElapsed(int $cid = 0): int {}
         public static function getOptions(): ?array {}
         public static function getPcid(int $cid = 0): int|false {}
+        public static function getuid(): int {}
         public static function join(array $cid_array, float $timeout = -1): bool {}
         public static function list(): Swoole\Coroutine\Iterator {}
+        public static function readFile(string $filename, int $flag = 0): string|false {}
         public static function resume(int $cid): bool {}
         public static function set(array $options): void {}
         public static function sleep(float $seconds): bool {}
         public static function stats(): array {}
+        public static function statvfs(string $path): array {}
         public static function suspend(): bool {}
+        public static function writeFile(string $filename, string $fileContent, int $flags = 0): int|false {}
         public static function yield(): bool {}
     }
 }
@@ -649,7 +653,10 @@ namespace Swoole\Coroutine {
     class System
     {
         public function __construct() {}
+        public static function readFile(string $filename, int $flag = 0): string|false {}
         public static function sleep(float $seconds): bool {}
+        public static function statvfs(string $path): array {}
+        public static function writeFile(string $filename, string $fileContent, int $flags = 0): int|false {}
     }
 }
 
