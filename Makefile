@@ -18,7 +18,7 @@ APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets bui
 
 
 .PHONY: deps-frameworks test-frameworks tls-check
-.PHONY: all deps build run test test-engine test-php lint stubs stubs-check install bench bench-coro clean
+.PHONY: all deps build run test test-engine test-php lint stubs stubs-check signatures-check install bench bench-coro clean
 
 all: build
 
@@ -69,13 +69,17 @@ stubs-check: build
 	@$(PHP) -n -d extension=$(SO) tools/gen-stubs.php | diff -u stubs/swoole.stub.php - \
 	  || { echo "stubs/swoole.stub.php is out of date: run 'make stubs'"; exit 1; }
 
+# Reflection of the built module against Swoole 6.2.2's signatures, less the documented deviations.
+signatures-check: build
+	$(PHP) -n -d extension=$(SO) tools/check-signatures.php
+
 test-php: build
 	RSWOOLE_SO=$(SO) bash tests/run.sh
 
 tls-check: build
 	bash tools/tls-check.sh $(SO)
 
-test: build lint test-engine tls-check stubs-check test-php
+test: build lint test-engine tls-check stubs-check signatures-check test-php
 
 install: build
 	install -m 0755 $(SO) "$$(php-config --extension-dir)/rswoole.so"

@@ -81,6 +81,10 @@ pub struct ServerConfig {
     /// Random extra requests (0..=grace) so workers do not all recycle at
     /// once; `None` means Swoole's default, `max_request / 2` above 10.
     pub max_request_grace: Option<u64>,
+    /// Tasks after which a task worker is replaced (0: never), and its
+    /// grace, by the same rules as `max_request`.
+    pub task_max_request: u64,
+    pub task_max_request_grace: Option<u64>,
     /// RSS in bytes above which a worker is replaced after its current
     /// request (an rswoole setting; 0: never).
     pub max_worker_memory: u64,
@@ -136,6 +140,15 @@ impl ServerConfig {
             None => 0,
         }
     }
+
+    /// Swoole's effective `task_max_request_grace`.
+    pub fn task_request_grace(&self) -> u64 {
+        match self.task_max_request_grace {
+            Some(g) => g,
+            None if self.task_max_request > 10 => self.task_max_request / 2,
+            None => 0,
+        }
+    }
 }
 
 impl Default for ServerConfig {
@@ -166,6 +179,8 @@ impl Default for ServerConfig {
             pid_file: None,
             max_request: 0,
             max_request_grace: None,
+            task_max_request: 0,
+            task_max_request_grace: None,
             max_worker_memory: 0,
             daemonize: false,
             task_worker_num: 0,

@@ -113,7 +113,11 @@ impl WorkerCtx {
         }
         let n = self.requests.get();
         if self.request_limit > 0 && n >= self.request_limit {
-            self.retire(&format!("max_request reached ({n} requests)"));
+            if is_task_worker() {
+                self.retire(&format!("task_max_request reached ({n} tasks)"));
+            } else {
+                self.retire(&format!("max_request reached ({n} requests)"));
+            }
             return;
         }
         let max_mem = self.cfg.max_worker_memory;
@@ -166,20 +170,29 @@ impl WorkerCtx {
 
 /// `max_request` plus a pseudo-random 0..=grace, so workers started together
 /// do not all recycle at the same moment (Swoole's `max_request_grace`).
+/// A task worker counts tasks against `task_max_request` instead.
 fn request_limit(cfg: &ServerConfig) -> u64 {
-    if cfg.max_request == 0 {
+    let (max, grace) = if is_task_worker() {
+        (cfg.task_max_request, cfg.task_request_grace())
+    } else {
+        (cfg.max_request, cfg.request_grace())
+    };
+    limit_with_grace(max, grace)
+}
+
+fn limit_with_grace(max: u64, grace: u64) -> u64 {
+    if max == 0 {
         return 0;
     }
-    let grace = cfg.request_grace();
     if grace == 0 {
-        return cfg.max_request;
+        return max;
     }
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos() as u64)
         .unwrap_or(0);
     let seed = (std::process::id() as u64) ^ nanos.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    cfg.max_request + seed % (grace + 1)
+    max + seed % (grace + 1)
 }
 
 /// Runs worker `id` until it stops; returns the process exit code.
@@ -451,8 +464,13 @@ pub async fn serve_ports(
         let h = hooks.clone();
         let c = ctx.clone();
         let dispatch: super::ipc::Dispatch = Rc::new(move |m| {
+            let task = m.kind == super::ipc::Kind::Task;
             if let Outcome::Fatal(code) = super::ipc::dispatch_to(&h, m) {
                 c.poison(code);
+            } else if task && is_task_worker() {
+                // `task_max_request`: a task counts as a task worker's request.
+                c.requests.set(c.requests.get() + 1);
+                c.after_request();
             }
         });
         background.push(tokio::task::spawn_local(super::ipc::inbox_loop(dispatch)));

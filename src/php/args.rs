@@ -8,8 +8,9 @@
 //! Swoole\Http\Server('127.0.0.1', '8000')` is how Laravel Octane starts a
 //! server. So, once every class and function is registered (end of MINIT),
 //! `install()` puts one trampoline in front of each handler of the module.
-//! The trampoline reads the function's own arg_info (the types ext-php-rs
-//! declared), converts each mismatching scalar argument in place with the
+//! The trampoline reads the function's arg_info as ext-php-rs declared it
+//! (`arginfo::checking_arg_info`: for a function `arginfo.rs` gave Swoole's
+//! declared types, the copy it kept), converts each mismatching scalar argument in place with the
 //! engine's `zend_verify_scalar_type_hint` (the routine PHP uses for typed
 //! parameters, honouring the caller's `declare(strict_types=1)`), and only
 //! then calls the original handler. A value that cannot be converted gets
@@ -167,7 +168,7 @@ fn needs_check(ifn: &ext_php_rs::ffi::zend_internal_function) -> bool {
     (0..ifn.num_args as usize).any(|i| {
         // SAFETY: arg_info has num_args entries after the return-type entry
         // the engine skipped at registration.
-        let info = unsafe { &*ifn.arg_info.add(i) };
+        let info = unsafe { &*super::arginfo::checking_arg_info(ifn).add(i) };
         checked_mask(info).is_some()
     })
 }
@@ -279,11 +280,12 @@ unsafe extern "C" fn trampoline(ex: *mut zend_execute_data, rv: *mut zval) {
         let orig: Handler = std::mem::transmute::<*mut std::ffi::c_void, Handler>(orig);
         let given = (*ex).This.u2.num_args.min(ifn.num_args);
         let first = ex.cast::<zval>().add(frame_slot());
+        let infos = super::arginfo::checking_arg_info(ifn);
         let mut strict = None;
         for i in 0..given {
             let arg = first.add(i as usize);
             let ty = (*arg).u1.type_info & 0xff;
-            let info = &*ifn.arg_info.add(i as usize);
+            let info = &*infos.add(i as usize);
             let Some(types) = checked_mask(info) else {
                 continue;
             };

@@ -425,6 +425,25 @@ impl Coroutine {
         defer_impl(callback)
     }
 
+    /// Alias of `getCid()`.
+    pub fn getuid() -> i64 {
+        coro::current()
+    }
+
+    #[php(name = "readFile", defaults(flag = 0))]
+    pub fn read_file(filename: &str, flag: i64) -> PhpResult<Zval> {
+        read_file_impl(filename, flag)
+    }
+
+    #[php(name = "writeFile", defaults(flags = 0))]
+    pub fn write_file(filename: &str, file_content: &Zval, flags: i64) -> PhpResult<Zval> {
+        write_file_impl(filename, file_content, flags)
+    }
+
+    pub fn statvfs(path: &str) -> PhpResult<Zval> {
+        statvfs_impl(path)
+    }
+
     pub fn sleep(seconds: f64) -> PhpResult<bool> {
         sleep_impl("Swoole\\Coroutine::sleep()", seconds)
     }
@@ -497,13 +516,12 @@ impl Coroutine {
     }
 
     /// `['max_coroutine' => n, ...]`; other coroutine options are accepted.
-    pub fn set(options: &ZendHashTable) -> bool {
+    pub fn set(options: &ZendHashTable) {
         for key in ["max_coroutine", "max_coro_num"] {
             if let Some(n) = options.get(key).and_then(Zval::long) {
                 coro::set_max(n.max(0) as usize);
             }
         }
-        true
     }
 
     pub fn get_options() -> Zval {
@@ -540,6 +558,161 @@ impl System {
     pub fn sleep(seconds: f64) -> PhpResult<bool> {
         sleep_impl("Swoole\\Coroutine\\System::sleep()", seconds)
     }
+
+    #[php(name = "readFile", defaults(flag = 0))]
+    pub fn read_file(filename: &str, flag: i64) -> PhpResult<Zval> {
+        read_file_impl(filename, flag)
+    }
+
+    #[php(name = "writeFile", defaults(flags = 0))]
+    pub fn write_file(filename: &str, file_content: &Zval, flags: i64) -> PhpResult<Zval> {
+        write_file_impl(filename, file_content, flags)
+    }
+
+    pub fn statvfs(path: &str) -> PhpResult<Zval> {
+        statvfs_impl(path)
+    }
+}
+
+/// `System::readFile()`, `writeFile()` and `statvfs()` run in a coroutine,
+/// as in Swoole; rswoole does the file I/O in place (a local file read
+/// does not wait on the network).
+fn in_coroutine() -> PhpResult<()> {
+    if coro::current() < 0 {
+        set_last_error(super::errors::SWOOLE_ERROR_CO_OUT_OF_COROUTINE);
+        return Err(PhpException::new(
+            "API must be called in the coroutine".into(),
+            super::errors::SWOOLE_ERROR_CO_OUT_OF_COROUTINE as i32,
+            error_ce(),
+        ));
+    }
+    Ok(())
+}
+
+fn empty_name(what: &str) -> PhpException {
+    PhpException::new(
+        format!("{what} cannot be empty"),
+        0,
+        ext_php_rs::zend::ce::value_error(),
+    )
+}
+
+/// `flock()` on the open file for `LOCK_EX` (Swoole's `SW_FILE_LOCK`).
+fn lock(f: &std::fs::File, op: i64) {
+    if op & i64::from(libc::LOCK_EX) != 0 {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor this function's caller owns.
+        unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+    }
+}
+
+fn io_warning(call: &str, e: &std::io::Error) {
+    let code = e.raw_os_error().unwrap_or(0);
+    crate::engine::log::log(
+        crate::engine::log::Level::Warning,
+        &format!(
+            "{call} failed, Error: {}[{code}]",
+            super::errors::os_error_text(i64::from(code))
+        ),
+    );
+}
+
+fn read_file_impl(filename: &str, flag: i64) -> PhpResult<Zval> {
+    if filename.is_empty() {
+        return Err(empty_name("Filename"));
+    }
+    in_coroutine()?;
+    let mut z = Zval::new();
+    let read = std::fs::File::open(filename).and_then(|mut f| {
+        use std::io::Read;
+        lock(&f, flag);
+        let mut buf = Vec::new();
+        f.read_to_end(&mut buf).map(|_| buf)
+    });
+    match read {
+        Ok(buf) => z = super::http_request::bytes_zval(&buf),
+        Err(e) => {
+            io_warning(
+                &format!("System::read_file(): open({filename}, O_RDONLY)"),
+                &e,
+            );
+            z.set_bool(false);
+        }
+    }
+    Ok(z)
+}
+
+fn write_file_impl(filename: &str, content: &Zval, flags: i64) -> PhpResult<Zval> {
+    if filename.is_empty() {
+        return Err(empty_name("Filename"));
+    }
+    in_coroutine()?;
+    let data = content.zend_str().map(|s| s.as_bytes()).unwrap_or_default();
+    // PHP's FILE_APPEND.
+    let append = flags & 8 != 0;
+    let mut oflags = libc::O_CREAT | libc::O_WRONLY | libc::O_NOFOLLOW;
+    oflags |= if append {
+        libc::O_APPEND
+    } else {
+        libc::O_TRUNC
+    };
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true);
+    if append {
+        opts.append(true);
+    } else {
+        opts.truncate(true);
+    }
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NOFOLLOW).mode(0o644);
+    }
+    let mut z = Zval::new();
+    let written = opts.open(filename).and_then(|mut f| {
+        use std::io::Write;
+        lock(&f, flags);
+        f.write_all(data).map(|()| data.len())
+    });
+    match written {
+        Ok(n) => z.set_long(n as i64),
+        Err(e) => {
+            io_warning(
+                &format!("System::write_file(): open({filename}, {oflags})"),
+                &e,
+            );
+            z.set_bool(false);
+        }
+    }
+    Ok(z)
+}
+
+fn statvfs_impl(path: &str) -> PhpResult<Zval> {
+    if path.is_empty() {
+        return Err(empty_name("Path"));
+    }
+    in_coroutine()?;
+    let mut ht = ZendHashTable::new();
+    if let Ok(st) = nix::sys::statvfs::statvfs(path) {
+        let fields: [(&str, u64); 11] = [
+            ("bsize", st.block_size()),
+            ("frsize", st.fragment_size()),
+            ("blocks", st.blocks()),
+            ("bfree", st.blocks_free()),
+            ("bavail", st.blocks_available()),
+            ("files", st.files()),
+            ("ffree", st.files_free()),
+            ("favail", st.files_available()),
+            ("fsid", st.filesystem_id()),
+            ("flag", st.flags().bits()),
+            ("namemax", st.name_max()),
+        ];
+        for (k, v) in fields {
+            let _ = ht.insert(k, v as i64);
+        }
+    }
+    let mut z = Zval::new();
+    z.set_hashtable(ht);
+    Ok(z)
 }
 
 /// `go($func, ...$args)`: short name of `Swoole\Coroutine::create()`.

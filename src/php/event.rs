@@ -72,7 +72,8 @@ impl Event {
     /// Calls `$callback` at the end of each round of the loop that ran
     /// something (null removes it: false when none was set), outside any
     /// coroutine, as in Swoole.
-    pub fn cycle(callback: Option<&Zval>, before: Option<bool>) -> PhpResult<bool> {
+    #[php(optional = before, defaults(before = false))]
+    pub fn cycle(callback: Option<&Zval>, before: bool) -> PhpResult<bool> {
         let _ = before;
         let cb = match callback {
             Some(z) if z.is_null() => None,

@@ -8,7 +8,7 @@ use Swoole\Coroutine;
 use Swoole\Timer;
 
 /** Waits until every other holder of the barrier has dropped it. */
-final class Barrier
+class Barrier
 {
     private int $waiter = -1;
     private int $timer = -1;

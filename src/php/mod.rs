@@ -5,6 +5,7 @@
 //! go through `boundary`, which decides what happens to exceptions, `exit()`,
 //! fatal errors and panics.
 
+pub mod arginfo;
 pub mod args;
 pub mod atomic;
 pub mod boundary;
@@ -16,6 +17,7 @@ pub mod errors;
 pub mod event;
 pub mod exception;
 pub mod exit;
+pub mod functions;
 pub mod http_client_coro;
 pub mod http_request;
 pub mod http_response;
@@ -70,6 +72,16 @@ pub fn allow_dynamic_properties(ce: &'static ClassEntry) {
     // SAFETY: called during module startup, before any request, on a class
     // entry we registered; nothing else reads or writes it concurrently.
     unsafe { (*ptr).ce_flags |= ZEND_ACC_ALLOW_DYNAMIC_PROPERTIES };
+}
+
+/// `ZEND_ACC_FINAL`.
+const ZEND_ACC_FINAL: u32 = 1 << 5;
+
+/// Marks a class `final`, as Swoole declares it.
+pub fn make_final(ce: &'static ClassEntry) {
+    let ptr = std::ptr::from_ref(ce).cast_mut();
+    // SAFETY: as in `allow_dynamic_properties`: module startup, our class.
+    unsafe { (*ptr).ce_flags |= ZEND_ACC_FINAL };
 }
 
 /// Registers a legacy class name (e.g. `swoole_http_server`) for `ce`.
@@ -148,6 +160,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = event::register(m);
     let m = errors::register(m);
     let m = exit::register(m);
+    let m = functions::register(m);
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
@@ -258,6 +271,11 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     class_alias("swoole_server", server::server_ce());
     http_server::register_classes()?;
     websocket_server::register_classes()?;
+    make_final(<server_task::Task as RegisteredClass>::get_metadata().ce());
+    constants::register_table(module_number())?;
+    // Swoole's declared types, before `args::install` decides from them
+    // which handlers check their arguments.
+    arginfo::apply_all();
     // After every class and function exists: it wraps each handler. Before
     // the `Response` fast paths, which take plain strings themselves and
     // fall back to the wrapped handler (so the hot path pays nothing).
@@ -279,6 +297,29 @@ extern "C" fn module_info(_module: *mut ModuleEntry) {
     info_table_row!("HTTP", "hyper 1, HTTP/1.1");
     info_table_end!();
 }
+
+/// Swoole's module dependencies: `json`, required. A module with
+/// dependencies starts after the modules loaded without any (`sockets`
+/// among them), so the `AF_*`/`SOCKET_E*` constants that `sockets` also
+/// defines are already there and `constants::register_table` skips them,
+/// whatever the order of the `extension=` lines, as with Swoole.
+struct Deps([ext_php_rs::ffi::_zend_module_dep; 2]);
+// SAFETY: read-only static data (pointers to static C strings).
+unsafe impl Sync for Deps {}
+static DEPS: Deps = Deps([
+    ext_php_rs::ffi::_zend_module_dep {
+        name: c"json".as_ptr(),
+        rel: std::ptr::null(),
+        version: std::ptr::null(),
+        type_: 1, // MODULE_DEP_REQUIRED
+    },
+    ext_php_rs::ffi::_zend_module_dep {
+        name: std::ptr::null(),
+        rel: std::ptr::null(),
+        version: std::ptr::null(),
+        type_: 0,
+    },
+]);
 
 static STARTUP: ModuleStartupMutex = MODULE_STARTUP_INIT;
 static BUILD_ERROR: OnceLock<String> = OnceLock::new();
@@ -324,6 +365,7 @@ pub extern "C" fn get_module() -> *mut ModuleEntry {
         match built {
             Ok((mut entry, startup, owned)) => {
                 entry.module_startup_func = Some(minit);
+                entry.deps = DEPS.0.as_ptr();
                 STARTUP.lock().replace(startup);
                 (entry, owned)
             }

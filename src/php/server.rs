@@ -84,7 +84,7 @@ impl Server {
 
 #[php_impl]
 impl Server {
-    #[php(defaults(port = 0, mode = 1, sock_type = 1))]
+    #[php(defaults(host = String::from("0.0.0.0"), port = 0, mode = 1, sock_type = 1))]
     pub fn __construct(host: String, port: i64, mode: i64, sock_type: i64) -> PhpResult<Self> {
         if mode != SWOOLE_BASE && mode != SWOOLE_PROCESS {
             return Err(PhpException::new(
@@ -476,9 +476,8 @@ impl Server {
     }
 
     /// Stops the calling worker, which the master then replaces.
-    #[php(defaults(worker_id = -1, wait_event = false))]
-    pub fn stop(&self, worker_id: i64, wait_event: bool) -> bool {
-        let _ = wait_event;
+    #[php(defaults(worker_id = -1))]
+    pub fn stop(&self, worker_id: i64) -> bool {
         let me = worker::current_worker_id() as i64;
         if me < 0 || (worker_id >= 0 && worker_id != me) {
             php_error(
@@ -510,11 +509,28 @@ impl Server {
         Ok(z)
     }
 
-    pub fn get_worker_pid(&self) -> i64 {
-        if worker::current_worker_id() < 0 {
-            return process::master_pid() as i64;
+    /// The pid of worker `$worker_id` (-1: the calling process's worker),
+    /// false if no such worker runs.
+    #[php(defaults(worker_id = -1))]
+    pub fn get_worker_pid(&self, worker_id: i64) -> Zval {
+        let mut z = Zval::new();
+        let me = worker::current_worker_id() as i64;
+        if worker_id < 0 || worker_id == me {
+            if me < 0 {
+                z.set_long(process::master_pid() as i64);
+            } else {
+                z.set_long(std::process::id() as i64);
+            }
+            return z;
         }
-        std::process::id() as i64
+        match crate::engine::stats::workers()
+            .iter()
+            .find(|w| i64::from(w.worker_id) == worker_id)
+        {
+            Some(w) => z.set_long(i64::from(w.pid)),
+            None => z.set_bool(false),
+        }
+        z
     }
 
     #[php(getter, name = "setting")]
@@ -572,6 +588,23 @@ impl Server {
     #[php(getter, name = "taskworker")]
     pub fn prop_taskworker(&self) -> bool {
         worker::is_task_worker()
+    }
+
+    /// rswoole serves no TLS.
+    #[php(getter, name = "ssl")]
+    pub fn prop_ssl(&self) -> bool {
+        false
+    }
+
+    /// Swoole's stats timer and admin server objects; rswoole has neither.
+    #[php(getter, name = "stats_timer")]
+    pub fn prop_stats_timer(&self) -> Zval {
+        Zval::new()
+    }
+
+    #[php(getter, name = "admin_server")]
+    pub fn prop_admin_server(&self) -> Zval {
+        Zval::new()
     }
 
     /// Sends `$data` to connection `$fd` (routed to the worker that owns it).
@@ -652,6 +685,41 @@ impl Server {
 
     pub fn exists(&self, fd: i64) -> bool {
         tcp::exists(fd)
+    }
+
+    /// Alias of `exists()`; also true for an HTTP connection in the
+    /// session table.
+    pub fn exist(&self, fd: i64) -> bool {
+        tcp::exists(fd) || session::get(fd).is_some()
+    }
+
+    /// `swoole_last_error()`.
+    pub fn get_last_error(&self) -> i64 {
+        super::errors::swoole_last_error()
+    }
+
+    /// `SWOOLE_WORKER_BUSY` (1) or `SWOOLE_WORKER_IDLE` (2) for worker
+    /// `$worker_id` (-1: the calling one), false if no such worker runs.
+    /// The calling worker is running PHP, so it is busy; another is busy
+    /// while it has HTTP requests in flight.
+    #[php(defaults(worker_id = -1))]
+    pub fn get_worker_status(&self, worker_id: i64) -> Zval {
+        let me = i64::from(worker::current_worker_id());
+        let id = if worker_id < 0 { me } else { worker_id };
+        let mut z = Zval::new();
+        if id >= 0 && id == me {
+            z.set_long(1);
+            return z;
+        }
+        match stats::workers()
+            .iter()
+            .find(|w| i64::from(w.worker_id) == id)
+        {
+            Some(w) if w.concurrency > 0 => z.set_long(1),
+            Some(_) => z.set_long(2),
+            None => z.set_bool(false),
+        }
+        z
     }
 
     /// True when `$fd` is a WebSocket connection past its handshake.
@@ -832,8 +900,8 @@ impl Server {
         Self::add_port(self_, host, port, sock_type)
     }
 
-    /// Alias of `listen()`.
-    #[php(defaults(sock_type = 1))]
+    /// Alias of `listen()` (Swoole spells it in lower case).
+    #[php(name = "addlistener")]
     pub fn add_listener(
         self_: &ZendClassObject<Server>,
         host: String,

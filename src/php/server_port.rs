@@ -89,13 +89,13 @@ pub fn merge_settings(target: &mut Option<Zval>, arr: &ZendHashTable) {
 #[php_impl]
 impl Port {
     /// Sets this port's options (framing, socket options).
-    pub fn set(&self, settings: &ZendHashTable) -> PhpResult<bool> {
+    pub fn set(&self, settings: &ZendHashTable) -> PhpResult<()> {
         settings::validate("Swoole\\Server\\Port", settings)?;
         // Fail early on a bad framing option, as Swoole does in set().
         settings::port_options("Swoole\\Server\\Port", Some(settings))?;
         let mut st = self.state.borrow_mut();
         merge_settings(&mut st.setting, settings);
-        Ok(true)
+        Ok(())
     }
 
     /// Registers a port event callback.
@@ -149,6 +149,12 @@ impl Port {
     #[php(getter, name = "type")]
     pub fn prop_type(&self) -> i64 {
         self.state.borrow().sock_type
+    }
+
+    /// rswoole serves no TLS.
+    #[php(getter, name = "ssl")]
+    pub fn prop_ssl(&self) -> bool {
+        false
     }
 
     #[php(getter, name = "setting")]

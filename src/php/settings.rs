@@ -217,6 +217,8 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "backlog"
         | "max_request"
         | "max_request_grace"
+        | "task_max_request"
+        | "task_max_request_grace"
         | "task_worker_num"
         | "reactor_num"
         | "dispatch_mode"
@@ -539,6 +541,13 @@ pub fn to_config(
     }
     if let Some(z) = get("max_request_grace") {
         c.max_request_grace = Some(as_int(class, "max_request_grace", z, false)?.max(0) as u64);
+    }
+    if let Some(z) = get("task_max_request") {
+        c.task_max_request = as_int(class, "task_max_request", z, false)?.max(0) as u64;
+    }
+    if let Some(z) = get("task_max_request_grace") {
+        c.task_max_request_grace =
+            Some(as_int(class, "task_max_request_grace", z, false)?.max(0) as u64);
     }
     if let Some(z) = get("max_worker_memory") {
         c.max_worker_memory = as_int(class, "max_worker_memory", z, true)?.max(0) as u64;
