@@ -17,6 +17,7 @@
 
 pub mod fiber;
 pub mod io;
+pub mod output;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -92,6 +93,8 @@ struct Coro {
     /// cannot wake a later wait.
     waiting: Option<(WaitKind, u64)>,
     wake: Wake,
+    /// Its `ob_*` stack while it is suspended (see `output`).
+    output: Option<Box<output::OutputGlobals>>,
 }
 
 struct Sched {
@@ -227,6 +230,7 @@ pub fn reserve() -> Result<Cid, Error> {
                 fiber: None,
                 waiting: None,
                 wake: Wake::Resumed,
+                output: None,
             },
         );
         s.peak = s.peak.max(s.coros.len());
@@ -252,7 +256,7 @@ pub fn run(cid: Cid) -> Result<(), Error> {
         Some(handle)
     });
     if let Some(handle) = pooled {
-        let r = handle.resume();
+        let r = switch_into(cid, || handle.resume());
         pop(cid);
         return r.map_err(|_| Error::Fiber);
     }
@@ -271,9 +275,40 @@ pub fn run(cid: Cid) -> Result<(), Error> {
         }
     });
     push(cid);
-    let r = handle.start();
+    let r = switch_into(cid, || handle.start());
     pop(cid);
     r.map_err(|_| Error::Fiber)
+}
+
+/// Runs `go` (the switch into coroutine `cid`) with `cid`'s own output
+/// buffers in place, and the switcher's back afterwards.
+fn switch_into<R>(cid: Cid, go: impl FnOnce() -> R) -> R {
+    let outer = output::swap_out();
+    let own = S.with(|s| {
+        s.borrow_mut()
+            .coros
+            .get_mut(&cid)
+            .and_then(|c| c.output.take())
+    });
+    if let Some(own) = own {
+        output::put(*own);
+    }
+    let r = go();
+    let alive = S.with(|s| s.borrow().coros.contains_key(&cid));
+    if alive {
+        let own = output::take();
+        if own.is_some() {
+            S.with(|s| {
+                if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
+                    c.output = own;
+                }
+            });
+        }
+    } else {
+        output::end_all();
+    }
+    output::put(outer);
+    r
 }
 
 fn push(cid: Cid) {
@@ -437,7 +472,7 @@ fn resume_with(cid: Cid, wake: Wake) -> bool {
         return false;
     };
     push(cid);
-    let r = handle.resume();
+    let r = switch_into(cid, || handle.resume());
     pop(cid);
     if r.is_err() {
         let why = ext_php_rs::zend::ExecutorGlobals::take_exception()

@@ -60,6 +60,13 @@ pub struct ServerConfig {
     pub http_compression_min_length: usize,
     pub document_root: Option<PathBuf>,
     pub enable_static_handler: bool,
+    /// `http_index_files`: tried in order when a request names a directory.
+    pub http_index_files: Vec<String>,
+    /// `http_autoindex`: a directory without an index file is listed.
+    pub http_autoindex: bool,
+    /// `buffer_output_size`: the largest response or `send()` a worker may
+    /// hand over in PROCESS mode (`None`: Swoole's default, no limit).
+    pub output_buffer_size: Option<usize>,
     /// Time a client has to send a whole request head (an rswoole setting).
     pub http_header_timeout: Duration,
     pub log_file: Option<String>,
@@ -140,13 +147,16 @@ impl Default for ServerConfig {
             package_max_length: 2 * 1024 * 1024,
             http_parse_post: true,
             http_parse_cookie: true,
-            http_parse_files: true,
+            http_parse_files: false,
             upload_tmp_dir: PathBuf::from("/tmp"),
             http_compression: true,
             http_compression_level: 1,
             http_compression_min_length: 20,
             document_root: None,
             enable_static_handler: false,
+            http_index_files: Vec::new(),
+            http_autoindex: false,
+            output_buffer_size: None,
             http_header_timeout: Duration::from_secs(30),
             log_file: None,
             log_level: 2,

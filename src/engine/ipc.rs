@@ -517,8 +517,8 @@ pub fn dispatch_to(hooks: &Rc<dyn Hooks>, m: Msg) -> Outcome {
             Outcome::Done
         }
         Kind::Close => {
-            if !super::tcp::close(m.id, m.arg != 0) {
-                super::ws::close(m.id);
+            if !super::tcp::close(m.id, m.arg != 0) && !super::ws::close(m.id) {
+                super::http::conn::close(m.id);
             }
             Outcome::Done
         }

@@ -837,6 +837,8 @@ fn run_process_mode(cfg: &ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
     };
     drop(for_workers);
     MANAGER_PID.store(manager.as_raw(), Ordering::Relaxed);
+    // Our handlers come later (run_master): hold a shutdown() made in onStart.
+    reactor::hold_stop_signals(true);
     hooks.on_start();
     let r = reactor::run_master(cfg, tcp, channel, manager, hooks.clone());
     reactor::clear_channel();

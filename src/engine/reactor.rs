@@ -433,6 +433,9 @@ pub fn run_master(
         // with the default action) wake this loop through a pipe.
         let rd = super::process::master_signal_pipe()
             .map_err(|e| Error::process("signal handlers", e))?;
+        // A SIGTERM held since onStart (`$server->shutdown()` there) is
+        // delivered now, to our handler.
+        hold_stop_signals(false);
         let wake = watch(RawFdRef(rd)).map_err(|e| Error::process("signal pipe", e))?;
         let forward = |s: Signal| {
             let _ = nix::sys::signal::kill(manager, s);
@@ -684,4 +687,19 @@ mod tests {
         acc.abort();
         clear_channel();
     }
+}
+
+/// Blocks (`hold`) or unblocks SIGTERM and SIGINT for the calling thread;
+/// threads started while they are blocked keep them blocked, so a held
+/// signal goes to the thread that unblocks them.
+pub fn hold_stop_signals(hold: bool) {
+    let mut set = nix::sys::signal::SigSet::empty();
+    set.add(Signal::SIGTERM);
+    set.add(Signal::SIGINT);
+    let how = if hold {
+        nix::sys::signal::SigmaskHow::SIG_BLOCK
+    } else {
+        nix::sys::signal::SigmaskHow::SIG_UNBLOCK
+    };
+    let _ = nix::sys::signal::pthread_sigmask(how, Some(&set), None);
 }

@@ -87,7 +87,7 @@ pub fn add(interval: Duration, repeat: bool, cb: Rc<dyn Fn(TimerId)>) -> TimerId
                 info: TimerInfo {
                     exec_msec: since_start_ms() + ms,
                     exec_count: 0,
-                    interval: ms,
+                    interval: if repeat { ms } else { 0 },
                     round: ROUND.with(Cell::get),
                     removed: false,
                 },
@@ -236,9 +236,12 @@ mod tests {
 
     #[test]
     fn info_and_list() {
-        let id = add(Duration::from_millis(50), false, Rc::new(|_| {}));
+        let id = add(Duration::from_millis(50), true, Rc::new(|_| {}));
         let i = info(id).expect("info");
         assert_eq!(i.interval, 50);
+        // A one-shot timer reports interval 0, as in Swoole.
+        let once = add(Duration::from_millis(50), false, Rc::new(|_| {}));
+        assert_eq!(info(once).expect("info").interval, 0);
         assert_eq!(i.exec_count, 0);
         assert!(list().contains(&id));
         assert!(clear_all());

@@ -10,7 +10,6 @@
 
 use std::cell::Cell;
 use std::net::{SocketAddr, TcpListener as StdListener};
-use std::os::fd::AsRawFd;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
@@ -273,11 +272,12 @@ fn start_conn(
     super::listener::apply_stream_options(&stream, opts);
     super::stats::on_accept();
     ctx.conn_opened();
+    // HTTP connections are in the session table too (close(), exists(),
+    // getClientInfo() on `$request->fd`), under the same kind of id.
+    let fd = super::session::open(ctx.id as i32, index, port_num, peer);
     if kind == PortKind::Http {
-        let fd = stream.as_raw_fd() as i64;
         tokio::task::spawn_local(conn::serve(stream, peer, fd, port_num, ctx.clone()));
     } else {
-        let fd = super::session::open(ctx.id as i32, index, port_num, peer);
         tokio::task::spawn_local(super::tcp::serve_conn(
             stream,
             fd,

@@ -538,16 +538,18 @@ fn fates<R>(f: impl FnOnce(&mut Fates) -> R) -> R {
 /// An HTTP connection of a WebSocket server ended (called by `http::conn`).
 /// Unless its socket went to a WebSocket task, fire `disconnect`: Swoole
 /// fires it for every connection of a WebSocket port that closes without
-/// being an established WebSocket connection.
-pub fn http_closed(ctx: &WorkerCtx, http_fd: i64) {
+/// being an established WebSocket connection. True when the socket went to
+/// a WebSocket task (which now owns the connection id).
+pub fn http_closed(ctx: &WorkerCtx, http_fd: i64) -> bool {
     let fd = match fates(|t| t.remove(&http_fd)) {
-        Some(Fate::Upgraded) => return,
+        Some(Fate::Upgraded) => return true,
         Some(Fate::Refused(id)) => id,
         None => http_fd,
     };
     if let Outcome::Fatal(code) = ctx.hooks.on_disconnect(fd, ctx.id as i32) {
         ctx.poison(code);
     }
+    false
 }
 
 /// Answers an `Upgrade: websocket` request on HTTP connection `http_fd`:
@@ -557,6 +559,7 @@ pub async fn upgrade<B>(
     mut req: Request<B>,
     ctx: Rc<WorkerCtx>,
     peer: SocketAddr,
+    local: Option<SocketAddr>,
     http_fd: i64,
     server_port: u16,
 ) -> Response<RespBody> {
@@ -597,7 +600,9 @@ pub async fn upgrade<B>(
     };
     let on = hyper::upgrade::on(&mut req);
     let (parts, _) = req.into_parts();
-    let fd = session::open(ctx.id as i32, 0, server_port, peer);
+    // The connection keeps its id (Swoole's `$request->fd` is the
+    // WebSocket fd); its session slot now says WebSocket.
+    let fd = http_fd;
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -610,6 +615,7 @@ pub async fn upgrade<B>(
         headers: parts.headers,
         body: Bytes::new(),
         peer,
+        local,
         server_port,
         time: now,
         master_time: now as i64,
@@ -637,7 +643,8 @@ pub async fn upgrade<B>(
         if r.status() != StatusCode::SWITCHING_PROTOCOLS {
             // Swoole closes a connection whose handshake failed.
             with(|t| t.remove(&fd));
-            session::close(fd);
+            // The HTTP connection still owns the id and frees it when it ends.
+            session::set_ws_status(fd, 0);
             ctx.conn_closed();
             fates(|t| t.insert(http_fd, Fate::Refused(fd)));
             let mut r = r;

@@ -86,7 +86,13 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
             // and logged as for any uncaught exception.
             php_uncaught(ex);
         } else {
+            // An `exit()` nobody caught ends the worker, as in Swoole (it
+            // is a fatal error there); other exceptions keep it serving.
+            let exiting = super::exit::is_exit_exception(&ex);
             report_uncaught(&ex);
+            if exiting {
+                return Err(CallError::Fatal(255));
+            }
         }
         return Err(CallError::Exception);
     }

@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 
 use ext_php_rs::convert::IntoZval;
+use ext_php_rs::error::php_error;
+use ext_php_rs::flags::ErrorType;
 use ext_php_rs::types::{ZendClassObject, ZendObject, Zval};
 
 use std::cell::Cell;
@@ -17,6 +19,7 @@ use super::coroutine::{self, Job};
 use super::http_request::{bytes_zval, ParseOptions, Request};
 use super::http_response::Response;
 use super::server_task;
+use crate::coro;
 use crate::engine::config::ServerConfig;
 use crate::engine::hooks::{Hooks, Outcome};
 use crate::engine::http::{HttpRequest, Responder};
@@ -137,11 +140,16 @@ pub struct PhpHooks {
 
 impl PhpHooks {
     pub fn new(server: *mut ZendObject, cb: Callbacks, cfg: &ServerConfig) -> Self {
+        super::http_response::set_output_limit(
+            cfg.output_buffer_size
+                .filter(|_| cfg.mode == crate::engine::config::Mode::Process),
+        );
         PhpHooks {
             server,
             cb,
             parse: Rc::new(ParseOptions {
                 parse_post: cfg.http_parse_post,
+                parse_files: cfg.http_parse_files,
                 parse_cookie: cfg.http_parse_cookie,
                 upload_tmp_dir: cfg.upload_tmp_dir.clone(),
             }),
@@ -222,6 +230,7 @@ impl PhpHooks {
 
     fn request_in_coroutine(&self, cb: &Zval, args: [Zval; 2], resp: Responder) -> Outcome {
         let fatal = self.fatal.clone();
+        let refused = resp.clone();
         let job = Job {
             callable: cb.shallow_clone(),
             args: args.into(),
@@ -238,7 +247,22 @@ impl PhpHooks {
                 }
             })),
         };
-        self.spawn_job(job)
+        if let Err(coro::Error::Limit(n)) = coroutine::spawn(job) {
+            // Swoole's answer at `max_coroutine`: two warnings and a 503.
+            php_error(
+                &ErrorType::Warning,
+                &format!("exceed max number of coroutine {n}"),
+            );
+            php_error(
+                &ErrorType::Warning,
+                "Swoole\\Http\\Server->onRequest handler error",
+            );
+            refused.fail(503);
+        }
+        match self.fatal.take() {
+            Some(code) => Outcome::Fatal(code),
+            None => Outcome::Done,
+        }
     }
 
     /// Starts `job` in a coroutine; `Fatal` if its body already hit
@@ -436,7 +460,17 @@ impl Hooks for PhpHooks {
     }
 
     fn on_worker_start(&self, worker_id: usize) -> Outcome {
-        self.fire(&self.cb.worker_start, &[worker_id as i64])
+        // In a coroutine, as in Swoole (task workers: `task_enable_coroutine`).
+        let Some(cb) = &self.cb.worker_start else {
+            return Outcome::Done;
+        };
+        let in_coroutine = if crate::engine::worker::is_task_worker() {
+            self.task_coroutine
+        } else {
+            self.coroutine
+        };
+        let args = vec![self.server_zval(), long_zval(worker_id as i64)];
+        self.run_event(cb, args, in_coroutine)
     }
 
     fn on_worker_stop(&self, worker_id: usize) {

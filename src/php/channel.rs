@@ -30,6 +30,7 @@ pub struct Channel {
     closed: Cell<bool>,
 }
 
+/// Swoole waits without a limit for any timeout that is not above 0.
 fn timeout_of(t: Option<f64>) -> Option<Duration> {
     t.filter(|t| *t > 0.0 && t.is_finite())
         .map(Duration::from_secs_f64)
@@ -56,13 +57,9 @@ impl Channel {
             return Err(not_in_coroutine(api));
         }
         list.borrow_mut().push_back(me);
-        // A timeout of 0 (or less than 0 but not -1) does not wait at all.
-        let t = timeout.unwrap_or(-1.0);
-        let wake = if t == 0.0 || (t < 0.0 && t != -1.0) {
-            Wake::Timeout
-        } else {
-            coro::wait(WaitKind::Channel, timeout_of(timeout)).map_err(|_| not_in_coroutine(api))?
-        };
+        // As Swoole: only a timeout above 0 sets a limit (0 waits too).
+        let wake = coro::wait(WaitKind::Channel, timeout_of(timeout))
+            .map_err(|_| not_in_coroutine(api))?;
         list.borrow_mut().retain(|c| *c != me);
         Ok(wake)
     }

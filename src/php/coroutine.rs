@@ -126,10 +126,28 @@ fn after_failure(result: Result<(), CallError>) {
         Err(CallError::Exception) if worker::current_worker_id() >= 0 => {}
         // In a script: PHP's own uncaught exception report (boundary used
         // zend_exception_error), and the script ends.
-        Err(CallError::Exception) => exit_process(255),
+        Err(CallError::Exception) => end_script(255),
         Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => exit_process(code),
         Err(CallError::Unwind) => coro::set_unwinding(),
     }
+}
+
+extern "C" {
+    // PHPAPI void php_call_shutdown_functions(void);
+    fn php_call_shutdown_functions();
+}
+
+/// A script whose coroutine failed with an uncaught exception ends as PHP
+/// ends one after a fatal error: shutdown functions run, then the output
+/// is flushed and the process exits.
+fn end_script(code: i32) -> ! {
+    // The failed coroutine is still on the stack: no loop may run again
+    // (it would count that coroutine as deadlocked).
+    LOOP_RUNNING.with(|r| r.set(true));
+    // SAFETY: the PHP thread, in a live request; PHP runs (and then frees)
+    // the registered shutdown functions, catching their own bailouts.
+    unsafe { php_call_shutdown_functions() };
+    exit_process(code)
 }
 
 fn exit_process(code: i32) -> ! {
@@ -157,6 +175,12 @@ pub fn schedule_loop() {
         let _ = cb.set_string("Swoole\\Event::rshutdown", false);
         let _ = f.try_call(vec![&cb]);
     }
+}
+
+/// True inside a coroutine or a running loop (`Co\run()`, `Event::wait()`),
+/// where `Server::start()` is refused as in Swoole.
+pub fn in_event_loop() -> bool {
+    coro::current() >= 0 || LOOP_RUNNING.with(Cell::get)
 }
 
 /// Runs the loop until nothing is left; reports a deadlock. False when a
@@ -395,7 +419,8 @@ impl Coroutine {
     }
 
     pub fn get_elapsed(cid: Option<i64>) -> i64 {
-        let cid = cid.filter(|c| *c > 0).unwrap_or_else(coro::current);
+        // 0 (the default) is the current coroutine; any other id is looked up.
+        let cid = cid.filter(|c| *c != 0).unwrap_or_else(coro::current);
         coro::elapsed_ms(cid).unwrap_or(-1)
     }
 

@@ -28,6 +28,9 @@ use crate::engine::http::HttpRequest;
 #[derive(Clone)]
 pub struct ParseOptions {
     pub parse_post: bool,
+    /// `http_parse_files`: `form[file]` gives `files['form']['name']['file']`
+    /// (PHP's `$_FILES` layout) instead of `files['form']['file']['name']`.
+    pub parse_files: bool,
     pub parse_cookie: bool,
     pub upload_tmp_dir: PathBuf,
 }
@@ -40,6 +43,9 @@ struct Cache {
     cookie: Option<Zval>,
     /// `post` and `files` come from one pass over the body.
     body_parsed: bool,
+    /// `get`, `post` and `cookie` are parsed together on the first access
+    /// to any of them (so PHP's warnings come in Swoole's order).
+    inputs_parsed: bool,
     post: Option<Zval>,
     files: Option<Zval>,
 }
@@ -95,9 +101,35 @@ fn register_value(track: &mut Zval, name: &[u8], value: Zval) {
     }
 }
 
+/// PHP's `max_input_vars` (default 1000).
+fn max_input_vars() -> usize {
+    ext_php_rs::zend::ExecutorGlobals::get()
+        .ini_values()
+        .get("max_input_vars")
+        .cloned()
+        .flatten()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(1000)
+}
+
+/// PHP's warning when a request carries more than `max_input_vars`.
+fn warn_input_vars(max: usize) {
+    ext_php_rs::error::php_error(
+        &ext_php_rs::flags::ErrorType::Warning,
+        &format!("Input variables exceeded {max}. To increase the limit change max_input_vars in php.ini."),
+    );
+}
+
+/// The pairs as a PHP array, at most `max_input_vars` of them (as PHP's
+/// own parser: the rest is dropped, with its warning).
 fn pairs_zval(pairs: Vec<(Vec<u8>, Vec<u8>)>) -> Zval {
+    let max = max_input_vars();
     let mut arr = empty_array();
-    for (k, v) in pairs {
+    for (i, (k, v)) in pairs.into_iter().enumerate() {
+        if i >= max {
+            warn_input_vars(max);
+            break;
+        }
         register_var(&mut arr, &k, &v);
     }
     arr
@@ -141,7 +173,14 @@ impl Request {
         let _ = ht.insert("server_protocol", r.protocol);
         let _ = ht.insert("server_port", r.server_port as i64);
         let _ = ht.insert("remote_port", r.peer.port() as i64);
-        let _ = ht.insert("remote_addr", r.peer.ip().to_string());
+        let ip = |a: std::net::IpAddr| match a {
+            std::net::IpAddr::V6(v6) => v6.to_canonical().to_string(),
+            v4 => v4.to_string(),
+        };
+        if let Some(local) = r.local {
+            let _ = ht.insert("server_addr", ip(local.ip()));
+        }
+        let _ = ht.insert("remote_addr", ip(r.peer.ip()));
         let _ = ht.insert("master_time", r.master_time);
         array_zval(ht)
     }
@@ -163,16 +202,24 @@ impl Request {
             let mut post = empty_array();
             let mut files = empty_array();
             let (mut any_post, mut any_file) = (false, false);
+            let (max, mut fields) = (max_input_vars(), 0usize);
             for part in form::parse_multipart(&self.req.body, &boundary) {
                 match &part.filename {
+                    None if fields >= max => {
+                        if fields == max {
+                            warn_input_vars(max);
+                        }
+                        fields += 1;
+                    }
                     None => {
                         any_post = true;
+                        fields += 1;
                         register_var(&mut post, &part.name, &part.data);
                     }
                     Some(fname) => {
                         any_file = true;
                         let info = self.save_file(fname, &part.content_type, &part.data);
-                        register_value(&mut files, &part.name, info);
+                        self.register_file(&mut files, &part.name, info);
                     }
                 }
             }
@@ -185,16 +232,52 @@ impl Request {
         }
     }
 
-    /// Writes one upload and returns its `$_FILES`-style entry.
+    /// Puts one upload's entry into `files` under its input name. With
+    /// `http_parse_files` a nested name (`form[group][file]`) is split the
+    /// way PHP's `$_FILES` is (`form[name][group][file]`, ...).
+    fn register_file(&self, files: &mut Zval, name: &[u8], info: Zval) {
+        let split = name.iter().position(|&c| c == b'[').filter(|&i| i > 0);
+        let (Some(at), true) = (split, self.opts.parse_files) else {
+            register_value(files, name, info);
+            return;
+        };
+        let Some(ht) = info.array() else {
+            return;
+        };
+        for key in ["name", "type", "tmp_name", "error", "size"] {
+            let Some(v) = ht.get(key) else {
+                continue;
+            };
+            let mut meta = name[..at].to_vec();
+            meta.push(b'[');
+            meta.extend_from_slice(key.as_bytes());
+            meta.push(b']');
+            meta.extend_from_slice(&name[at..]);
+            register_value(files, &meta, v.shallow_clone());
+        }
+    }
+
+    /// Writes one upload and returns its entry (Swoole's key order). An
+    /// input left empty (no file name) gets `UPLOAD_ERR_NO_FILE`, no file.
     fn save_file(&self, name: &[u8], ctype: &[u8], data: &Bytes) -> Zval {
         let mut ht = ZendHashTable::new();
-        let _ = ht.insert("name", bytes_zval(name));
+        if name.is_empty() {
+            let _ = ht.insert("type", "");
+            let _ = ht.insert("tmp_name", "");
+            let _ = ht.insert("size", 0i64);
+            let _ = ht.insert("name", "");
+            // UPLOAD_ERR_NO_FILE
+            let _ = ht.insert("error", 4i64);
+            return array_zval(ht);
+        }
         let _ = ht.insert("type", bytes_zval(ctype));
         match form::save_upload(&self.opts.upload_tmp_dir, data) {
             Ok(path) => {
                 let _ = ht.insert("tmp_name", bytes_zval(form::path_bytes(&path)));
-                let _ = ht.insert("error", 0i64);
                 let _ = ht.insert("size", data.len() as i64);
+                let _ = ht.insert("name", bytes_zval(name));
+                let _ = ht.insert("error", 0i64);
+                uploaded_files::add(form::path_bytes(&path));
                 self.tmpfiles.borrow_mut().push(path);
             }
             Err(e) => {
@@ -204,12 +287,47 @@ impl Request {
                     self.opts.upload_tmp_dir.display()
                 );
                 let _ = ht.insert("tmp_name", "");
+                let _ = ht.insert("size", 0i64);
+                let _ = ht.insert("name", bytes_zval(name));
                 // UPLOAD_ERR_CANT_WRITE
                 let _ = ht.insert("error", 7i64);
-                let _ = ht.insert("size", 0i64);
             }
         }
         array_zval(ht)
+    }
+
+    fn build_get(&self) -> Option<Zval> {
+        self.req
+            .query()
+            .filter(|q| !q.is_empty())
+            .map(|q| pairs_zval(form::parse_query(q.as_bytes())))
+    }
+
+    fn build_cookie(&self) -> Option<Zval> {
+        if !self.opts.parse_cookie {
+            return None;
+        }
+        self.req
+            .header("cookie")
+            .map(|c| pairs_zval(form::parse_cookie(c.as_bytes())))
+    }
+
+    /// Parses `get`, the body and `cookie` (Swoole's order) once.
+    fn parse_inputs(&self) {
+        let mut cache = self.cache.borrow_mut();
+        if cache.inputs_parsed {
+            return;
+        }
+        cache.inputs_parsed = true;
+        if cache.get.is_none() {
+            cache.get = self.build_get();
+        }
+        if !cache.body_parsed {
+            self.parse_body(&mut cache);
+        }
+        if cache.cookie.is_none() {
+            cache.cookie = self.build_cookie();
+        }
     }
 
     fn cached(
@@ -226,6 +344,7 @@ impl Request {
     }
 
     fn body_field(&self, pick: fn(&mut Cache) -> &mut Option<Zval>) -> Zval {
+        self.parse_inputs();
         let mut cache = self.cache.borrow_mut();
         if !cache.body_parsed {
             self.parse_body(&mut cache);
@@ -240,7 +359,8 @@ impl Request {
 impl Drop for Request {
     fn drop(&mut self) {
         for p in self.tmpfiles.get_mut().drain(..) {
-            let _ = std::fs::remove_file(p);
+            let _ = std::fs::remove_file(&p);
+            uploaded_files::remove(form::path_bytes(&p));
         }
         // The header map's allocation serves a later response.
         crate::engine::http::recycle_headers(std::mem::take(&mut self.req.headers));
@@ -271,30 +391,14 @@ impl Request {
 
     #[php(getter, name = "get")]
     pub fn prop_get(&self) -> Zval {
-        self.cached(
-            |c| &mut c.get,
-            |s| {
-                s.req
-                    .query()
-                    .filter(|q| !q.is_empty())
-                    .map(|q| pairs_zval(form::parse_query(q.as_bytes())))
-            },
-        )
+        self.parse_inputs();
+        self.cached(|c| &mut c.get, Self::build_get)
     }
 
     #[php(getter, name = "cookie")]
     pub fn prop_cookie(&self) -> Zval {
-        self.cached(
-            |c| &mut c.cookie,
-            |s| {
-                if !s.opts.parse_cookie {
-                    return None;
-                }
-                s.req
-                    .header("cookie")
-                    .map(|c| pairs_zval(form::parse_cookie(c.as_bytes())))
-            },
-        )
+        self.parse_inputs();
+        self.cached(|c| &mut c.cookie, Self::build_cookie)
     }
 
     #[php(getter, name = "post")]
@@ -347,6 +451,80 @@ impl Request {
 
     pub fn is_completed(&self) -> bool {
         true
+    }
+}
+
+/// PHP's list of uploaded files (`SG(rfc1867_uploaded_files)`), which
+/// `is_uploaded_file()` and `move_uploaded_file()` consult: our uploads are
+/// entered as PHP's own request parser enters them (the path as key, a
+/// `zend_string` of it as the value) and removed when the request is freed.
+mod uploaded_files {
+    use ext_php_rs::boxed::ZBox;
+    use ext_php_rs::ffi;
+    use ext_php_rs::types::{ZendStr, Zval};
+
+    extern "C" {
+        // ZEND_API zval* ZEND_FASTCALL zend_hash_str_add(HashTable *ht, const char *key, size_t len, zval *pData);
+        // (ZEND_FASTCALL is the plain C convention on x86-64 and aarch64.)
+        fn zend_hash_str_add(
+            ht: *mut ffi::HashTable,
+            key: *const std::ffi::c_char,
+            len: usize,
+            data: *mut Zval,
+        ) -> *mut Zval;
+    }
+
+    /// The table's destructor, as PHP's `free_filename`: releases the value.
+    unsafe extern "C" fn free_filename(zv: *mut ffi::zval) {
+        // SAFETY: every value in the table is an IS_PTR holding a
+        // `zend_string` we (or PHP's rfc1867 parser) allocated for it.
+        unsafe {
+            let p = (*zv).value.ptr as *mut ffi::zend_string;
+            if !p.is_null() {
+                drop(ZBox::<ZendStr>::from_raw(p.cast()));
+            }
+        }
+    }
+
+    pub fn add(path: &[u8]) {
+        // SAFETY: the worker's PHP thread; `sapi_globals` is PHP's (NTS)
+        // global. The table is created as PHP creates it (emalloc'ed, freed
+        // by `destroy_uploaded_files_hash` at request end).
+        unsafe {
+            let sg = &raw mut ffi::sapi_globals;
+            if (*sg).rfc1867_uploaded_files.is_null() {
+                let ht = ffi::_zend_new_array(8);
+                if ht.is_null() {
+                    return;
+                }
+                (*ht).pDestructor = Some(free_filename);
+                (*sg).rfc1867_uploaded_files = ht;
+            }
+            let s = ZendStr::new(path, false).into_raw();
+            let mut z = Zval::new();
+            z.u1.type_info = ffi::IS_PTR;
+            z.value.ptr = (s as *mut ZendStr).cast();
+            let added = zend_hash_str_add(
+                (*sg).rfc1867_uploaded_files,
+                path.as_ptr().cast(),
+                path.len(),
+                &mut z,
+            );
+            if added.is_null() {
+                // Already there: the table keeps its own copy.
+                drop(ZBox::<ZendStr>::from_raw(s));
+            }
+        }
+    }
+
+    pub fn remove(path: &[u8]) {
+        // SAFETY: as in `add`; deleting a missing key is a no-op.
+        unsafe {
+            let ht = (*(&raw const ffi::sapi_globals)).rfc1867_uploaded_files;
+            if !ht.is_null() {
+                ffi::zend_hash_str_del(ht, path.as_ptr().cast(), path.len());
+            }
+        }
     }
 }
 

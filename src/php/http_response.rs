@@ -38,6 +38,36 @@ fn warn(method: &str, err: &RespError) -> bool {
     false
 }
 
+thread_local! {
+    /// `buffer_output_size` in PROCESS mode (Swoole checks it where a worker
+    /// hands a response to the master; BASE mode has no limit).
+    static OUTPUT_LIMIT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Sets this worker's output limit (`None`: none).
+pub fn set_output_limit(limit: Option<usize>) {
+    OUTPUT_LIMIT.with(|l| l.set(limit));
+}
+
+/// True (with Swoole's log line and last error) when `len` bytes exceed
+/// `buffer_output_size`.
+pub fn over_output_limit(len: usize) -> bool {
+    let Some(limit) = OUTPUT_LIMIT.with(std::cell::Cell::get) else {
+        return false;
+    };
+    if len <= limit {
+        return false;
+    }
+    super::errors::set_last_error(SWOOLE_ERROR_DATA_LENGTH_TOO_LARGE);
+    crate::rlog!(
+        Warning,
+        "The length of data [{len}] exceeds the output buffer size[{limit}], please use the sendfile, chunked transfer mode or adjust the output_buffer_size"
+    );
+    true
+}
+
+const SWOOLE_ERROR_DATA_LENGTH_TOO_LARGE: i64 = 1203;
+
 fn done(method: &str, r: Result<(), RespError>) -> bool {
     match r {
         Ok(()) => true,
@@ -366,6 +396,9 @@ impl Response {
             php_error(&ErrorType::Warning, "the data sent must not be empty");
             return false;
         }
+        if over_output_limit(data.len()) {
+            return false;
+        }
         done("write", self.r.write(Bytes::from(data)))
     }
 
@@ -383,6 +416,9 @@ impl Response {
                 }
             },
         };
+        if over_output_limit(data.len()) {
+            return false;
+        }
         done("end", self.r.end(data))
     }
 
@@ -520,6 +556,13 @@ fn end_fast(ex: &mut ExecuteData) -> bool {
         }
         _ => return false,
     };
+    if OUTPUT_LIMIT
+        .with(std::cell::Cell::get)
+        .is_some_and(|l| data.len() > l)
+    {
+        // The generated handler refuses it with the log line and the error.
+        return false;
+    }
     let Some(this) = ex.get_object::<Response>() else {
         return false;
     };

@@ -14,6 +14,7 @@ pub mod coroutine;
 pub mod errors;
 pub mod event;
 pub mod exception;
+pub mod exit;
 pub mod http_client_coro;
 pub mod http_request;
 pub mod http_response;
@@ -141,6 +142,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = timer::register(m);
     let m = event::register(m);
     let m = errors::register(m);
+    let m = exit::register(m);
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
@@ -209,6 +211,7 @@ extern "C" fn rshutdown(_ty: i32, _module_number: i32) -> i32 {
 /// subclasses and the legacy aliases.
 fn after_classes() -> ext_php_rs::error::Result<()> {
     exception::register_classes()?;
+    exit::register_classes()?;
     coroutine::init();
     let short = use_shortname();
     ext_php_rs::constant::IntoConst::register_constant(

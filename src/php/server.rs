@@ -191,6 +191,13 @@ impl Server {
             );
             return Ok(false);
         }
+        if super::coroutine::in_event_loop() {
+            php_error(
+                &ErrorType::Warning,
+                &format!("The event-loop has already been created, unable to start {class}"),
+            );
+            return Ok(false);
+        }
         let is_http = self_.std.instance_of(super::http_server::http_server_ce());
         let is_ws = super::websocket_server::websocket_server_ce()
             .is_some_and(|ce| self_.std.instance_of(ce));
@@ -602,7 +609,9 @@ impl Server {
     /// Closes `$fd` once what was sent before is written (`$reset`: at once, RST).
     #[php(defaults(reset = false))]
     pub fn close(&self, fd: i64, reset: bool) -> bool {
-        tcp::close(fd, reset) || super::websocket_server::close(fd)
+        crate::engine::http::conn::close(fd)
+            || super::websocket_server::close(fd)
+            || tcp::close(fd, reset)
     }
 
     pub fn exists(&self, fd: i64) -> bool {

@@ -468,6 +468,18 @@ pub fn to_config(
     if let Some(z) = get("enable_static_handler") {
         c.enable_static_handler = as_bool(class, "enable_static_handler", z)?;
     }
+    for key in ["buffer_output_size", "output_buffer_size"] {
+        if let Some(z) = get(key) {
+            let n = as_int(class, key, z, true)?;
+            c.output_buffer_size = Some(n.clamp(0, u32::MAX as i64) as usize);
+        }
+    }
+    if let Some(z) = get("http_autoindex") {
+        c.http_autoindex = z.bool().unwrap_or_else(|| z.long().is_some_and(|n| n != 0));
+    }
+    if let Some(list) = get("http_index_files").and_then(Zval::array) {
+        c.http_index_files = list.values().filter_map(Zval::string).collect();
+    }
     if let Some(z) = get("http_header_timeout") {
         let f = as_float(class, "http_header_timeout", z)?;
         if f > 0.0 {

@@ -1,7 +1,7 @@
 //! `Swoole\Coroutine\WaitGroup`: waits until a counter of outstanding work
 //! reaches zero; waiting is the coro layer's, by cid.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::time::Duration;
 
 use ext_php_rs::exception::PhpResult;
@@ -15,11 +15,22 @@ fn timeout_of(t: Option<f64>) -> Option<Duration> {
         .map(Duration::from_secs_f64)
 }
 
+/// One of PHP's SPL exceptions (`BadMethodCallException`, ...), which
+/// Swoole's WaitGroup throws on misuse; `Swoole\Error` if not found.
+fn spl(class: &str, msg: &str) -> PhpException {
+    let ce = ext_php_rs::zend::ClassEntry::try_find(class).unwrap_or_else(error_ce);
+    PhpException::new(msg.into(), 0, ce)
+}
+
+/// As Swoole's own (a PHP class in its library): one waiter at a time,
+/// misuse is a `LogicException` subclass, and `wait()` with nothing
+/// outstanding returns true at once, in a coroutine or not.
 #[php_class]
 #[php(name = "Swoole\\Coroutine\\WaitGroup")]
 pub struct WaitGroup {
     count: Cell<i64>,
-    waiters: RefCell<Vec<Cid>>,
+    /// The coroutine in `wait()`, if any.
+    waiter: Cell<Option<Cid>>,
 }
 
 #[php_impl]
@@ -27,28 +38,43 @@ impl WaitGroup {
     pub fn __construct(delta: Option<i64>) -> Self {
         WaitGroup {
             count: Cell::new(delta.unwrap_or(0).max(0)),
-            waiters: RefCell::new(Vec::new()),
+            waiter: Cell::new(None),
         }
     }
 
     pub fn add(&self, delta: Option<i64>) -> PhpResult<()> {
+        if self.waiter.get().is_some() {
+            return Err(spl(
+                "BadMethodCallException",
+                "WaitGroup misuse: add called concurrently with wait",
+            ));
+        }
         let n = self.count.get() + delta.unwrap_or(1);
         if n < 0 {
-            return Err(PhpException::new(
-                "WaitGroup misuse: negative counter".into(),
-                0,
-                error_ce(),
+            return Err(spl(
+                "InvalidArgumentException",
+                "WaitGroup misuse: negative counter",
             ));
         }
         self.count.set(n);
-        if n == 0 {
-            self.release();
-        }
         Ok(())
     }
 
     pub fn done(&self) -> PhpResult<()> {
-        self.add(Some(-1))
+        let n = self.count.get() - 1;
+        if n < 0 {
+            return Err(spl(
+                "BadMethodCallException",
+                "WaitGroup misuse: negative counter",
+            ));
+        }
+        self.count.set(n);
+        if n == 0 {
+            if let Some(cid) = self.waiter.get() {
+                coro::resume_kind(cid, WaitKind::Channel, Wake::Resumed);
+            }
+        }
+        Ok(())
     }
 
     pub fn count(&self) -> i64 {
@@ -57,33 +83,30 @@ impl WaitGroup {
 
     /// Waits until the counter is zero; false on timeout.
     pub fn wait(&self, timeout: Option<f64>) -> PhpResult<bool> {
-        let me = coro::current();
-        if me < 0 {
-            return Err(PhpException::new(
-                "Swoole\\Coroutine\\WaitGroup::wait(): API must be called in the coroutine".into(),
-                0,
-                error_ce(),
+        if self.waiter.get().is_some() {
+            return Err(spl(
+                "BadMethodCallException",
+                "WaitGroup misuse: reused before previous wait has returned",
             ));
         }
         if self.count.get() == 0 {
             return Ok(true);
         }
-        self.waiters.borrow_mut().push(me);
+        let me = coro::current();
+        if me < 0 {
+            return Err(PhpException::new(
+                "Swoole\\Coroutine\\Channel::pop(): API must be called in the coroutine".into(),
+                0,
+                error_ce(),
+            ));
+        }
+        self.waiter.set(Some(me));
         let wake = coro::wait(WaitKind::Channel, timeout_of(timeout));
-        self.waiters.borrow_mut().retain(|c| *c != me);
+        self.waiter.set(None);
         match wake {
             Ok(Wake::Resumed) => Ok(self.count.get() == 0),
             Ok(Wake::Timeout) => Ok(false),
             Err(_) => Ok(false),
-        }
-    }
-}
-
-impl WaitGroup {
-    fn release(&self) {
-        let waiters: Vec<Cid> = self.waiters.borrow_mut().drain(..).collect();
-        for cid in waiters {
-            coro::resume_kind(cid, WaitKind::Channel, Wake::Resumed);
         }
     }
 }

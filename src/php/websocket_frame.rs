@@ -26,6 +26,24 @@ struct Fields {
 /// A `Frame` or `CloseFrame` object's fields (read from the Rust side:
 /// reading them as properties would warn about indirect modification).
 fn frame_fields(obj: &ext_php_rs::types::ZendObject) -> Option<Fields> {
+    frame_fields_inner(obj)
+}
+
+/// What `$server->push($fd, $frame)` sends for a frame object: its opcode,
+/// its flags with FIN from `finish`, its payload (for a close frame the
+/// code and reason), or `None` when `$data` is no frame object.
+pub fn push_fields(data: &Zval) -> Option<(i64, i64, Vec<u8>, Option<u16>)> {
+    let f = data.object().and_then(frame_fields)?;
+    let flags = (f.flags & FLAGS_ALL & !1) | f.finish as i64;
+    let is_close_frame = data
+        .object()
+        .and_then(ZendClassObject::<CloseFrame>::from_zend_obj)
+        .is_some();
+    let code = is_close_frame.then(|| f.code.clamp(0, 65535) as u16);
+    Some((f.opcode, flags, f.data, code))
+}
+
+fn frame_fields_inner(obj: &ext_php_rs::types::ZendObject) -> Option<Fields> {
     if let Some(f) = ZendClassObject::<Frame>::from_zend_obj(obj) {
         return Some(Fields {
             opcode: f.opcode,

@@ -142,24 +142,42 @@ extern "C" fn server_ping(ex: &mut ExecuteData, retval: &mut Zval) {
     }));
 }
 
-/// The bytes of `$data`: a string, anything else as a string, or the
-/// `data` of a `Frame` object.
-fn data_bytes(data: &Zval) -> Option<(Bytes, Option<(i64, i64)>)> {
+/// The bytes of `$data`: a string, a scalar as PHP casts it, or a frame
+/// object's own opcode, flags and payload (a close frame's code apart).
+#[allow(clippy::type_complexity)]
+fn data_bytes(data: &Zval) -> Option<(Bytes, Option<(i64, i64, Option<u16>)>)> {
     if let Some(s) = data.zend_str() {
         return Some((Bytes::copy_from_slice(s.as_bytes()), None));
     }
-    if let Some(obj) = data.object() {
-        let get = |name: &str| obj.get_property::<&Zval>(name).ok();
-        let d = get("data")?;
-        let bytes = d
-            .zend_str()
-            .map(|s| Bytes::copy_from_slice(s.as_bytes()))
-            .or_else(|| d.string().map(Bytes::from))?;
-        let opcode = get("opcode").and_then(Zval::long).unwrap_or(1);
-        let flags = get("flags").and_then(Zval::long).unwrap_or(1);
-        return Some((bytes, Some((opcode, flags))));
+    if let Some((opcode, flags, payload, code)) = super::websocket_frame::push_fields(data) {
+        return Some((Bytes::from(payload), Some((opcode, flags, code))));
     }
-    data.string().map(|s| (Bytes::from(s), None))
+    if let Some(n) = data.long() {
+        return Some((Bytes::from(n.to_string()), None));
+    }
+    if let Some(d) = data.double() {
+        return Some((Bytes::from(php_double_string(d)), None));
+    }
+    if let Some(b) = data.bool() {
+        return Some((Bytes::from(if b { "1" } else { "" }), None));
+    }
+    if data.is_null() {
+        return Some((Bytes::new(), None));
+    }
+    None
+}
+
+/// A float as PHP's `(string)` writes it (precision 17, shortest form).
+fn php_double_string(d: f64) -> String {
+    if d.is_finite() && d == d.trunc() && d.abs() < 1e15 {
+        format!("{d:.0}")
+    } else if d.is_nan() {
+        "NAN".to_string()
+    } else if d.is_infinite() {
+        if d > 0.0 { "INF" } else { "-INF" }.to_string()
+    } else {
+        d.to_string()
+    }
 }
 
 /// `$server->push($fd, $data, $opcode, $flags)`.
@@ -171,7 +189,7 @@ pub fn push(fd: i64, data: &Zval, opcode: i64, flags: i64) -> bool {
         );
         return false;
     };
-    let (opcode, flags) = frame.unwrap_or((opcode, flags));
+    let (opcode, flags, close_code) = frame.unwrap_or((opcode, flags, None));
     if !(0..=15).contains(&opcode) {
         php_error(
             &ErrorType::Warning,
@@ -181,7 +199,9 @@ pub fn push(fd: i64, data: &Zval, opcode: i64, flags: i64) -> bool {
     }
     let opcode = opcode as u8;
     let flags = (flags & 0xff) as u8;
-    let ok = if opcode == ws::OP_CLOSE {
+    let ok = if let (true, Some(code)) = (opcode == ws::OP_CLOSE, close_code) {
+        ws::disconnect(fd, code, bytes)
+    } else if opcode == ws::OP_CLOSE {
         let code = if bytes.len() >= 2 {
             u16::from_be_bytes([bytes[0], bytes[1]])
         } else {

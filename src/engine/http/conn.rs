@@ -8,7 +8,8 @@
 //! that moment is kept open for a short grace so a request already on its
 //! way is still answered.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
@@ -28,6 +29,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::sync::Notify;
 
 use super::body::RespBody;
 use super::request::HttpRequest;
@@ -148,20 +150,65 @@ async fn idle_watch(ctx: Rc<WorkerCtx>, last: Activity, inflight: Rc<Cell<usize>
     }
 }
 
-/// Serves one HTTP connection accepted on local port `port`.
+thread_local! {
+    /// This worker's HTTP connections: connection id -> what wakes its task
+    /// to drop the connection (`$server->close($request->fd)`).
+    static OPEN: RefCell<HashMap<i64, Rc<Kill>>> = RefCell::new(HashMap::new());
+}
+
+/// `$server->close()` of one HTTP connection: wakes its task, and tells a
+/// request being answered not to write its (default 500) response.
+#[derive(Default)]
+struct Kill {
+    notify: Notify,
+    set: Cell<bool>,
+}
+
+/// Drops HTTP connection `fd` of this worker (a response in progress is
+/// lost, as in Swoole); false when this worker has no such connection.
+pub fn close(fd: i64) -> bool {
+    let n = OPEN.with(|t| t.borrow().get(&fd).cloned());
+    match n {
+        Some(k) => {
+            k.set.set(true);
+            k.notify.notify_one();
+            true
+        }
+        None => false,
+    }
+}
+
+/// True when `fd` is an HTTP connection of this worker.
+pub fn is_local(fd: i64) -> bool {
+    OPEN.with(|t| t.borrow().contains_key(&fd))
+}
+
+/// Serves one HTTP connection accepted on local port `port`, known as
+/// connection id `fd` (its session slot is freed when it ends, unless a
+/// WebSocket task took it over).
 pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx: Rc<WorkerCtx>) {
+    let kill = Rc::new(Kill::default());
+    OPEN.with(|t| t.borrow_mut().insert(fd, kill.clone()));
+    let local = stream.local_addr().ok();
     let last = Activity::new();
     let inflight = Rc::new(Cell::new(0usize));
     let io = TokioIo::new(Counted(stream, last.clone()));
     let svc_ctx = ctx.clone();
     let svc_inflight = inflight.clone();
+    let svc_kill = kill.clone();
     let svc = service_fn(move |req| {
         let ctx = svc_ctx.clone();
         let inflight = svc_inflight.clone();
+        let kill = svc_kill.clone();
         inflight.set(inflight.get() + 1);
         async move {
-            let r = handle(req, ctx, fd, peer, port).await;
+            let r = handle(req, ctx, fd, peer, local, port).await;
             inflight.set(inflight.get() - 1);
+            if kill.set.get() {
+                // Closed by the script: write nothing; the task drops the
+                // connection when it next looks at `kill`.
+                std::future::pending::<()>().await;
+            }
             r
         }
     });
@@ -189,6 +236,10 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
                 return;
             }
             _ = shutdown.changed() => {}
+            _ = kill.notify.notified() => {
+                finish(&ctx, fd, Ok(()));
+                return;
+            }
             _ = &mut idle => {
                 // heartbeat_idle_time passed in silence: drop (close) it.
                 crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
@@ -207,11 +258,17 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
             finish(&ctx, fd, res);
             return;
         }
+        _ = kill.notify.notified() => {
+            finish(&ctx, fd, Ok(()));
+            return;
+        }
         _ = tokio::time::sleep(grace) => {}
     }
     conn.as_mut().graceful_shutdown();
-    let res = conn.await;
-    finish(&ctx, fd, res);
+    tokio::select! {
+        res = conn.as_mut() => finish(&ctx, fd, res),
+        _ = kill.notify.notified() => finish(&ctx, fd, Ok(())),
+    }
 }
 
 fn finish(ctx: &WorkerCtx, fd: i64, res: Result<(), hyper::Error>) {
@@ -221,8 +278,10 @@ fn finish(ctx: &WorkerCtx, fd: i64, res: Result<(), hyper::Error>) {
     }
     stats::on_close(res.is_err());
     ctx.conn_closed();
-    if ctx.hooks.websocket() {
-        crate::engine::ws::http_closed(ctx, fd);
+    OPEN.with(|t| t.borrow_mut().remove(&fd));
+    let upgraded = ctx.hooks.websocket() && crate::engine::ws::http_closed(ctx, fd);
+    if !upgraded {
+        crate::engine::session::close(fd);
     }
 }
 
@@ -248,10 +307,11 @@ async fn handle(
     ctx: Rc<WorkerCtx>,
     fd: i64,
     peer: SocketAddr,
+    local: Option<SocketAddr>,
     port: u16,
 ) -> Result<Response<RespBody>, Infallible> {
     stats::on_request_start();
-    let Ok(mut resp) = handle_inner(req, &ctx, fd, peer, port).await;
+    let Ok(mut resp) = handle_inner(req, &ctx, fd, peer, local, port).await;
     stats::on_request_end();
     if ctx.is_draining() {
         // The last response on this connection: say so, and hyper closes
@@ -270,25 +330,47 @@ async fn handle_inner(
     ctx: &Rc<WorkerCtx>,
     fd: i64,
     peer: SocketAddr,
+    local: Option<SocketAddr>,
     port: u16,
 ) -> Result<Response<RespBody>, Infallible> {
     if ctx.poisoned.get().is_some() {
         return Ok(simple(503, "", true));
     }
     if ctx.hooks.websocket() && crate::engine::ws::is_upgrade(&req) {
-        return Ok(Box::pin(crate::engine::ws::upgrade(req, ctx.clone(), peer, fd, port)).await);
+        return Ok(Box::pin(crate::engine::ws::upgrade(
+            req,
+            ctx.clone(),
+            peer,
+            local,
+            fd,
+            port,
+        ))
+        .await);
     }
     let keep_alive = wants_keep_alive(&req);
     let cfg = &ctx.cfg;
 
     if cfg.enable_static_handler {
         if let Some(root) = &cfg.document_root {
-            if let Some(file) = static_files::resolve(root, req.uri().path()) {
-                if let Some(resp) =
-                    static_files::serve(&file, req.method(), req.headers(), keep_alive)
-                {
-                    return Ok(resp);
+            match static_files::resolve_target(
+                root,
+                req.uri().path(),
+                &cfg.http_index_files,
+                cfg.http_autoindex,
+            ) {
+                Some(static_files::Target::File(file)) => {
+                    if let Some(resp) =
+                        static_files::serve(&file, req.method(), req.headers(), keep_alive)
+                    {
+                        return Ok(resp);
+                    }
                 }
+                Some(static_files::Target::Listing { dir, url }) => {
+                    if let Some(resp) = static_files::listing(&dir, &url, keep_alive) {
+                        return Ok(resp);
+                    }
+                }
+                None => {}
             }
         }
     }
@@ -340,6 +422,7 @@ async fn handle_inner(
         headers: parts.headers,
         body,
         peer,
+        local,
         server_port: port,
         time: now,
         master_time: now as i64,

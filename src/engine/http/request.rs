@@ -21,6 +21,8 @@ pub struct HttpRequest {
     pub headers: HeaderMap,
     pub body: Bytes,
     pub peer: SocketAddr,
+    /// The server's end of the connection (`server_addr`), when known.
+    pub local: Option<SocketAddr>,
     pub server_port: u16,
     /// Unix time (seconds, fractional) when the request head was complete.
     pub time: f64,

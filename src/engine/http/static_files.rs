@@ -11,9 +11,103 @@ use super::body::RespBody;
 use super::form::url_decode;
 use super::mime;
 
+/// What the static handler answers for a request path.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A regular file (an index file of a directory too).
+    File(PathBuf),
+    /// A directory to list (`http_autoindex`); `url` is the request path.
+    Listing { dir: PathBuf, url: String },
+}
+
+/// The file (or, with `http_index_files` / `http_autoindex`, the index
+/// file or listing) a request path names under `root`, as Swoole picks it.
+pub fn resolve_target(
+    root: &Path,
+    req_path: &str,
+    index_files: &[String],
+    autoindex: bool,
+) -> Option<Target> {
+    let path = under_root(root, req_path)?;
+    let meta = std::fs::metadata(&path).ok()?;
+    if meta.is_file() {
+        return Some(Target::File(path));
+    }
+    if !meta.is_dir() {
+        return None;
+    }
+    for name in index_files {
+        let f = path.join(name);
+        if std::fs::metadata(&f).is_ok_and(|m| m.is_file()) {
+            return Some(Target::File(f));
+        }
+    }
+    autoindex.then(|| Target::Listing {
+        dir: path,
+        url: String::from_utf8(url_decode(req_path.as_bytes())).unwrap_or_default(),
+    })
+}
+
+/// The HTML listing of `dir` (Swoole's autoindex page: entries sorted, `.`
+/// left out, `..` too at the root).
+pub fn listing(dir: &Path, url: &str, keep_alive: bool) -> Option<Response<RespBody>> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.push("..".to_string());
+    names.sort();
+    let mut base = url.to_string();
+    if !base.ends_with('/') {
+        base.push('/');
+    }
+    let esc = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+    };
+    let mut html = format!(
+        "<html>\n<head>\n\t<meta charset='UTF-8'>\n<title>Index of {0}</title></head>\n<body>\n<h1>Index of {0}</h1>\t<ul>\n",
+        esc(&base)
+    );
+    for n in names
+        .iter()
+        .filter(|n| !(n.as_str() == ".." && base == "/"))
+    {
+        html.push_str(&format!(
+            "\t\t<li><a href=\"{}{}\">{}</a></li>\n",
+            esc(&base),
+            esc(n),
+            esc(n)
+        ));
+    }
+    html.push_str("\t</ul>\n</body>\n</html>\n");
+    let mut r = Response::new(RespBody::full(bytes::Bytes::from(html)));
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html"));
+    h.insert(
+        header::SERVER,
+        HeaderValue::from_static("swoole-http-server"),
+    );
+    h.insert(
+        header::CONNECTION,
+        HeaderValue::from_static(if keep_alive { "keep-alive" } else { "close" }),
+    );
+    Some(r)
+}
+
 /// The file under `root` a request path names, if it is a regular file.
 /// `..` and other escapes are refused by construction.
 pub fn resolve(root: &Path, req_path: &str) -> Option<PathBuf> {
+    let out = under_root(root, req_path)?;
+    let meta = std::fs::metadata(&out).ok()?;
+    meta.is_file().then_some(out)
+}
+
+/// `req_path` (percent-decoded) under `root`; `..` is refused.
+fn under_root(root: &Path, req_path: &str) -> Option<PathBuf> {
     let decoded = url_decode(req_path.as_bytes());
     let decoded = String::from_utf8(decoded).ok()?;
     let mut out = root.to_path_buf();
@@ -24,8 +118,7 @@ pub fn resolve(root: &Path, req_path: &str) -> Option<PathBuf> {
             Component::ParentDir | Component::Prefix(_) => return None,
         }
     }
-    let meta = std::fs::metadata(&out).ok()?;
-    meta.is_file().then_some(out)
+    Some(out)
 }
 
 /// Serves `file` for a GET or HEAD request.

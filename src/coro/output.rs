@@ -1,0 +1,74 @@
+//! Output buffers per coroutine: each coroutine has its own `ob_*` stack,
+//! as in Swoole. PHP keeps the stack in one global (`output_globals`); on
+//! every switch into a coroutine the switcher's stack is put aside and the
+//! coroutine's own (fresh the first time) put in its place, and the other
+//! way round when the coroutine suspends or ends. What a coroutine leaves
+//! buffered when it ends is flushed, as Swoole does.
+
+use std::os::raw::{c_int, c_void};
+
+use ext_php_rs::ffi;
+
+/// PHP 8.2's `zend_output_globals` (main/php_output.h).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct OutputGlobals {
+    handlers: ffi::zend_stack,
+    active: *mut c_void,
+    running: *mut c_void,
+    output_start_filename: *mut ffi::zend_string,
+    output_start_lineno: c_int,
+    flags: c_int,
+}
+
+extern "C" {
+    // PHPAPI ZEND_EXTERN_MODULE_GLOBALS(output): NTS builds export the struct.
+    static mut output_globals: OutputGlobals;
+    // ZEND_API void zend_stack_destroy(zend_stack *stack);
+    fn zend_stack_destroy(stack: *mut ffi::zend_stack);
+}
+
+/// Takes the running context's output state out and leaves a fresh one
+/// (with the same flags: disabled, sent, ...).
+pub fn swap_out() -> OutputGlobals {
+    // SAFETY: the PHP thread; `output_globals` is PHP's own global and
+    // php_output_activate only re-initialises it (it frees nothing).
+    unsafe {
+        let g = &raw mut output_globals;
+        let saved = *g;
+        ffi::php_output_activate();
+        (*g).flags = saved.flags;
+        saved
+    }
+}
+
+/// Puts `saved` (from `swap_out` or `take`) back as the running state. The
+/// state it replaces must have been taken already, or be one without
+/// handlers.
+pub fn put(saved: OutputGlobals) {
+    // SAFETY: as in `swap_out`; the struct is a bitwise copy PHP made.
+    unsafe { *(&raw mut output_globals) = saved };
+}
+
+/// The running coroutine's output stack, if it ever had one (taken out:
+/// the running state is left fresh); `None` when there is nothing to keep.
+pub fn take() -> Option<Box<OutputGlobals>> {
+    // SAFETY: as in `swap_out`.
+    let has = unsafe { !(*(&raw const output_globals)).handlers.elements.is_null() };
+    has.then(|| Box::new(swap_out()))
+}
+
+/// A coroutine ended: flush and close what it left open, free its stack.
+pub fn end_all() {
+    // SAFETY: as in `swap_out`; PHP ends the handlers of the running state.
+    unsafe {
+        let g = &raw mut output_globals;
+        if (*g).handlers.elements.is_null() {
+            return;
+        }
+        if !(*g).active.is_null() {
+            ffi::php_output_end_all();
+        }
+        zend_stack_destroy(&raw mut (*g).handlers);
+    }
+}
