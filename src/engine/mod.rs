@@ -7,6 +7,7 @@ pub mod config;
 pub mod error;
 pub mod event_loop;
 pub mod framing;
+pub mod held;
 pub mod hooks;
 pub mod http;
 pub mod http_client;
