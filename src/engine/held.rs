@@ -293,7 +293,8 @@ fn title_case(name: &str) -> String {
 thread_local! {
     /// Session id -> a duplicate of the connection's socket, in a PROCESS-mode
     /// worker: what [`release`] shuts down when the connection ends.
-    static MINE: RefCell<HashMap<i64, OwnedFd>> = RefCell::new(HashMap::new());
+    /// Boxed: little static TLS room in a dlopen()ed extension.
+    static MINE: Box<RefCell<HashMap<i64, OwnedFd>>> = Box::new(RefCell::new(HashMap::new()));
 }
 
 /// A PROCESS-mode worker took connection `fd` (session id) on `sock`.
