@@ -8,6 +8,7 @@ pub mod error;
 pub mod event_loop;
 pub mod framing;
 pub mod hash;
+pub mod held;
 pub mod hooks;
 pub mod http;
 pub mod http_client;

@@ -308,6 +308,7 @@ async fn serve_worker(fd: OwnedFd, table: Arc<Table>) {
     let Some((id, pid, slot)) = hello.ok().and_then(|n| decode_hello(&buf[..n])) else {
         return;
     };
+    super::held::watch_worker(pid);
     let chan = Arc::new(Chan {
         fd: afd,
         worker_id: id.max(0) as usize,
@@ -354,8 +355,12 @@ async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr,
                 })
                 .await;
             match r {
-                // The worker holds its own copy now; ours closes on drop.
-                Ok(_) => return,
+                // The worker holds its own copy now; ours is kept, so the
+                // master can still answer if the worker dies (`held`).
+                Ok(_) => {
+                    super::held::keep(index, peer, c.pid, OwnedFd::from(stream));
+                    return;
+                }
                 Err(e) => {
                     crate::rlog!(Debug, "worker#{} (pid {}) channel: {e}", c.worker_id, c.pid);
                     table.remove(&c);
@@ -418,6 +423,12 @@ pub fn run_master(
     // On the process's LocalSet: timers and coroutines started in `onStart`
     // (Laravel Octane's tick and request watchdog) run on this thread while
     // the accept loops run on the reactor threads.
+    if let Err(e) = super::held::start() {
+        crate::rlog!(
+            Warning,
+            "cannot keep the master's copies of connections: {e}"
+        );
+    }
     let r = super::event_loop::block_on(&rt, async move {
         let mut tasks = vec![tokio::spawn(accept_workers(channel, table.clone()))];
         let mut accepting = Vec::new();

@@ -170,6 +170,8 @@ pub fn open(worker: i32, port_index: usize, server_port: u16, peer: SocketAddr) 
 
 /// The connection is gone.
 pub fn close(fd: i64) {
+    // PROCESS mode: the master holds a copy of the socket; end it for real.
+    super::held::release(fd);
     if let Some(t) = table() {
         let slot = fd as usize % CAP;
         let s = &t.slots[slot];

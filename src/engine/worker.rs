@@ -10,6 +10,7 @@
 
 use std::cell::Cell;
 use std::net::{SocketAddr, TcpListener as StdListener};
+use std::os::fd::{AsFd, AsRawFd};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
@@ -287,6 +288,8 @@ fn start_conn(
             ctx.id,
             ctx.cfg.max_connection
         );
+        // The master may hold a copy (PROCESS mode): end the socket itself.
+        let _ = nix::sys::socket::shutdown(stream.as_raw_fd(), nix::sys::socket::Shutdown::Both);
         return;
     }
     super::listener::apply_stream_options(&stream, opts);
@@ -295,6 +298,9 @@ fn start_conn(
     // HTTP connections are in the session table too (close(), exists(),
     // getClientInfo() on `$request->fd`), under the same kind of id.
     let fd = super::session::open(ctx.id as i32, index, port_num, peer);
+    if ctx.cfg.mode == super::config::Mode::Process {
+        super::held::adopt(fd, stream.as_fd());
+    }
     if kind == PortKind::Http {
         tokio::task::spawn_local(conn::serve(stream, peer, fd, port_num, ctx.clone()));
     } else {

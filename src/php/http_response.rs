@@ -11,7 +11,12 @@ use ext_php_rs::prelude::*;
 use ext_php_rs::types::Zval;
 use ext_php_rs::zend::ExecuteData;
 
-use crate::engine::http::{RespError, Responder};
+use ext_php_rs::convert::IntoZval;
+use ext_php_rs::types::ZendClassObject;
+
+use crate::engine::held;
+use crate::engine::http::{RespContext, RespError, Responder};
+use crate::engine::session;
 
 #[php_class]
 #[php(name = "Swoole\\Http\\Response")]
@@ -251,6 +256,44 @@ impl Response {
 
     pub fn status(&self, http_code: i64, reason: Option<String>) -> bool {
         done("status", self.r.status(http_code, reason.as_deref()))
+    }
+
+    /// `Response::create($server, $fd)` or `create($fd)`: a response for
+    /// connection `$fd` made outside its request. In the master of a
+    /// SWOOLE_PROCESS server it answers on the master's own copy of the
+    /// socket (`engine::held`), also when the worker that read the request
+    /// was killed (Laravel Octane's watchdog answers 408 so); the
+    /// connection is closed after `end()`. Elsewhere: false and a warning
+    /// (docs/compat.md).
+    pub fn create(server: Option<&Zval>, fd: Option<i64>) -> Zval {
+        let mut out = Zval::new();
+        out.set_bool(false);
+        let fd = match server.and_then(Zval::long) {
+            Some(n) => n,
+            None => fd.unwrap_or(-1),
+        };
+        if !held::active() {
+            php_error(
+                &ErrorType::Warning,
+                "rswoole creates a response for a connection only in the master of a SWOOLE_PROCESS server",
+            );
+            return out;
+        }
+        let Some(sock) = session::get(fd).and_then(|s| held::take(s.port_index, s.peer)) else {
+            php_error(&ErrorType::Warning, &format!("session[{fd}] is not exists"));
+            return out;
+        };
+        let (r, head) = Responder::new(RespContext {
+            is_head: false,
+            keep_alive: false,
+            coding: None,
+            compression: None,
+        });
+        crate::engine::event_loop::spawn(held::answer(head, sock, fd));
+        match ZendClassObject::new(Response::new(r, fd)).into_zval(false) {
+            Ok(z) => z,
+            Err(_) => out,
+        }
     }
 
     pub fn set_status_code(&self, http_code: i64, reason: Option<String>) -> bool {
