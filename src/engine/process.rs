@@ -58,7 +58,7 @@ pub struct UserProcesses {
 }
 
 thread_local! {
-    static USER_PROCS: std::cell::RefCell<Option<UserProcesses>> = const { std::cell::RefCell::new(None) };
+    static USER_PROCS: Box<std::cell::RefCell<Option<UserProcesses>>> = Box::new(std::cell::RefCell::new(None));
 }
 
 /// Set by the PHP layer before `run_ports`; `None` clears.

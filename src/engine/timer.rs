@@ -31,7 +31,7 @@ struct Entry {
 }
 
 thread_local! {
-    static TABLE: RefCell<BTreeMap<TimerId, Entry>> = const { RefCell::new(BTreeMap::new()) };
+    static TABLE: Box<RefCell<BTreeMap<TimerId, Entry>>> = Box::new(RefCell::new(BTreeMap::new()));
     static NEXT_ID: Cell<TimerId> = const { Cell::new(1) };
     static ROUND: Cell<i64> = const { Cell::new(0) };
     static BORN: Cell<Option<Instant>> = const { Cell::new(None) };

@@ -14,10 +14,9 @@ use crate::engine::event_loop;
 
 thread_local! {
     static EXITED: Cell<bool> = const { Cell::new(false) };
-    static CYCLE: RefCell<Option<Zval>> = const { RefCell::new(None) };
+    static CYCLE: Box<RefCell<Option<Zval>>> = Box::new(RefCell::new(None));
     /// `Event::defer()` callbacks, run in the order they were added.
-    static DEFERRED: RefCell<std::collections::VecDeque<Zval>> =
-        const { RefCell::new(std::collections::VecDeque::new()) };
+    static DEFERRED: Box<RefCell<std::collections::VecDeque<Zval>>> = Box::new(RefCell::new(std::collections::VecDeque::new()));
 }
 
 #[php_class]

@@ -299,6 +299,8 @@ class Constant
     public const OPTION_STATS_TIMER_INTERVAL = 'stats_timer_interval';
     public const OPTION_ADMIN_SERVER = 'admin_server';
     public const OPTION_HTTP_CLIENT_DRIVER = 'http_client_driver';
+}
+
 namespace Swoole\Process;
 
 /**

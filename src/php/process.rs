@@ -33,7 +33,7 @@ thread_local! {
     /// The next `$process->id` (Swoole counts from 1 per process).
     static NEXT_ID: Cell<i64> = const { Cell::new(0) };
     /// `Process::signal()` callbacks by signal number.
-    static SIGNALS: RefCell<HashMap<i32, Zval>> = RefCell::new(HashMap::new());
+    static SIGNALS: Box<RefCell<HashMap<i32, Zval>>> = Box::new(RefCell::new(HashMap::new()));
     /// The loop task that reads the signal pipe runs (one per thread).
     static SIGNAL_TASK: Cell<bool> = const { Cell::new(false) };
 }
@@ -964,12 +964,6 @@ pub fn worker_status(worker_id: i64) -> Zval {
     out
 }
 
-/// `swoole_set_process_name()`.
-#[php_function]
-pub fn swoole_set_process_name(process_name: String) -> bool {
-    set_process_name(&process_name)
-}
-
 /// The Process object behind a zval, if it is one.
 pub fn from_zval(z: &Zval) -> Option<&Process> {
     let obj = z.object()?;
@@ -984,7 +978,6 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     up::set_dispatcher(dispatch_signals);
     module
         .class::<Process>()
-        .function(wrap_function!(swoole_set_process_name))
         .constant(("SWOOLE_MSGQUEUE_ORIENT", SWOOLE_MSGQUEUE_ORIENT, &[]))
         .constant(("SWOOLE_MSGQUEUE_BALANCE", SWOOLE_MSGQUEUE_BALANCE, &[]))
 }

@@ -700,28 +700,6 @@ impl Server {
 
     /// `SWOOLE_WORKER_BUSY` (1) or `SWOOLE_WORKER_IDLE` (2) for worker
     /// `$worker_id` (-1: the calling one), false if no such worker runs.
-    /// The calling worker is running PHP, so it is busy; another is busy
-    /// while it has HTTP requests in flight.
-    #[php(defaults(worker_id = -1))]
-    pub fn get_worker_status(&self, worker_id: i64) -> Zval {
-        let me = i64::from(worker::current_worker_id());
-        let id = if worker_id < 0 { me } else { worker_id };
-        let mut z = Zval::new();
-        if id >= 0 && id == me {
-            z.set_long(1);
-            return z;
-        }
-        match stats::workers()
-            .iter()
-            .find(|w| i64::from(w.worker_id) == id)
-        {
-            Some(w) if w.concurrency > 0 => z.set_long(1),
-            Some(_) => z.set_long(2),
-            None => z.set_bool(false),
-        }
-        z
-    }
-
     /// True when `$fd` is a WebSocket connection past its handshake.
     pub fn is_established(&self, fd: i64) -> bool {
         super::websocket_server::is_established(fd)

@@ -24,7 +24,7 @@ struct Entry {
 }
 
 thread_local! {
-    static CALLBACKS: RefCell<HashMap<TimerId, Entry>> = RefCell::new(HashMap::new());
+    static CALLBACKS: Box<RefCell<HashMap<TimerId, Entry>>> = Box::new(RefCell::new(HashMap::new()));
 }
 
 fn fire(id: TimerId) {

@@ -153,7 +153,7 @@ async fn idle_watch(ctx: Rc<WorkerCtx>, last: Activity, inflight: Rc<Cell<usize>
 thread_local! {
     /// This worker's HTTP connections: connection id -> what wakes its task
     /// to drop the connection (`$server->close($request->fd)`).
-    static OPEN: RefCell<HashMap<i64, Rc<Kill>>> = RefCell::new(HashMap::new());
+    static OPEN: Box<RefCell<HashMap<i64, Rc<Kill>>>> = Box::new(RefCell::new(HashMap::new()));
 }
 
 /// `$server->close()` of one HTTP connection: wakes its task, and tells a

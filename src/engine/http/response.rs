@@ -39,7 +39,7 @@ thread_local! {
     /// standard-name match, an allocation for a non-standard name) costs
     /// several times a look-up here. Past `NAME_CACHE_MAX` distinct
     /// spellings, new ones are parsed every time.
-    static NAME_CACHE: RefCell<Vec<(Box<[u8]>, HeaderName)>> = const { RefCell::new(Vec::new()) };
+    static NAME_CACHE: Box<RefCell<Vec<(Box<[u8]>, HeaderName)>>> = Box::new(RefCell::new(Vec::new()));
 }
 
 // The default header values, checked at compile time (`from_static` in a
@@ -57,7 +57,7 @@ thread_local! {
     /// which parses the connection's next request into it; that request's
     /// map comes back here (`recycle_headers`) when the request is freed, so
     /// a keep-alive request allocates no header map.
-    static HEADER_POOL: RefCell<Vec<HeaderMap>> = const { RefCell::new(Vec::new()) };
+    static HEADER_POOL: Box<RefCell<Vec<HeaderMap>>> = Box::new(RefCell::new(Vec::new()));
 }
 
 /// An empty map with room for `HEADERS_CAPACITY` headers.
