@@ -33,13 +33,16 @@ pub enum RespError {
 /// Most names a process parses are kept, as the script spelled them.
 const NAME_CACHE_MAX: usize = 64;
 
+/// Header names as scripts spelled them, and what each parsed to.
+type NameCache = Vec<(Box<[u8]>, HeaderName)>;
+
 thread_local! {
     /// Header names as scripts spell them, each parsed once. A script sets
     /// the same few names on every response; parsing one (lower-casing, the
     /// standard-name match, an allocation for a non-standard name) costs
     /// several times a look-up here. Past `NAME_CACHE_MAX` distinct
     /// spellings, new ones are parsed every time.
-    static NAME_CACHE: Box<RefCell<Vec<(Box<[u8]>, HeaderName)>>> = Box::new(RefCell::new(Vec::new()));
+    static NAME_CACHE: Box<RefCell<NameCache>> = Box::new(RefCell::new(Vec::new()));
 }
 
 // The default header values, checked at compile time (`from_static` in a
