@@ -373,3 +373,6 @@ class Manager
         return $this->msgQueueKey;
     }
 }
+
+// Swoole's older name for the same class.
+class_alias(Manager::class, 'Swoole\\Process\\ProcessManager');

@@ -13,7 +13,7 @@ namespace Swoole\Coroutine {
     }
     if (!\function_exists('Swoole\Coroutine\defer')) {
         /** Runs $fn when the current coroutine ends. */
-        function defer(callable $fn): void
+        function defer(callable $fn)
         {
             \Swoole\Coroutine::defer($fn);
         }
@@ -77,7 +77,7 @@ namespace Co {
             }
         }
         if (!\function_exists('Co\defer')) {
-            function defer(callable $fn): void
+            function defer(callable $fn)
             {
                 \Swoole\Coroutine::defer($fn);
             }
