@@ -176,20 +176,9 @@ static PIDS_LEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize
 
 fn map_pids(n: usize) {
     let len = n.max(1) * std::mem::size_of::<AtomicI32>();
-    // SAFETY: an anonymous shared mapping; no file, no existing memory.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
+    let Ok(p) = super::shm_lock::map_shared(len) else {
         return;
-    }
+    };
     PIDS.store(p.cast(), Ordering::SeqCst);
     PIDS_LEN.store(n, Ordering::SeqCst);
 }

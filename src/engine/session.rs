@@ -83,21 +83,8 @@ pub fn init() -> std::io::Result<()> {
         }
         return Ok(());
     }
-    // SAFETY: an anonymous shared mapping; all-zero is a valid `Table`
-    // (atomics only), and it is never unmapped.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            std::mem::size_of::<Table>(),
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return Err(std::io::Error::last_os_error());
-    }
+    // All-zero is a valid `Table` (atomics only), and it is never unmapped.
+    let p = super::shm_lock::map_shared(std::mem::size_of::<Table>())?;
     let t: *mut Table = p.cast();
     // SAFETY: just mapped, zeroed, page-aligned, sized for `Table`.
     unsafe { (*t).next.store(1, Ordering::Relaxed) };

@@ -13,6 +13,29 @@ use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
+/// Maps `len` bytes of anonymous `MAP_SHARED` memory, zero-filled and
+/// page-aligned: the one place the engine makes memory that every process
+/// forked afterwards shares (stats, sessions, pools, tables, locks). The
+/// caller owns it; nothing unmaps it unless the caller does (`ShmMap`).
+pub fn map_shared(len: usize) -> io::Result<*mut u8> {
+    // SAFETY: an anonymous shared mapping; no file and no existing memory
+    // is touched.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len.max(1),
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(p.cast())
+}
+
 /// An anonymous shared mapping, zero-filled. Every process that forks after
 /// it is made sees the same bytes; dropping it unmaps only this process's view.
 pub struct ShmMap {
@@ -23,22 +46,10 @@ pub struct ShmMap {
 impl ShmMap {
     pub fn new(len: usize) -> io::Result<ShmMap> {
         let len = len.max(1);
-        // SAFETY: an anonymous shared mapping; no file and no existing memory
-        // is touched.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(ShmMap { ptr: p.cast(), len })
+        Ok(ShmMap {
+            ptr: map_shared(len)?,
+            len,
+        })
     }
 
     /// Page-aligned start of the mapping.

@@ -49,20 +49,7 @@ pub fn init() -> std::io::Result<()> {
         return Ok(());
     }
     let size = std::mem::size_of::<Shared>();
-    // SAFETY: an anonymous shared mapping; no file, no existing memory is touched.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            size,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return Err(std::io::Error::last_os_error());
-    }
+    let p = super::shm_lock::map_shared(size)?;
     // Anonymous mappings are zero-filled, and all-zero is a valid `Shared`
     // (every field is an atomic integer).
     SHARED.store(p.cast(), Ordering::Release);
