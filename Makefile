@@ -106,4 +106,4 @@ deps-frameworks:
 	  apt-get update -q && apt-get install -y -q php-laravel-framework php8.2-mbstring php8.2-xml; }
 
 test-frameworks: build deps-frameworks
-	RSWOOLE_SO=$(SO) python3 tests/frameworks/octane_check.py
+	OCTANE_DIR=$(OCTANE_DIR) RSWOOLE_SO=$(SO) python3 tests/frameworks/octane_check.py
