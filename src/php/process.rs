@@ -87,20 +87,6 @@ fn int_arg(z: &Zval) -> Option<i64> {
     z.str().and_then(|s| s.trim().parse().ok())
 }
 
-fn zval_type_name(z: &Zval) -> &'static str {
-    use ext_php_rs::flags::DataType;
-    match z.get_type() {
-        DataType::Null => "null",
-        DataType::False | DataType::True | DataType::Bool => "bool",
-        DataType::Long => "int",
-        DataType::Double => "float",
-        DataType::String => "string",
-        DataType::Array => "array",
-        DataType::Object(_) => "object",
-        _ => "unknown",
-    }
-}
-
 #[php_class]
 #[php(name = "Swoole\\Process")]
 pub struct Process {
@@ -690,7 +676,7 @@ impl Process {
         let Some(pid) = int_arg(pid) else {
             return Err(type_error(format!(
                 "Swoole\\Process::kill(): Argument #1 ($pid) must be of type int, {} given",
-                zval_type_name(pid)
+                super::settings::type_name(pid)
             )));
         };
         let sig = signal_no.and_then(int_arg).unwrap_or(15);

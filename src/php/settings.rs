@@ -266,7 +266,8 @@ fn kind_of(key: &str) -> Option<Kind> {
     })
 }
 
-fn type_name(z: &Zval) -> &'static str {
+/// The PHP type name of a value, as PHP's messages write it.
+pub(crate) fn type_name(z: &Zval) -> &'static str {
     match z.get_type() {
         DataType::Null => "null",
         DataType::False | DataType::True | DataType::Bool => "bool",
