@@ -82,20 +82,7 @@ extern "C" fn on_worker_signal(_sig: libc::c_int) {
 }
 
 fn set_handler(sig: i32, handler: libc::sighandler_t) {
-    // SAFETY: a zeroed sigaction is valid; our handlers only touch atomics
-    // and write(). No SA_RESTART: a blocking call in the worker (sleep(),
-    // msgrcv()) returns so the worker can see it must stop.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = handler;
-        sa.sa_flags = if sig == libc::SIGCHLD {
-            libc::SA_NOCLDSTOP
-        } else {
-            0
-        };
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(sig, &sa, std::ptr::null_mut());
-    }
+    let _ = super::process::set_handler(sig, handler);
 }
 
 fn pipe() -> std::io::Result<(RawFd, RawFd)> {

@@ -192,17 +192,28 @@ fn master_signals() -> [libc::c_int; 6] {
 
 /// Installs `handler` (a function, `SIG_DFL` or `SIG_IGN`) for `sig`
 /// without `SA_RESTART`.
-fn set_handler(sig: libc::c_int, handler: libc::sighandler_t) -> std::io::Result<()> {
+/// Installs `handler` (ours, `SIG_DFL` or `SIG_IGN`) for `sig`, without
+/// `SA_RESTART`: a blocking call (sleep(), msgrcv()) returns, so the process
+/// sees it must stop. The one sigaction() of the engine.
+pub(crate) fn set_handler(sig: libc::c_int, handler: libc::sighandler_t) -> std::io::Result<()> {
+    set_action(sig, handler, false)
+}
+
+/// `set_handler` with `SA_RESTART` when `restart` (`Swoole\Process::signal()`).
+pub(crate) fn set_action(
+    sig: libc::c_int,
+    handler: libc::sighandler_t,
+    restart: bool,
+) -> std::io::Result<()> {
     // SAFETY: a zeroed sigaction is valid; every pointer passed is to a live
     // local; the handler, when it is ours, only touches atomics and write().
     let rc = unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
         sa.sa_sigaction = handler;
-        sa.sa_flags = if sig == libc::SIGCHLD {
-            libc::SA_NOCLDSTOP
-        } else {
-            0
-        };
+        sa.sa_flags = if restart { libc::SA_RESTART } else { 0 };
+        if sig == libc::SIGCHLD {
+            sa.sa_flags |= libc::SA_NOCLDSTOP;
+        }
         libc::sigemptyset(&mut sa.sa_mask);
         libc::sigaction(sig, &sa, std::ptr::null_mut())
     };

@@ -173,23 +173,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
 
 /// Installs `handler` (ours, `SIG_DFL` or `SIG_IGN`) for `sig`.
 fn sigaction(sig: i32, handler: libc::sighandler_t, restart: bool) -> std::io::Result<()> {
-    // SAFETY: a zeroed sigaction is valid; pointers are to live locals; our
-    // handler only touches atomics and write().
-    let rc = unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = handler;
-        sa.sa_flags = if restart { libc::SA_RESTART } else { 0 };
-        if sig == libc::SIGCHLD {
-            sa.sa_flags |= libc::SA_NOCLDSTOP;
-        }
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(sig, &sa, std::ptr::null_mut())
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    super::process::set_action(sig, handler, restart)
 }
 
 fn signal_pipe() -> std::io::Result<RawFd> {
