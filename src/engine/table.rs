@@ -555,19 +555,25 @@ impl Table {
         Ok(idx)
     }
 
+    /// The row of `key` in bucket `b` (whose lock the caller holds), counted
+    /// as an update, or a new zeroed row.
+    fn find_or_insert(&self, b: usize, key: &[u8]) -> Result<u32, Full> {
+        match self.find(b, key) {
+            (Some(idx), _, _) => {
+                self.stripe().update.fetch_add(1, Ordering::Relaxed);
+                Ok(idx)
+            }
+            (None, _, n) => self.insert(b, key, n),
+        }
+    }
+
     /// `set($key, $row)`: writes the given columns; a new row starts zeroed.
     /// Returns the columns whose string value was cut to the column size.
     pub fn set(&self, key: &[u8], values: &[(usize, Value<'_>)]) -> Result<Vec<usize>, Full> {
         let key = clip_key(key);
         let b = self.bucket_of(key);
         let _g = self.lock(b);
-        let idx = match self.find(b, key) {
-            (Some(idx), _, _) => {
-                self.stripe().update.fetch_add(1, Ordering::Relaxed);
-                idx
-            }
-            (None, _, n) => self.insert(b, key, n)?,
-        };
+        let idx = self.find_or_insert(b, key)?;
         let mut cut = Vec::new();
         for (col, v) in values {
             if self.write(idx, *col, *v) {
@@ -591,13 +597,7 @@ impl Table {
         let key = clip_key(key);
         let b = self.bucket_of(key);
         let _g = self.lock(b);
-        let idx = match self.find(b, key) {
-            (Some(idx), _, _) => {
-                self.stripe().update.fetch_add(1, Ordering::Relaxed);
-                idx
-            }
-            (None, _, n) => self.insert(b, key, n).map_err(|_| IncrError::Full)?,
-        };
+        let idx = self.find_or_insert(b, key).map_err(|_| IncrError::Full)?;
         // SAFETY: inside row `idx`'s data area, under its bucket lock.
         let p = unsafe { self.data_ptr(idx).add(c.offset) };
         // SAFETY: as above; unaligned access.
