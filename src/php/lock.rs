@@ -7,12 +7,10 @@
 use std::cell::Cell;
 use std::time::Duration;
 
-use ext_php_rs::class::RegisteredClass;
 use ext_php_rs::exception::PhpResult;
 use ext_php_rs::prelude::*;
 
 use super::exception::swoole_exception;
-use super::table::{mask, patch_signature};
 use crate::engine::shm_lock::{LockKind, ShmLock};
 
 pub const SWOOLE_RWLOCK: i64 = LockKind::RwLock as i64;
@@ -90,20 +88,6 @@ impl Lock {
         let r = self.inner.unlock();
         self.result(r)
     }
-}
-
-/// Default values shown by Reflection, as Swoole's stub writes them.
-pub fn after_classes() {
-    let ce = <Lock as RegisteredClass>::get_metadata().ce();
-    patch_signature(
-        ce,
-        "__construct",
-        Some(0),
-        mask::LONG,
-        Some(c"SWOOLE_MUTEX"),
-    );
-    patch_signature(ce, "lock", Some(0), mask::LONG, Some(c"LOCK_EX"));
-    patch_signature(ce, "lock", Some(1), mask::DOUBLE, Some(c"-1"));
 }
 
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {

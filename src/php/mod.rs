@@ -283,7 +283,6 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     http_response::install_fast_paths();
     table::after_classes();
     atomic::after_classes();
-    lock::after_classes();
     Ok(())
 }
 

@@ -4,12 +4,11 @@
 //! code (a `__toString`, an error handler, a fatal error) ever runs while a
 //! row lock is held.
 //!
-//! Also home of `patch_signature`, which gives methods the exact union and
-//! scalar types of Swoole's arginfo (ext-php-rs declares `mixed` for a
-//! `&Zval`), so user subclasses with Swoole's signatures load.
+//! Swoole's exact parameter and return types (ext-php-rs declares `mixed`
+//! for a `&Zval`) come from `arginfo.rs`, like every class's, so user
+//! subclasses with Swoole's signatures (Octane's `SwooleTable`) load.
 
 use std::cell::{Cell, RefCell};
-use std::ffi::CStr;
 use std::rc::Rc;
 
 use ext_php_rs::class::RegisteredClass;
@@ -65,58 +64,6 @@ pub fn zval_to_bytes(z: &Zval) -> Vec<u8> {
         }
         let owned = ext_php_rs::boxed::ZBox::from_raw(s.cast::<ext_php_rs::types::ZendStr>());
         owned.as_bytes().to_vec()
-    }
-}
-
-/// Type masks (`MAY_BE_*`) for `patch_signature`.
-pub mod mask {
-    pub const NULL: u32 = 1 << 1;
-    pub const FALSE: u32 = 1 << 2;
-    pub const LONG: u32 = 1 << 4;
-    pub const DOUBLE: u32 = 1 << 5;
-    pub const STRING: u32 = 1 << 6;
-    pub const ARRAY: u32 = 1 << 7;
-}
-const MAY_BE_MASK: u32 = (1 << 18) - 1;
-
-/// Sets the declared type of argument `arg` (or of the return value when
-/// `arg` is None) of `ce::method` to `types`, and optionally its default
-/// value text. Module startup only, before any user class can inherit.
-pub fn patch_signature(
-    ce: &'static ClassEntry,
-    method: &str,
-    arg: Option<u32>,
-    types: u32,
-    default: Option<&'static CStr>,
-) {
-    // SAFETY: MINIT is single-threaded; `ce` is a registered class whose
-    // function table holds internal functions; their arg_info arrays (return
-    // type at index -1) were allocated at registration and are writable.
-    unsafe {
-        let f = ext_php_rs::ffi::zend_hash_str_find_ptr_lc(
-            &raw const ce.function_table,
-            method.as_ptr().cast(),
-            method.len(),
-        )
-        .cast::<ext_php_rs::ffi::zend_function>();
-        if f.is_null() {
-            return;
-        }
-        let common = &mut (*f).common;
-        if common.arg_info.is_null() {
-            return;
-        }
-        let slot = match arg {
-            None => common.arg_info.offset(-1),
-            Some(i) if i < common.num_args => common.arg_info.add(i as usize),
-            Some(_) => return,
-        };
-        let t = &mut (*slot).type_;
-        t.type_mask = (t.type_mask & !MAY_BE_MASK) | types;
-        if let Some(d) = default {
-            // Internal functions keep `const char *` defaults.
-            (*slot.cast::<ext_php_rs::ffi::zend_internal_arg_info>()).default_value = d.as_ptr();
-        }
     }
 }
 
@@ -694,28 +641,9 @@ impl Table {
     }
 }
 
-/// Swoole's exact parameter and return types (see `patch_signature`).
+/// The fast handlers of the hot methods.
 pub fn after_classes() {
-    use mask::*;
     let ce = <Table as RegisteredClass>::get_metadata().ce();
-    for m in [
-        "set", "get", "del", "delete", "exists", "exist", "incr", "decr",
-    ] {
-        patch_signature(ce, m, Some(0), STRING, None);
-    }
-    patch_signature(
-        ce,
-        "get",
-        None,
-        ARRAY | FALSE | STRING | DOUBLE | LONG,
-        None,
-    );
-    for m in ["incr", "decr"] {
-        patch_signature(ce, m, Some(2), LONG | DOUBLE, Some(c"1"));
-        patch_signature(ce, m, None, DOUBLE | LONG, None);
-    }
-    patch_signature(ce, "stats", None, FALSE | ARRAY, None);
-    let _ = NULL;
     install_fast(ce, "set", table_set_handler, &TABLE_SET);
     install_fast(ce, "get", table_get_handler, &TABLE_GET);
     install_fast(ce, "incr", table_incr_handler, &TABLE_INCR);
