@@ -180,8 +180,22 @@ const LIBRARY: &str = include_str!("library.php");
 /// `Swoole\Coroutine\go()` and its namespaced siblings (`library_co.php`).
 const LIBRARY_CO: &str = include_str!("library_co.php");
 
+/// Swoole's PHP library, our own code (`src/php/library/`): loaded unless
+/// `swoole.enable_library` is off. Order matters: later files use earlier ones.
+const LIBRARY_FILES: [&str; 4] = [
+    include_str!("library/objects.php"),
+    include_str!("library/functions.php"),
+    include_str!("library/http.php"),
+    include_str!("library/pool.php"),
+];
+
 extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
-    for lib in [LIBRARY, LIBRARY_CO] {
+    let optional: &[&str] = if ini_on("swoole.enable_library") {
+        &LIBRARY_FILES
+    } else {
+        &[]
+    };
+    for lib in [LIBRARY, LIBRARY_CO].iter().chain(optional) {
         if let Err(e) = ext_php_rs::php_eval::execute(lib) {
             ext_php_rs::error::php_error(
                 &ext_php_rs::flags::ErrorType::CoreWarning,
@@ -193,15 +207,21 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
 }
 
 /// `swoole.use_shortname` (default On): `go()`, `defer()`, `Co\run()`, `Co`, `Chan`.
-static INI: IniEntryDefs<2> = IniEntryDefs::new([
+static INI: IniEntryDefs<3> = IniEntryDefs::new([
     IniEntryDef::new(c"swoole.use_shortname", c"On", IniEntryPermission::System),
+    IniEntryDef::new(c"swoole.enable_library", c"On", IniEntryPermission::All),
     IniEntryDef::end(),
 ]);
 
 fn use_shortname() -> bool {
+    ini_on("swoole.use_shortname")
+}
+
+/// Whether a boolean ini entry of ours (default On) is on.
+fn ini_on(name: &str) -> bool {
     let v = ExecutorGlobals::get()
         .ini_values()
-        .get("swoole.use_shortname")
+        .get(name)
         .cloned()
         .flatten()
         .unwrap_or_else(|| "On".into());
