@@ -149,3 +149,38 @@ namespace {
         return swoole_cpu_num();
     }
 }
+
+namespace Swoole\Coroutine {
+    if (!\function_exists('Swoole\Coroutine\deadlock_check')) {
+        /**
+         * Prints Swoole's "all coroutines are asleep - deadlock!" report with each live coroutine's backtrace
+         * (Coroutine::set() options deadlock_check_disable_trace, deadlock_check_limit, deadlock_check_depth).
+         */
+        function deadlock_check(): void
+        {
+            $count = \Swoole\Coroutine::stats()['coroutine_num'];
+            $rule = str_repeat('=', 64 + strlen((string) $count));
+            $thin = str_repeat('-', 64 + strlen((string) $count));
+            echo "\n {$rule}\n  [FATAL ERROR]: all coroutines (count: {$count}) are asleep - deadlock!\n {$rule}\n";
+            $options = \Swoole\Coroutine::getOptions();
+            if (empty($options['deadlock_check_disable_trace'])) {
+                $limit = empty($options['deadlock_check_limit']) ? 32 : (int) $options['deadlock_check_limit'];
+                $depth = empty($options['deadlock_check_depth']) ? 32 : (int) $options['deadlock_check_depth'];
+                $shown = 0;
+                foreach (\Swoole\Coroutine::list() as $cid) {
+                    if ($shown++ >= $limit) {
+                        break;
+                    }
+                    echo "\n  [Coroutine-{$cid}]\n {$thin}\n";
+                    $frames = \Swoole\Coroutine::getBackTrace($cid, DEBUG_BACKTRACE_IGNORE_ARGS, $depth) ?: [];
+                    foreach ($frames as $i => $f) {
+                        $fn = isset($f['class']) ? $f['class'] . ($f['type'] ?? '::') . $f['function'] : ($f['function'] ?? '{main}');
+                        $at = isset($f['file']) ? " called at [{$f['file']}:{$f['line']}]" : '';
+                        echo "#{$i}  {$fn}(){$at}\n";
+                    }
+                }
+            }
+            echo "\n {$rule}\n";
+        }
+    }
+}
