@@ -15,8 +15,8 @@ SO := $(CURDIR)/target/release/librswoole.so
 # mariadb-server, php-mysql, php-curl, php-fpm, nghttp2-client, guzzle: runtime hooks, pools, FastCGI and HTTP/2 tests
 # (php-tests/include/services.php starts private instances on free ports and stops them by pid).
 # python3-websockets: the WebSocket battery (tests/integration/test_websockets_lib.py) uses that client.
-APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php8.2-redis mariadb-server php8.2-mysql php8.2-curl php8.2-fpm nghttp2-client php-guzzlehttp-guzzle
-APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php-redis mariadb-server php-mysql php-curl php-fpm nghttp2-client php-guzzlehttp-guzzle
+APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php8.2-redis mariadb-server php8.2-mysql php8.2-curl php8.2-fpm nghttp2-client php-guzzlehttp-guzzle nginx-light
+APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php-redis mariadb-server php-mysql php-curl php-fpm nghttp2-client php-guzzlehttp-guzzle nginx-light
 
 
 .PHONY: deps-frameworks test-frameworks tls-check
@@ -40,6 +40,7 @@ deps:
 	$(PHP) -n -d extension=curl -r 'exit(extension_loaded("curl") ? 0 : 1);' >/dev/null 2>&1 || missing="$$missing php-curl"; \
 	ls /usr/sbin/php-fpm* >/dev/null 2>&1 || missing="$$missing php-fpm"; \
 	command -v h2load >/dev/null 2>&1 || missing="$$missing nghttp2-client"; \
+	test -x /usr/sbin/nginx || missing="$$missing nginx"; \
 	test -f /usr/share/php/GuzzleHttp/Client.php || missing="$$missing php-guzzlehttp-guzzle"; \
 	command -v cc >/dev/null 2>&1 || missing="$$missing cc"; \
 	if [ -n "$$missing" ]; then \

@@ -5,7 +5,8 @@
 //   rsw_ext_args(['redis', 'pdo_mysql', 'mysqli', 'curl'])  -> ['-d', 'extension=...', ...] for child PHPs run with -n
 //                                                            (dependencies first: igbinary, mysqlnd, pdo; skips built-ins)
 //   rsw_have_ext('pdo_mysql'): bool       whether a child `php -n` with rsw_ext_args() can load it
-//   rsw_have_redis(): bool, rsw_have_mariadb(): bool      the server binaries exist (use in --SKIPIF--)
+//   rsw_have_redis(), rsw_have_mariadb(), rsw_have_php_fpm(), rsw_have_nginx(): bool   binaries exist (--SKIPIF--)
+//   $f = RswPhpFpm::startIn($docroot); $n = RswNginx::proxyTo($f->port, $docroot)   php-fpm, and nginx in front of it
 //   $r = RswRedis::start();   $r->port, $r->pid, $r->stop(), $r->restart() (same port, new process)
 //   $m = RswMariaDB::start(); $m->port, $m->pid, $m->dsn('test'), $m->user ('root', no password: the server
 //                             runs with --skip-grant-tables), $m->stop(), $m->restart(); a database `test` exists.
@@ -229,5 +230,131 @@ final class RswMariaDB extends RswService
         $cmd = array_merge([PHP_BINARY, '-n'], rsw_ext_args(['pdo_mysql']), ['-r', $code]);
         $out = shell_exec(implode(' ', array_map('escapeshellarg', $cmd)) . ' 2>&1');
         return (string) $out;
+    }
+}
+
+function rsw_have_php_fpm(): bool
+{
+    return rsw_find_binary(['/usr/sbin/php-fpm' . PHP_MAJOR_VERSION . '.' . PHP_MINOR_VERSION, '/usr/sbin/php-fpm']) !== null;
+}
+
+function rsw_have_nginx(): bool
+{
+    return rsw_find_binary(['/usr/sbin/nginx']) !== null;
+}
+
+/**
+ * php-fpm serving $docroot on a free 127.0.0.1 port, static pool of 4, no php.ini (-n) but the given
+ * extensions; `RswPhpFpm::start()` then `->withRoot($dir)` is not needed: pass the root to startIn().
+ */
+final class RswPhpFpm extends RswService
+{
+    public string $root = '/';
+
+    public static function startIn(string $root): self
+    {
+        $s = new self();
+        $s->root = $root;
+        $s->launch();
+        register_shutdown_function(fn() => $s->stop());
+        return $s;
+    }
+
+    protected function command(): array
+    {
+        $conf = $this->dir . '/php-fpm.conf';
+        file_put_contents($conf, implode("\n", [
+            '[global]',
+            'pid = ' . $this->dir . '/php-fpm.pid',
+            'error_log = ' . $this->dir . '/php-fpm.log',
+            'daemonize = no',
+            '[www]',
+            'listen = 127.0.0.1:' . $this->port,
+            'pm = static',
+            'pm.max_children = 4',
+            'clear_env = no',
+            'catch_workers_output = yes',
+            'php_admin_value[upload_tmp_dir] = ' . $this->dir,
+            '',
+        ]));
+        $bin = rsw_find_binary(['/usr/sbin/php-fpm' . PHP_MAJOR_VERSION . '.' . PHP_MINOR_VERSION, '/usr/sbin/php-fpm']) ?? 'php-fpm';
+        $cmd = [$bin, '-n', '-F', '-y', $conf];
+        if (posix_getuid() === 0) {
+            $cmd[] = '-R';
+        }
+        return $cmd;
+    }
+
+    protected function ready(): bool
+    {
+        return rsw_port_open($this->port);
+    }
+}
+
+/** nginx on a free port passing every request to php-fpm at $fpmPort with $root as document root (index.php). */
+final class RswNginx extends RswService
+{
+    public static function proxyTo(int $fpmPort, string $root): self
+    {
+        $s = new self();
+        $conf = $s->dir . '/nginx.conf';
+        file_put_contents($conf, <<<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid {$s->dir}/nginx.pid;
+error_log {$s->dir}/error.log warn;
+events { worker_connections 256; }
+http {
+    access_log off;
+    client_body_temp_path {$s->dir}/body;
+    fastcgi_temp_path {$s->dir}/fastcgi;
+    proxy_temp_path {$s->dir}/proxy;
+    uwsgi_temp_path {$s->dir}/uwsgi;
+    scgi_temp_path {$s->dir}/scgi;
+    client_max_body_size 16m;
+    server {
+        listen 127.0.0.1:{$s->port};
+        root $root;
+        index index.php;
+        location / {
+            try_files \$uri \$uri/ /index.php\$is_args\$args;
+        }
+        location ~ \.php$ {
+            fastcgi_pass 127.0.0.1:$fpmPort;
+            fastcgi_param SCRIPT_FILENAME \$document_root\$fastcgi_script_name;
+            fastcgi_param QUERY_STRING \$query_string;
+            fastcgi_param REQUEST_METHOD \$request_method;
+            fastcgi_param CONTENT_TYPE \$content_type;
+            fastcgi_param CONTENT_LENGTH \$content_length;
+            fastcgi_param SCRIPT_NAME \$fastcgi_script_name;
+            fastcgi_param REQUEST_URI \$request_uri;
+            fastcgi_param DOCUMENT_URI \$document_uri;
+            fastcgi_param DOCUMENT_ROOT \$document_root;
+            fastcgi_param SERVER_PROTOCOL \$server_protocol;
+            fastcgi_param GATEWAY_INTERFACE CGI/1.1;
+            fastcgi_param REMOTE_ADDR \$remote_addr;
+            fastcgi_param REMOTE_PORT \$remote_port;
+            fastcgi_param SERVER_ADDR \$server_addr;
+            fastcgi_param SERVER_PORT \$server_port;
+            fastcgi_param SERVER_NAME \$server_name;
+            fastcgi_param REDIRECT_STATUS 200;
+        }
+    }
+}
+CONF);
+        $s->launch();
+        register_shutdown_function(fn() => $s->stop());
+        return $s;
+    }
+
+    protected function command(): array
+    {
+        return [rsw_find_binary(['/usr/sbin/nginx']) ?? 'nginx', '-p', $this->dir, '-c', $this->dir . '/nginx.conf'];
+    }
+
+    protected function ready(): bool
+    {
+        return rsw_port_open($this->port);
     }
 }
