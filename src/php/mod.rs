@@ -182,12 +182,13 @@ const LIBRARY_CO: &str = include_str!("library_co.php");
 
 /// Swoole's PHP library, our own code (`src/php/library/`): loaded unless
 /// `swoole.enable_library` is off. Order matters: later files use earlier ones.
-const LIBRARY_FILES: [&str; 5] = [
+const LIBRARY_FILES: [&str; 6] = [
     include_str!("library/objects.php"),
     include_str!("library/functions.php"),
     include_str!("library/http.php"),
     include_str!("library/pool.php"),
     include_str!("library/fastcgi.php"),
+    include_str!("library/server_helper.php"),
 ];
 
 extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
