@@ -386,7 +386,15 @@ impl Hooks for PhpHooks {
             crate::rlog!(Warning, "require 'onTask' callback: task#{task_id} dropped");
             return Outcome::Done;
         };
-        let value = server_task::unpack(&data, flags);
+        // A payload that cannot be restored (an exception in `__wakeup`,
+        // logged by the boundary) is not handed to onTask, as in Swoole.
+        let value = match server_task::unpack(&data, flags) {
+            Ok(v) => v,
+            Err(CallError::Exception) | Err(CallError::Unwind) => return Outcome::Done,
+            Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+                return Outcome::Fatal(code)
+            }
+        };
         if self.task_coroutine {
             let obj: ext_php_rs::boxed::ZBox<ZendObject> =
                 ZendClassObject::new(server_task::Task::new(task_id, src_worker, flags, value))
@@ -422,7 +430,13 @@ impl Hooks for PhpHooks {
         data: bytes::Bytes,
         flags: u32,
     ) -> Outcome {
-        let value = server_task::unpack(&data, flags);
+        let value = match server_task::unpack_or_false(&data, flags) {
+            Ok(v) => v,
+            Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+                return Outcome::Fatal(code)
+            }
+            Err(_) => return Outcome::Done,
+        };
         let cb = match server_task::route_finish(task_id, &value) {
             server_task::FinishTarget::Taken => return Outcome::Done,
             server_task::FinishTarget::Callback(cb) => cb,
@@ -439,11 +453,14 @@ impl Hooks for PhpHooks {
         let Some(cb) = &self.cb.pipe_message else {
             return Outcome::Done;
         };
-        let args = vec![
-            self.server_zval(),
-            long_zval(src_worker as i64),
-            server_task::unpack(&data, flags),
-        ];
+        let value = match server_task::unpack_or_false(&data, flags) {
+            Ok(v) => v,
+            Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+                return Outcome::Fatal(code)
+            }
+            Err(_) => return Outcome::Done,
+        };
+        let args = vec![self.server_zval(), long_zval(src_worker as i64), value];
         self.run_event(cb, args, self.coroutine)
     }
 

@@ -17,6 +17,7 @@ use ext_php_rs::flags::ErrorType;
 use ext_php_rs::prelude::*;
 use ext_php_rs::types::{ZendCallable, Zval};
 
+use super::boundary::{self, CallError};
 use super::http_request::bytes_zval;
 use crate::coro::{self, Cid, WaitKind, Wake};
 use crate::engine::ipc::{self, Kind, Msg};
@@ -36,15 +37,32 @@ pub fn pack(z: &Zval) -> Option<(Bytes, u32)> {
     Some((Bytes::copy_from_slice(s.as_bytes()), FLAG_SERIALIZE))
 }
 
-/// Task bytes back into a PHP value.
-pub fn unpack(data: &[u8], flags: u32) -> Zval {
+/// Task bytes back into a PHP value. `unserialize()` runs user code
+/// (`__wakeup`, `__unserialize`, autoloaders), so it goes through the
+/// boundary: an exception there is logged and cleared (and must not reach
+/// the next callback), a fatal error is reported to the caller.
+pub fn unpack(data: &[u8], flags: u32) -> Result<Zval, CallError> {
     let raw = bytes_zval(data);
     if flags & FLAG_SERIALIZE == 0 {
-        return raw;
+        return Ok(raw);
     }
-    match ZendCallable::try_from_name("unserialize").and_then(|f| f.try_call(vec![&raw])) {
-        Ok(v) => v,
-        Err(_) => raw,
+    let mut name = Zval::new();
+    name.set_string("unserialize", false)
+        .map_err(|_| CallError::Exception)?;
+    boundary::call(&name, &mut [raw])
+}
+
+/// [`unpack`] where a payload that cannot be restored becomes `false`
+/// (finish results, pipe messages: the callback still runs, as in Swoole).
+pub fn unpack_or_false(data: &[u8], flags: u32) -> Result<Zval, CallError> {
+    match unpack(data, flags) {
+        Ok(v) => Ok(v),
+        Err(CallError::Exception) => {
+            let mut f = Zval::new();
+            f.set_bool(false);
+            Ok(f)
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -208,7 +226,7 @@ pub fn wait_all(tasks: &[&Zval], timeout: Duration, dst: i64) -> Vec<Option<Zval
                 let id = (*id)?;
                 let left = deadline.saturating_duration_since(Instant::now());
                 let m = ipc::wait_blocking(|m| m.kind == Kind::Finish && m.id == id, left)?;
-                Some(unpack(&m.data, m.flags))
+                unpack(&m.data, m.flags).ok()
             })
             .collect();
     }
