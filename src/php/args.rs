@@ -60,6 +60,9 @@ const MAY_BE_MASK: u32 = (1 << 18) - 1;
 /// `_ZEND_TYPE_KIND_MASK`: a class name, a list or a union of class names.
 const TYPE_KIND_MASK: u32 = 0x7 << 22;
 
+/// `ZEND_ACC_STATIC`.
+const ZEND_ACC_STATIC: u32 = 1 << 4;
+
 type Handler = unsafe extern "C" fn(*mut zend_execute_data, *mut zval);
 
 /// The `reserved[]` index this module owns, or `usize::MAX` before
@@ -150,11 +153,18 @@ unsafe fn wrap_table(table: *mut HashTable, slot: usize) {
                 return;
             }
             let ifn = &mut (*func).internal_function;
-            if !is_ours(ifn.module) || ifn.num_args == 0 {
+            if !is_ours(ifn.module) {
                 return;
             }
             let Some(orig) = ifn.handler else { return };
-            if orig as usize == trampoline as *const () as usize || !needs_check(ifn) {
+            if orig as usize == trampoline as *const () as usize {
+                return;
+            }
+            // Instance methods are wrapped even without checked arguments:
+            // the trampoline turns ext-php-rs's error for an object whose
+            // constructor never ran into Swoole's.
+            let instance_method = !ifn.scope.is_null() && ifn.fn_flags & ZEND_ACC_STATIC == 0;
+            if !instance_method && !needs_check(ifn) {
                 return;
             }
             ifn.reserved[slot] = orig as *mut std::ffi::c_void;
@@ -320,7 +330,55 @@ unsafe extern "C" fn trampoline(ex: *mut zend_execute_data, rv: *mut zval) {
             }
         }
         orig(ex, rv);
+        let pending = !ext_php_rs::zend::ExecutorGlobals::get().exception.is_null();
+        if pending {
+            constructor_not_called();
+        }
     }
+}
+
+/// ext-php-rs's message for a method called on an object whose Rust state
+/// was never built (a subclass constructor that skipped `parent::__construct()`).
+const NO_THIS: &str = "Failed to retrieve reference to `$this`";
+
+/// Replaces ext-php-rs's plain `Exception` for an object whose constructor
+/// never ran with Swoole's `Swoole\Error: must call constructor first`.
+fn constructor_not_called() {
+    let plain = {
+        // The read guard must be gone before take_exception() writes.
+        let eg = ext_php_rs::zend::ExecutorGlobals::get();
+        // SAFETY: a non-null EG(exception) is a live object.
+        unsafe { eg.exception.as_ref() }
+            .is_some_and(|e| e.get_class_name().is_ok_and(|n| n == "Exception"))
+    };
+    if !plain {
+        return;
+    }
+    // getMessage() cannot run while the exception is pending: take it out,
+    // look, and put it back unless it is ext-php-rs's.
+    let Some(ex) = ext_php_rs::zend::ExecutorGlobals::take_exception() else {
+        return;
+    };
+    let ours = ex
+        .try_call_method("getMessage", vec![])
+        .ok()
+        .and_then(|m| m.string())
+        .is_some_and(|m| m == NO_THIS);
+    if !ours {
+        let mut ex = ex;
+        let mut z = ext_php_rs::types::Zval::new();
+        z.set_object(&mut ex); // the zval's own reference goes to the engine
+        drop(ex);
+        let _ = ext_php_rs::exception::throw_object(z);
+        return;
+    }
+    drop(ex);
+    let _ = ext_php_rs::exception::PhpException::new(
+        "must call constructor first".into(),
+        0,
+        super::exception::error_ce(),
+    )
+    .throw();
 }
 
 /// `ZEND_CALL_FRAME_SLOT`: the zval index of the first argument of a call
