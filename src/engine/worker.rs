@@ -423,6 +423,15 @@ pub async fn serve_ports(
         state: Cell::new(WorkerState::Starting),
         wake: Notify::new(),
     });
+    // onBufferFull / onBufferEmpty, from any connection's output bound.
+    let weak = Rc::downgrade(&ctx);
+    crate::engine::outflow::set_sink(Some(Rc::new(move |fd, full| {
+        if let Some(ctx) = weak.upgrade() {
+            if let Outcome::Fatal(code) = ctx.hooks.on_buffer(fd, full) {
+                ctx.poison(code);
+            }
+        }
+    })));
 
     let mut tcp = Vec::new();
     let mut udp = Vec::new();

@@ -427,13 +427,8 @@ impl Request {
         array_zval(ht)
     }
 
-    /// The request body, or false when there is none.
+    /// The request body; `''` when there is none (as Swoole).
     pub fn raw_content(&self) -> Zval {
-        if self.req.body.is_empty() {
-            let mut z = Zval::new();
-            z.set_bool(false);
-            return z;
-        }
         bytes_zval(&self.req.body)
     }
 

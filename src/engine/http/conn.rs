@@ -36,11 +36,9 @@ use super::request::HttpRequest;
 use super::response::{simple, Coding, RespContext, Responder};
 use super::static_files;
 use crate::engine::hooks::Outcome;
+use crate::engine::outflow::{Limits, Outflow};
 use crate::engine::stats;
 use crate::engine::worker::WorkerCtx;
-
-/// Largest request head hyper buffers before answering 431.
-const MAX_HEAD: usize = 64 * 1024;
 
 /// How long a draining worker keeps an idle keep-alive connection open for
 /// a request that may already be on its way (capped at half of
@@ -189,6 +187,8 @@ pub fn is_local(fd: i64) -> bool {
 pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx: Rc<WorkerCtx>) {
     let kill = Rc::new(Kill::default());
     OPEN.with(|t| t.borrow_mut().insert(fd, kill.clone()));
+    let flow = Outflow::new(fd, Limits::from_config(&ctx.cfg));
+    let _closing = CloseFlow(flow.clone());
     let local = stream.local_addr().ok();
     let last = Activity::new();
     let inflight = Rc::new(Cell::new(0usize));
@@ -200,9 +200,10 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
         let ctx = svc_ctx.clone();
         let inflight = svc_inflight.clone();
         let kill = svc_kill.clone();
+        let flow = flow.clone();
         inflight.set(inflight.get() + 1);
         async move {
-            let r = handle(req, ctx, fd, peer, local, port).await;
+            let r = handle(req, ctx, fd, peer, local, port, flow).await;
             inflight.set(inflight.get() - 1);
             if kill.set.get() {
                 // Closed by the script: write nothing; the task drops the
@@ -221,9 +222,14 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
         .timer(super::header_timer::HeaderTimer)
         .header_read_timeout(ctx.cfg.http_header_timeout)
         .title_case_headers(true)
-        .max_buf_size(MAX_HEAD.max(8192))
-        .max_header_size(MAX_HEAD)
+        .max_buf_size(ctx.cfg.http_max_header_size.max(8192))
+        .max_header_size(ctx.cfg.http_max_header_size)
         .keep_alive(true);
+    // hyper's default (100) sits on the stack; any other count is a heap
+    // buffer per request, so it is only set when it differs.
+    if ctx.cfg.http_max_headers != 100 {
+        builder.max_headers(ctx.cfg.http_max_headers);
+    }
     let conn = builder.serve_connection(io, svc).with_upgrades();
     tokio::pin!(conn);
     let mut shutdown = ctx.shutdown.subscribe();
@@ -271,6 +277,16 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
     }
 }
 
+/// Wakes every writer waiting for room when the connection task ends,
+/// however it ends (the queued bytes go with hyper's connection).
+struct CloseFlow(Rc<Outflow>);
+
+impl Drop for CloseFlow {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
 fn finish(ctx: &WorkerCtx, fd: i64, res: Result<(), hyper::Error>) {
     if let Err(e) = &res {
         // A client that vanished or sent garbage is routine; keep it quiet.
@@ -309,9 +325,10 @@ async fn handle(
     peer: SocketAddr,
     local: Option<SocketAddr>,
     port: u16,
+    flow: Rc<Outflow>,
 ) -> Result<Response<RespBody>, Infallible> {
     stats::on_request_start();
-    let Ok(mut resp) = handle_inner(req, &ctx, fd, peer, local, port).await;
+    let Ok(mut resp) = handle_inner(req, &ctx, fd, peer, local, port, flow).await;
     stats::on_request_end();
     if ctx.is_draining() {
         // The last response on this connection: say so, and hyper closes
@@ -325,16 +342,56 @@ async fn handle(
     Ok(resp)
 }
 
+/// RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host header (an
+/// HTTP/1.0 one at most one). In absolute form (`GET http://a/b`) the
+/// target's authority is the host, whatever Host said (§3.2.2).
+fn check_host(req: &mut Request<Incoming>) -> bool {
+    let mut hosts = req.headers().get_all(header::HOST).iter();
+    let first = hosts.next().is_some();
+    if hosts.next().is_some() || (!first && req.version() != Version::HTTP_10) {
+        return false;
+    }
+    if let Some(auth) = req.uri().authority() {
+        match header::HeaderValue::from_str(auth.as_str()) {
+            Ok(v) => {
+                req.headers_mut().insert(header::HOST, v);
+            }
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+/// The answer to a request with a chunked body leaves `Connection` to
+/// hyper. A request with both Content-Length and Transfer-Encoding (a
+/// smuggling attempt or a broken proxy) is read as chunked and the
+/// connection closed after the answer; hyper then adds `close`, and drops
+/// Content-Length from the head it gives us, so that request cannot be told
+/// apart here, and a `keep-alive` of ours would make `keep-alive, close`.
+fn leave_connection_to_hyper(resp: &mut Response<RespBody>) {
+    if resp
+        .headers()
+        .get(header::CONNECTION)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"keep-alive"))
+    {
+        resp.headers_mut().remove(header::CONNECTION);
+    }
+}
+
 async fn handle_inner(
-    req: Request<Incoming>,
+    mut req: Request<Incoming>,
     ctx: &Rc<WorkerCtx>,
     fd: i64,
     peer: SocketAddr,
     local: Option<SocketAddr>,
     port: u16,
+    flow: Rc<Outflow>,
 ) -> Result<Response<RespBody>, Infallible> {
     if ctx.poisoned.get().is_some() {
         return Ok(simple(503, "", true));
+    }
+    if !check_host(&mut req) {
+        return Ok(simple(400, "", true));
     }
     if ctx.hooks.websocket() && crate::engine::ws::is_upgrade(&req) {
         return Ok(Box::pin(crate::engine::ws::upgrade(
@@ -347,7 +404,9 @@ async fn handle_inner(
         ))
         .await);
     }
+    let has_body = !http_body::Body::is_end_stream(req.body());
     let keep_alive = wants_keep_alive(&req);
+    let chunked_in = has_body && req.headers().contains_key(header::TRANSFER_ENCODING);
     let cfg = &ctx.cfg;
 
     if cfg.enable_static_handler {
@@ -390,7 +449,7 @@ async fn handle_inner(
     let (parts, body) = req.into_parts();
     // Most requests have no body: nothing to poll. A body is read through
     // a boxed future, which keeps this (per-request) future small.
-    let body = if http_body::Body::is_end_stream(&body) {
+    let body = if !has_body {
         Ok(Bytes::new())
     } else {
         Box::pin(read_body(body, max)).await
@@ -434,6 +493,7 @@ async fn handle_inner(
         compression: cfg
             .http_compression
             .then_some((cfg.http_compression_level, cfg.http_compression_min_length)),
+        outflow: Some(flow),
     });
     ctx.requests.set(ctx.requests.get() + 1);
     let outcome = ctx.hooks.on_request(request, responder);
@@ -441,7 +501,12 @@ async fn handle_inner(
         ctx.poison(code);
     }
     match head_rx.await {
-        Ok(resp) => Ok(resp),
+        Ok(mut resp) => {
+            if chunked_in {
+                leave_connection_to_hyper(&mut resp);
+            }
+            Ok(resp)
+        }
         // The responder was dropped unanswered: the callback failed or forgot end().
         Err(_) => Ok(simple(500, "", ctx.poisoned.get().is_some() || !keep_alive)),
     }
