@@ -69,6 +69,12 @@ pub struct ServerConfig {
     pub output_buffer_size: Option<usize>,
     /// Time a client has to send a whole request head (an rswoole setting).
     pub http_header_timeout: Duration,
+    /// Time a client has to send a whole request body once its head is in
+    /// (`http_body_timeout`, an rswoole setting): 408 and close after it.
+    pub http_body_timeout: Duration,
+    /// Body bytes kept in memory while a request body arrives; past it the
+    /// body is spooled to `upload_tmp_dir` (`http_body_buffer_size`).
+    pub http_body_buffer_size: usize,
     /// `socket_buffer_size`: most unsent bytes one connection may queue
     /// (Swoole 6.2.2's SW_SOCKET_BUFFER_SIZE, 8 MiB).
     pub output_buffer_limit: usize,
@@ -197,6 +203,8 @@ impl Default for ServerConfig {
             http_autoindex: false,
             output_buffer_size: None,
             http_header_timeout: Duration::from_secs(30),
+            http_body_timeout: Duration::from_secs(60),
+            http_body_buffer_size: 64 * 1024,
             output_buffer_limit: 8 * 1024 * 1024,
             buffer_high_watermark: None,
             buffer_low_watermark: 0,

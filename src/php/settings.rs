@@ -194,6 +194,8 @@ const KNOWN: &[&str] = &[
     "http_header_timeout",
     "http_max_header_size",
     "http_max_headers",
+    "http_body_timeout",
+    "http_body_buffer_size",
     "max_worker_memory",
 ];
 
@@ -242,10 +244,12 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "http_max_header_size"
         | "buffer_high_watermark"
         | "buffer_low_watermark"
+        | "http_body_buffer_size"
         | "max_worker_memory" => Kind::Size,
         "max_wait_time"
         | "http_header_timeout"
         | "send_timeout"
+        | "http_body_timeout"
         | "heartbeat_check_interval"
         | "heartbeat_idle_time" => Kind::Float,
         "http_parse_post"
@@ -515,6 +519,16 @@ pub fn to_config(
     if let Some(z) = get("send_timeout") {
         let f = as_float(class, "send_timeout", z)?;
         c.send_timeout = (f > 0.0).then(|| Duration::from_secs_f64(f));
+    }
+    if let Some(z) = get("http_body_timeout") {
+        let f = as_float(class, "http_body_timeout", z)?;
+        if f > 0.0 {
+            c.http_body_timeout = Duration::from_secs_f64(f);
+        }
+    }
+    if let Some(z) = get("http_body_buffer_size") {
+        let n = as_int(class, "http_body_buffer_size", z, true)?;
+        c.http_body_buffer_size = n.max(0) as usize;
     }
     if let Some(z) = get("http_max_header_size") {
         let n = as_int(class, "http_max_header_size", z, true)?;

@@ -296,5 +296,79 @@ class BoundedOutput(unittest.TestCase):
             srv.cleanup()
 
 
+class SlowBodies(unittest.TestCase):
+    """http_body_timeout cuts stalled and trickling bodies (408, closed); bodies past http_body_buffer_size are
+    spooled to upload_tmp_dir, so stalled uploads do not hold their bytes in the worker's memory."""
+
+    def test_stalled_uploads_are_spooled_then_cut(self):
+        srv = start({"http_body_timeout": 3, "package_max_length": 2 * 1024 * 1024})
+        socks = []
+        try:
+            pid = get_json(srv.port, "/status")["pid"]
+            before = rss_kb(pid)
+            chunk = b"z" * (1900 * 1024)
+            for _ in range(20):
+                s = socket.create_connection((HOST, srv.port), timeout=10)
+                s.sendall(b"POST /form HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n" + chunk)
+                socks.append(s)
+            time.sleep(0.8)
+            during = rss_kb(pid)
+            answers = []
+            for s in socks:
+                s.settimeout(6)
+                try:
+                    answers.append(s.recv(4096))
+                except socket.timeout:
+                    answers.append(b"")
+            time.sleep(0.3)
+            after = rss_kb(pid)
+            print("\nstalled uploads 20 x 1.9 MB RSS KiB before=%d during=%d after=%d" % (before, during, after))
+            self.assertLess(during - before, 16 * 1024, (before, during))
+            self.assertTrue(all(status_of(a) == 408 for a in answers), answers[:3])
+            # The server still serves.
+            self.assertEqual(get_json(srv.port, "/status")["pid"], pid)
+        finally:
+            for s in socks:
+                s.close()
+            srv.cleanup()
+
+    def test_trickling_body_is_cut(self):
+        srv = start({"http_body_timeout": 2})
+        try:
+            s = socket.create_connection((HOST, srv.port), timeout=1)
+            s.sendall(b"POST /form HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n")
+            t0 = time.monotonic()
+            got = b""
+            while time.monotonic() - t0 < 6 and not got:
+                try:
+                    s.sendall(b"a")
+                except OSError:
+                    break
+                try:
+                    got = s.recv(4096)
+                except socket.timeout:
+                    pass
+                except OSError:
+                    break
+                time.sleep(0.5) if not got else None
+            elapsed = time.monotonic() - t0
+            s.close()
+            self.assertEqual(status_of(got), 408, got)
+            self.assertLess(elapsed, 4.5)
+        finally:
+            srv.cleanup()
+
+    def test_spooled_body_reaches_the_handler_whole(self):
+        srv = start({"http_body_buffer_size": 4096, "package_max_length": 4 * 1024 * 1024})
+        try:
+            body = b"q" * (3 * 1024 * 1024)
+            out, _ = exchange(srv.port, b"POST /form HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+                                        b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            self.assertEqual(status_of(out), 200, out[:200])
+            self.assertEqual(json.loads(out.split(b"\r\n\r\n", 1)[1])["body"], len(body))
+        finally:
+            srv.cleanup()
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -20,9 +20,8 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http::{header, Request, Response, Version};
-use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -32,6 +31,7 @@ use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
 use super::body::RespBody;
+use super::reqbody::{self, BodyError};
 use super::request::HttpRequest;
 use super::response::{simple, Coding, RespContext, Responder};
 use super::static_files;
@@ -452,12 +452,23 @@ async fn handle_inner(
     let body = if !has_body {
         Ok(Bytes::new())
     } else {
-        Box::pin(read_body(body, max)).await
+        Box::pin(reqbody::read(
+            body,
+            reqbody::Limits {
+                max,
+                timeout: cfg.http_body_timeout,
+                memory: cfg.http_body_buffer_size,
+                tmp_dir: &cfg.upload_tmp_dir,
+            },
+        ))
+        .await
     };
     let body = match body {
         Ok(b) => b,
         Err(BodyError::TooLarge) => return Ok(simple(413, "", true)),
         Err(BodyError::Io) => return Ok(simple(400, "", true)),
+        Err(BodyError::Timeout) => return Ok(simple(408, "", true)),
+        Err(BodyError::Spool) => return Ok(simple(500, "", true)),
     };
 
     let now = SystemTime::now()
@@ -510,23 +521,4 @@ async fn handle_inner(
         // The responder was dropped unanswered: the callback failed or forgot end().
         Err(_) => Ok(simple(500, "", ctx.poisoned.get().is_some() || !keep_alive)),
     }
-}
-
-enum BodyError {
-    TooLarge,
-    Io,
-}
-
-async fn read_body(mut body: Incoming, max: usize) -> Result<Bytes, BodyError> {
-    let mut buf = BytesMut::new();
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|_| BodyError::Io)?;
-        if let Ok(data) = frame.into_data() {
-            if buf.len() + data.len() > max {
-                return Err(BodyError::TooLarge);
-            }
-            buf.extend_from_slice(&data);
-        }
-    }
-    Ok(buf.freeze())
 }
