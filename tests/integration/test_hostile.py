@@ -9,8 +9,10 @@ slow request bodies, form limits, and failures that must still answer.
 import base64
 import json
 import os
+import shutil
 import socket
 import struct
+import tempfile
 import time
 import unittest
 
@@ -368,6 +370,74 @@ class SlowBodies(unittest.TestCase):
             self.assertEqual(json.loads(out.split(b"\r\n\r\n", 1)[1])["body"], len(body))
         finally:
             srv.cleanup()
+
+
+def colliding_keys(bits):
+    """2**bits distinct keys with one PHP (DJBX33A) hash: every key is made of the blocks "Ez" / "FY"."""
+    keys = [b""]
+    for _ in range(bits):
+        keys = [k + b for k in keys for b in (b"Ez", b"FY")]
+    return keys
+
+
+def multipart(parts, boundary=b"XyZ"):
+    out = b""
+    for name, filename, data in parts:
+        out += b"--" + boundary + b"\r\n"
+        if filename is None:
+            out += b'Content-Disposition: form-data; name="%s"\r\n\r\n' % name
+        else:
+            out += (b'Content-Disposition: form-data; name="%s"; filename="%s"\r\n'
+                    b"Content-Type: text/plain\r\n\r\n" % (name, filename))
+        out += data + b"\r\n"
+    return out + b"--" + boundary + b"--\r\n"
+
+
+class FormLimits(unittest.TestCase):
+    """max_input_vars and max_file_uploads as PHP's own parser honours them: a warning, and the request goes on."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="rsw_up_")
+        cls.srv = start({"package_max_length": 4 * 1024 * 1024, "upload_tmp_dir": cls.tmp})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.cleanup()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def post(self, ctype, body):
+        out, _ = exchange(self.srv.port, b"POST /form HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+                                         b"Content-Type: " + ctype + b"\r\nContent-Length: %d\r\n\r\n" % len(body)
+                          + body, timeout=30)
+        self.assertEqual(status_of(out), 200, out[:300])
+        return json.loads(out.split(b"\r\n\r\n", 1)[1])
+
+    def test_colliding_urlencoded_keys_stop_at_max_input_vars_quickly(self):
+        body = b"&".join(k + b"=1" for k in colliding_keys(15))
+        self.assertGreater(len(body), 1024 * 1024)
+        t0 = time.monotonic()
+        r = self.post(b"application/x-www-form-urlencoded", body)
+        elapsed = time.monotonic() - t0
+        self.assertEqual(r["post"], 1000, r)
+        self.assertLess(elapsed, 1.0)
+        self.assertIn("Input variables exceeded 1000", self.srv.read_log())
+
+    def test_max_file_uploads_stops_at_20(self):
+        before = len(os.listdir(self.tmp))
+        parts = [(b"f%d" % i, b"a%d.txt" % i, b"data") for i in range(2000)]
+        r = self.post(b"multipart/form-data; boundary=XyZ", multipart(parts))
+        self.assertEqual(r["files"], 20, r)
+        self.assertEqual(r["tmp"], 20, r)
+        self.assertIn("Maximum number of allowable file uploads has been exceeded", self.srv.read_log())
+        # The request's uploads are removed when it ends; none was left over.
+        time.sleep(0.2)
+        self.assertEqual(len(os.listdir(self.tmp)), before)
+
+    def test_multipart_fields_stop_at_max_input_vars(self):
+        parts = [(b"v%d" % i, None, b"x") for i in range(1500)]
+        r = self.post(b"multipart/form-data; boundary=XyZ", multipart(parts))
+        self.assertEqual(r["post"], 1000, r)
 
 
 if __name__ == "__main__":

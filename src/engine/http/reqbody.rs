@@ -60,7 +60,10 @@ impl Spool {
             .write(true)
             .open(&path);
         let _ = std::fs::remove_file(&path);
-        Ok(Spool { file: file?, len: 0 })
+        Ok(Spool {
+            file: file?,
+            len: 0,
+        })
     }
 
     fn write(&mut self, data: &[u8]) -> std::io::Result<()> {
