@@ -13,6 +13,7 @@ import shutil
 import socket
 import struct
 import tempfile
+import threading
 import time
 import unittest
 
@@ -438,6 +439,63 @@ class FormLimits(unittest.TestCase):
         parts = [(b"v%d" % i, None, b"x") for i in range(1500)]
         r = self.post(b"multipart/form-data; boundary=XyZ", multipart(parts))
         self.assertEqual(r["post"], 1000, r)
+
+
+class FailuresAnswer(unittest.TestCase):
+    """A fatal failure in a callback answers its request 500; the worker's other requests in flight finish or get
+    503 before the worker is replaced; a chunked response that cannot finish is cut, never ended cleanly."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = start({"worker_num": 1})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.cleanup()
+
+    def bad_with_one_in_flight(self, bad):
+        res = {}
+
+        def slow():
+            res["slow"] = exchange(self.srv.port, b"GET /slow?t=1 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+                                   timeout=8)
+        t = threading.Thread(target=slow)
+        t.start()
+        time.sleep(0.3)
+        res["bad"] = exchange(self.srv.port, ("GET %s HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" % bad)
+                              .encode(), timeout=8)
+        t.join()
+        # The replacement worker serves.
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                get_json(self.srv.port, "/status")
+                break
+            except (OSError, ValueError, AttributeError):
+                time.sleep(0.1)
+        return res["bad"][0], res["slow"][0]
+
+    def test_memory_limit_answers_500_and_the_other_request_503(self):
+        bad, slow = self.bad_with_one_in_flight("/oom")
+        self.assertEqual(status_of(bad), 500, bad)
+        self.assertIn(status_of(slow), (200, 503), slow)
+
+    def test_exit_answers_500_and_the_other_request_finishes(self):
+        bad, slow = self.bad_with_one_in_flight("/exit")
+        self.assertEqual(status_of(bad), 500, bad)
+        self.assertIn(status_of(slow), (200, 503), slow)
+
+    def test_fatal_error_answers_500_and_the_other_request_finishes(self):
+        bad, slow = self.bad_with_one_in_flight("/fatal")
+        self.assertEqual(status_of(bad), 500, bad)
+        self.assertIn(status_of(slow), (200, 503), slow)
+
+    def test_stream_cut_by_exception_has_no_final_chunk(self):
+        for path in ("/stream_fail", "/stream_exit"):
+            out, closed = exchange(self.srv.port, ("GET %s HTTP/1.1\r\nHost: t\r\n\r\n" % path).encode())
+            self.assertTrue(closed, path)
+            self.assertFalse(out.endswith(b"0\r\n\r\n"), (path, out[-60:]))
+            time.sleep(0.5)
 
 
 if __name__ == "__main__":

@@ -511,7 +511,19 @@ async fn handle_inner(
     if let Outcome::Fatal(code) = outcome {
         ctx.poison(code);
     }
-    match head_rx.await {
+    // Most handlers answer before returning: no wait at all.
+    let mut head_rx = head_rx;
+    let head = match head_rx.try_recv() {
+        Ok(resp) => Ok(resp),
+        Err(tokio::sync::oneshot::error::TryRecvError::Closed) => Err(()),
+        Err(tokio::sync::oneshot::error::TryRecvError::Empty) => tokio::select! {
+            biased;
+            r = &mut head_rx => r.map_err(|_| ()),
+            // PHP failed fatally meanwhile: 503 rather than a lost request.
+            _ = ctx.gave_up() => return Ok(simple(503, "", true)),
+        },
+    };
+    match head {
         Ok(mut resp) => {
             if chunked_in {
                 leave_connection_to_hyper(&mut resp);

@@ -58,6 +58,33 @@ $srv->on('request', function (Swoole\Http\Request $req, Swoole\Http\Response $re
             $GLOBALS['st']['done'] = true;
             $resp->end();
             break;
+        case '/slow':
+            Swoole\Coroutine::sleep((float) ($req->get['t'] ?? 1));
+            $resp->end('slow done');
+            break;
+        case '/oom':
+            ini_set('memory_limit', '64M');
+            $a = [];
+            while (true) {
+                $a[] = str_repeat('m', 1 << 20);
+            }
+        case '/exit':
+            exit(3);
+        case '/fatal':
+            trigger_error('deliberate', E_USER_ERROR);
+            break;
+        case '/stream_fail':
+            $resp->write(str_repeat('s', 1000));
+            throw new RuntimeException('mid-stream');
+        case '/stream_exit':
+            $resp->write(str_repeat('s', 1000));
+            exit(4);
+        case '/spin':
+            $until = microtime(true) + (float) ($req->get['t'] ?? 3);
+            while (microtime(true) < $until) {
+            }
+            $resp->end('spun');
+            break;
         case '/status':
             $resp->end(json_encode($GLOBALS['st'] + ['rss_kb' => rss_kb(), 'pid' => getmypid()]));
             break;
