@@ -174,6 +174,20 @@ struct Chan {
     slot: Option<usize>,
 }
 
+impl Chan {
+    /// True while a connection sent to this worker is still in its channel:
+    /// a worker whose event loop runs takes each one at once (microseconds),
+    /// so one left there means the worker is busy in PHP (a long
+    /// synchronous handler, an endless loop). `SIOCOUTQ` on our end counts
+    /// what the worker has not read.
+    fn is_behind(&self) -> bool {
+        let mut unread: libc::c_int = 0;
+        // SAFETY: an ioctl on a descriptor we own, writing one int.
+        let r = unsafe { libc::ioctl(self.fd.as_raw_fd(), libc::TIOCOUTQ, &mut unread) };
+        r == 0 && unread > 0
+    }
+}
+
 /// Dispatch targets by worker id (the newest process of each id).
 pub struct Table {
     chans: Mutex<Vec<Option<Arc<Chan>>>>,
@@ -235,17 +249,26 @@ impl Table {
         };
         let ring = (0..n).filter_map(|k| t[(start + k) % n].as_ref());
         if self.mode == 3 {
-            // The first idle worker, else the least busy one.
+            // The first idle worker, else the least busy one; a worker
+            // that has not taken its last connection yet counts as busiest.
             return ring
                 .min_by_key(|c| {
-                    c.slot
+                    let load = c
+                        .slot
                         .and_then(super::stats::slot_load)
                         .map(|(busy, open)| (busy.min(1), busy, open))
-                        .unwrap_or((0, 0, 0))
+                        .unwrap_or((0, 0, 0));
+                    (c.is_behind(), load)
                 })
                 .cloned();
         }
-        ring.take(1).next().cloned()
+        // The worker the mode names, unless it has not taken the last
+        // connection sent to it (it is stuck in PHP: a loop, a blocking
+        // call): then the next one in the ring that has. When all are
+        // behind, the named one (its channel queues the connection).
+        let mut ring = ring.peekable();
+        let first = ring.peek().cloned().cloned();
+        ring.find(|c| !c.is_behind()).cloned().or(first)
     }
 }
 

@@ -498,5 +498,40 @@ class FailuresAnswer(unittest.TestCase):
             time.sleep(0.5)
 
 
+class StuckWorkerDispatch(unittest.TestCase):
+    """PROCESS mode: while one worker spins in PHP (it stops taking connections from its channel), the master
+    hands new connections to the others. At most the one connection sent before the stall was visible waits."""
+
+    def test_new_clients_go_to_the_other_workers(self):
+        srv = start({"worker_num": 2}, mode="process")
+        try:
+            time.sleep(0.5)
+            spin = socket.create_connection((HOST, srv.port), timeout=10)
+            spin.sendall(b"GET /spin?t=4 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            time.sleep(0.3)
+            results = [None] * 20
+
+            def one(i):
+                try:
+                    out, _ = exchange(srv.port, b"GET /echo HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+                                      timeout=2.0)
+                    results[i] = status_of(out)
+                except OSError:
+                    results[i] = None
+            threads = []
+            for i in range(20):
+                t = threading.Thread(target=one, args=(i,))
+                t.start()
+                threads.append(t)
+                time.sleep(0.02)
+            for t in threads:
+                t.join()
+            served = sum(1 for r in results if r == 200)
+            self.assertGreaterEqual(served, 19, results)
+            spin.close()
+        finally:
+            srv.cleanup()
+
+
 if __name__ == "__main__":
     unittest.main()
