@@ -20,7 +20,7 @@
 use std::io::{IoSlice, IoSliceMut};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener as StdListener};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -172,6 +172,8 @@ struct Chan {
     worker_id: usize,
     pid: i32,
     slot: Option<usize>,
+    /// `ms_since_start()` when a pick first saw it behind (0: not behind).
+    behind_since: AtomicU64,
 }
 
 impl Chan {
@@ -186,6 +188,35 @@ impl Chan {
         let r = unsafe { libc::ioctl(self.fd.as_raw_fd(), libc::TIOCOUTQ, &mut unread) };
         r == 0 && unread > 0
     }
+
+    /// `is_behind`, for longer than `patience` when given (measured from the
+    /// first pick that saw it behind).
+    fn is_stuck(&self, patience: Option<Duration>) -> bool {
+        let behind = self.is_behind();
+        let Some(patience) = patience else {
+            return behind;
+        };
+        let now = ms_since_start();
+        if !behind {
+            self.behind_since.store(0, Ordering::Relaxed);
+            return false;
+        }
+        match self.behind_since.load(Ordering::Relaxed) {
+            0 => {
+                self.behind_since.store(now.max(1), Ordering::Relaxed);
+                false
+            }
+            since => now.saturating_sub(since) >= patience.as_millis() as u64,
+        }
+    }
+}
+
+/// How long a worker must be behind before mode 4 moves its clients.
+const STUCK_AFTER: Duration = Duration::from_millis(100);
+
+fn ms_since_start() -> u64 {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_millis() as u64
 }
 
 /// Dispatch targets by worker id (the newest process of each id).
@@ -266,9 +297,13 @@ impl Table {
         // connection sent to it (it is stuck in PHP: a loop, a blocking
         // call): then the next one in the ring that has. When all are
         // behind, the named one (its channel queues the connection).
+        // Mode 4 promises one worker per client address, so there a worker
+        // must have been behind for a while (`STUCK_AFTER`) before its
+        // clients go elsewhere.
+        let patience = (self.mode == 4).then_some(STUCK_AFTER);
         let mut ring = ring.peekable();
         let first = ring.peek().cloned().cloned();
-        ring.find(|c| !c.is_behind()).cloned().or(first)
+        ring.find(|c| !c.is_stuck(patience)).cloned().or(first)
     }
 }
 
@@ -337,6 +372,7 @@ async fn serve_worker(fd: OwnedFd, table: Arc<Table>) {
         worker_id: id.max(0) as usize,
         pid,
         slot: usize::try_from(slot).ok(),
+        behind_since: AtomicU64::new(0),
     });
     crate::rlog!(
         Debug,
