@@ -18,6 +18,11 @@ use tokio::sync::Notify;
 
 use super::config::ServerConfig;
 
+extern "C" {
+    // void mi_collect(bool force);  (mimalloc, the global allocator)
+    fn mi_collect(force: bool);
+}
+
 /// The thresholds, from the server settings.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -70,6 +75,8 @@ pub struct Outflow {
     queued: Cell<usize>,
     /// Past the high watermark (`onBufferFull` fired, `onBufferEmpty` owed).
     full: Cell<bool>,
+    /// It was full at some point: its close gives freed memory back.
+    was_full: Cell<bool>,
     closed: Cell<bool>,
     room: Notify,
 }
@@ -81,6 +88,7 @@ impl Outflow {
             limits,
             queued: Cell::new(0),
             full: Cell::new(false),
+            was_full: Cell::new(false),
             closed: Cell::new(false),
             room: Notify::new(),
         })
@@ -107,6 +115,7 @@ impl Outflow {
         self.queued.set(q);
         if !self.full.get() && q >= self.limits.high {
             self.full.set(true);
+            self.was_full.set(true);
             fire(self.fd, true);
         }
     }
@@ -125,10 +134,21 @@ impl Outflow {
     }
 
     /// The connection is gone: nothing more will drain; waiters give up.
+    /// After a connection that filled its buffer, the allocator is asked to
+    /// return the freed pages (mimalloc keeps them otherwise, and the RSS
+    /// would stay at its peak).
     pub fn close(&self) {
         self.closed.set(true);
         self.queued.set(0);
         self.room.notify_waiters();
+        if self.was_full.replace(false) {
+            // On the loop's next round, once the queued bytes are dropped.
+            super::event_loop::spawn(async {
+                // SAFETY: mi_collect only walks mimalloc's own heaps (our
+                // global allocator) on the calling thread.
+                unsafe { mi_collect(true) };
+            });
+        }
     }
 
     /// Waits until the queue is down to the low watermark (true), or the

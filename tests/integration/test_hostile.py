@@ -261,7 +261,7 @@ class BoundedOutput(unittest.TestCase):
             self.assertLess(during - before, 64 * 1024, (before, during))
             self.assertTrue(st_after["done"], st_after)
             self.assertGreaterEqual(st_after["fail"], 1, st_after)
-            self.assertLess(after - before, 64 * 1024, (before, after))
+            self.assertLess(after - before, 16 * 1024, (before, after))
         finally:
             srv.cleanup()
 
@@ -294,7 +294,7 @@ class BoundedOutput(unittest.TestCase):
             self.assertLess(st["ok"], 20, st)
             self.assertLess(during - before, 64 * 1024, (before, during))
             self.assertTrue(st_after["done"], st_after)
-            self.assertLess(after - before, 64 * 1024, (before, after))
+            self.assertLess(after - before, 16 * 1024, (before, after))
         finally:
             srv.cleanup()
 

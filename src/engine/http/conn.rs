@@ -277,6 +277,19 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
     }
 }
 
+/// The response head of a handler that did not answer before returning;
+/// `None` when the worker gave up on it after a fatal error.
+async fn wait_head(
+    head_rx: tokio::sync::oneshot::Receiver<Response<RespBody>>,
+    ctx: &WorkerCtx,
+) -> Option<Result<Response<RespBody>, ()>> {
+    tokio::select! {
+        biased;
+        r = head_rx => Some(r.map_err(|_| ())),
+        _ = ctx.gave_up() => None,
+    }
+}
+
 /// Wakes every writer waiting for room when the connection task ends,
 /// however it ends (the queued bytes go with hyper's connection).
 struct CloseFlow(Rc<Outflow>);
@@ -516,12 +529,14 @@ async fn handle_inner(
     let head = match head_rx.try_recv() {
         Ok(resp) => Ok(resp),
         Err(tokio::sync::oneshot::error::TryRecvError::Closed) => Err(()),
-        Err(tokio::sync::oneshot::error::TryRecvError::Empty) => tokio::select! {
-            biased;
-            r = &mut head_rx => r.map_err(|_| ()),
-            // PHP failed fatally meanwhile: 503 rather than a lost request.
-            _ = ctx.gave_up() => return Ok(simple(503, "", true)),
-        },
+        // Boxed: the wait's state stays out of every request's future.
+        Err(tokio::sync::oneshot::error::TryRecvError::Empty) => {
+            match Box::pin(wait_head(head_rx, ctx)).await {
+                Some(r) => r,
+                // PHP failed fatally meanwhile: 503 rather than a lost request.
+                None => return Ok(simple(503, "", true)),
+            }
+        }
     };
     match head {
         Ok(mut resp) => {
