@@ -182,6 +182,24 @@ class ProtocolStrictness(unittest.TestCase):
         self.assertEqual(status_of(out), 200, out[:200])
         self.assertGreaterEqual(json.loads(out.split(b"\r\n\r\n", 1)[1])["headers"], 150)
 
+    def test_150_headers_sent_in_two_pieces_are_accepted(self):
+        extra = b"".join(b"X-Header-Number-%d: some value\r\n" % i for i in range(150))
+        req = b"GET /echo HTTP/1.1\r\nHost: t\r\n" + extra + b"Connection: close\r\n\r\n"
+        s = socket.create_connection((HOST, self.srv.port), timeout=5)
+        try:
+            s.sendall(req[:1500])
+            time.sleep(0.005)
+            s.sendall(req[1500:])
+            out = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                out += chunk
+        finally:
+            s.close()
+        self.assertEqual(status_of(out), 200, out[:200])
+
     def test_ws_invalid_close_codes_get_1002(self):
         for code in (0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000):
             self.assertEqual(ws_close_answer(self.srv.port, struct.pack("!H", code)), 1002, code)

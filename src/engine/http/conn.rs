@@ -40,6 +40,43 @@ use crate::engine::outflow::{Limits, Outflow};
 use crate::engine::stats;
 use crate::engine::worker::WorkerCtx;
 
+/// Header lines hyper parses into a stack buffer (its `DEFAULT_MAX_HEADERS`).
+const HYPER_HEADERS: usize = 100;
+
+/// How long a new connection's first request head is waited for to count
+/// its lines (`first_head_is_long`); after it hyper serves with the default.
+const FIRST_HEAD_WAIT: Duration = Duration::from_millis(20);
+
+/// True when the first request head on `stream` has more than
+/// `HYPER_HEADERS` lines. Peeked, not read (hyper reads it next); the head
+/// is waited for until it is complete, has that many lines, or
+/// `FIRST_HEAD_WAIT` passed (a client usually sends its request with the
+/// connection, so this is one `recv(MSG_PEEK)` per connection).
+async fn first_head_is_long(stream: &TcpStream) -> bool {
+    let deadline = Instant::now() + FIRST_HEAD_WAIT;
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match tokio::time::timeout_at(deadline.into(), stream.peek(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => n,
+            _ => return false,
+        };
+        let head = &buf[..n];
+        let end = head.windows(4).position(|w| w == b"\r\n\r\n");
+        let lines = head[..end.unwrap_or(n)]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        if lines > HYPER_HEADERS {
+            return true;
+        }
+        if end.is_some() || n == buf.len() || Instant::now() >= deadline {
+            return false;
+        }
+        // Part of the head is in: look again once more may have arrived.
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
 /// How long a draining worker keeps an idle keep-alive connection open for
 /// a request that may already be on its way (capped at half of
 /// `max_wait_time`).
@@ -192,6 +229,8 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
     let local = stream.local_addr().ok();
     let last = Activity::new();
     let inflight = Rc::new(Cell::new(0usize));
+    let many_headers =
+        ctx.cfg.http_max_headers > HYPER_HEADERS && first_head_is_long(&stream).await;
     let io = TokioIo::new(Counted(stream, last.clone()));
     let svc_ctx = ctx.clone();
     let svc_inflight = inflight.clone();
@@ -225,10 +264,13 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
         .max_buf_size(ctx.cfg.http_max_header_size.max(8192))
         .max_header_size(ctx.cfg.http_max_header_size)
         .keep_alive(true);
-    // hyper's default (100) sits on the stack; any other count is a heap
-    // buffer per request, so it is only set when it differs.
-    if ctx.cfg.http_max_headers != 100 {
-        builder.max_headers(ctx.cfg.http_max_headers);
+    // hyper's default count sits on the stack; more is a heap buffer for
+    // every request of the connection (~600 instructions of a ~26 000
+    // instruction request). So a connection gets `http_max_headers` only when
+    // its first request needs more than the default (`first_head_is_long`).
+    let max = ctx.cfg.http_max_headers;
+    if max < HYPER_HEADERS || (max > HYPER_HEADERS && many_headers) {
+        builder.max_headers(max);
     }
     let conn = builder.serve_connection(io, svc).with_upgrades();
     tokio::pin!(conn);
