@@ -172,7 +172,8 @@ struct Chan {
     worker_id: usize,
     pid: i32,
     slot: Option<usize>,
-    /// `ms_since_start()` when a pick first saw it behind (0: not behind).
+    /// `ms_since_start()` of the send that found the channel empty: the
+    /// age of the oldest connection the worker may not have taken (0: none).
     behind_since: AtomicU64,
 }
 
@@ -189,30 +190,32 @@ impl Chan {
         r == 0 && unread > 0
     }
 
-    /// `is_behind`, for longer than `patience` when given (measured from the
-    /// first pick that saw it behind).
-    fn is_stuck(&self, patience: Option<Duration>) -> bool {
-        let behind = self.is_behind();
-        let Some(patience) = patience else {
-            return behind;
-        };
-        let now = ms_since_start();
-        if !behind {
-            self.behind_since.store(0, Ordering::Relaxed);
+    /// `is_behind`, with the oldest connection still in the channel sent
+    /// `patience` or more ago.
+    fn is_stuck(&self, patience: Duration) -> bool {
+        if !self.is_behind() {
             return false;
         }
-        match self.behind_since.load(Ordering::Relaxed) {
-            0 => {
-                self.behind_since.store(now.max(1), Ordering::Relaxed);
-                false
-            }
-            since => now.saturating_sub(since) >= patience.as_millis() as u64,
+        let since = self.behind_since.load(Ordering::Relaxed);
+        since != 0 && ms_since_start().saturating_sub(since) >= patience.as_millis() as u64
+    }
+
+    /// Before a send: notes when the channel goes from empty to holding a
+    /// connection (the age `is_stuck` measures).
+    fn note_send(&self) {
+        if !self.is_behind() {
+            self.behind_since
+                .store(ms_since_start().max(1), Ordering::Relaxed);
         }
     }
 }
 
-/// How long a worker must be behind before mode 4 moves its clients.
-const STUCK_AFTER: Duration = Duration::from_millis(100);
+/// How long a connection may sit in a worker's channel before the worker
+/// counts as stuck: a running worker takes one within microseconds, but a
+/// loaded machine may not schedule it for a few milliseconds. Mode 4
+/// promises one worker per client address, so it waits longer.
+const STUCK_AFTER: Duration = Duration::from_millis(10);
+const STUCK_AFTER_IP: Duration = Duration::from_millis(100);
 
 fn ms_since_start() -> u64 {
     static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
@@ -289,18 +292,19 @@ impl Table {
                         .and_then(super::stats::slot_load)
                         .map(|(busy, open)| (busy.min(1), busy, open))
                         .unwrap_or((0, 0, 0));
-                    (c.is_behind(), load)
+                    (c.is_stuck(STUCK_AFTER), load)
                 })
                 .cloned();
         }
-        // The worker the mode names, unless it has not taken the last
-        // connection sent to it (it is stuck in PHP: a loop, a blocking
-        // call): then the next one in the ring that has. When all are
-        // behind, the named one (its channel queues the connection).
-        // Mode 4 promises one worker per client address, so there a worker
-        // must have been behind for a while (`STUCK_AFTER`) before its
-        // clients go elsewhere.
-        let patience = (self.mode == 4).then_some(STUCK_AFTER);
+        // The worker the mode names, unless a connection sent to it has sat
+        // in its channel for `STUCK_AFTER` (it is stuck in PHP: a loop, a
+        // blocking call): then the next one in the ring that is not. When
+        // all are, the named one (its channel queues the connection).
+        let patience = if self.mode == 4 {
+            STUCK_AFTER_IP
+        } else {
+            STUCK_AFTER
+        };
         let mut ring = ring.peekable();
         let first = ring.peek().cloned().cloned();
         ring.find(|c| !c.is_stuck(patience)).cloned().or(first)
@@ -400,6 +404,7 @@ async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr,
     let deadline = Instant::now() + HANDOVER_TIMEOUT;
     loop {
         if let Some(c) = table.pick(conn, &peer) {
+            c.note_send();
             let fds = [fd];
             let r =
                 c.fd.async_io(Interest::WRITABLE, |ch| {
