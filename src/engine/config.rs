@@ -69,6 +69,33 @@ pub struct ServerConfig {
     pub output_buffer_size: Option<usize>,
     /// Time a client has to send a whole request head (an rswoole setting).
     pub http_header_timeout: Duration,
+    /// Time a client has to send a whole request body once its head is in
+    /// (`http_body_timeout`, an rswoole setting): 408 and close after it.
+    pub http_body_timeout: Duration,
+    /// Body bytes kept in memory while a request body arrives; past it the
+    /// body is spooled to `upload_tmp_dir` (`http_body_buffer_size`).
+    pub http_body_buffer_size: usize,
+    /// `socket_buffer_size`: most unsent bytes one connection may queue
+    /// (Swoole 6.2.2's SW_SOCKET_BUFFER_SIZE, 8 MiB).
+    pub output_buffer_limit: usize,
+    /// `buffer_high_watermark` (None: 80 % of the limit) and
+    /// `buffer_low_watermark`: `onBufferFull` / `onBufferEmpty`.
+    pub buffer_high_watermark: Option<usize>,
+    pub buffer_low_watermark: usize,
+    /// `send_yield` (default: `enable_coroutine`): a send to a full
+    /// connection suspends its coroutine until the buffer drains, instead
+    /// of failing with SWOOLE_ERROR_OUTPUT_BUFFER_OVERFLOW.
+    pub send_yield: Option<bool>,
+    /// `send_timeout`: the longest such a wait (None: until the buffer
+    /// drains or the connection closes).
+    pub send_timeout: Option<Duration>,
+    /// Largest request head, request line included (`http_max_header_size`,
+    /// an rswoole setting; Swoole's fixed SW_HTTP_HEADER_MAX_SIZE, 64 KiB):
+    /// a larger one gets 431.
+    pub http_max_header_size: usize,
+    /// Most header lines in one request head (`http_max_headers`, an
+    /// rswoole setting): more get 431.
+    pub http_max_headers: usize,
     pub log_file: Option<String>,
     pub log_level: i32,
     pub enable_coroutine: bool,
@@ -132,6 +159,11 @@ impl ServerConfig {
         }
     }
 
+    /// Swoole's effective `send_yield`.
+    pub fn send_yield(&self) -> bool {
+        self.send_yield.unwrap_or(self.enable_coroutine)
+    }
+
     /// Swoole's effective `max_request_grace`.
     pub fn request_grace(&self) -> u64 {
         match self.max_request_grace {
@@ -171,6 +203,15 @@ impl Default for ServerConfig {
             http_autoindex: false,
             output_buffer_size: None,
             http_header_timeout: Duration::from_secs(30),
+            http_body_timeout: Duration::from_secs(60),
+            http_body_buffer_size: 64 * 1024,
+            output_buffer_limit: 8 * 1024 * 1024,
+            buffer_high_watermark: None,
+            buffer_low_watermark: 0,
+            send_yield: None,
+            send_timeout: None,
+            http_max_header_size: 64 * 1024,
+            http_max_headers: 1024,
             log_file: None,
             log_level: 2,
             enable_coroutine: true,

@@ -132,4 +132,10 @@ pub trait Hooks {
     fn on_ws_message(&self, _fd: i64, _data: Bytes, _opcode: u8, _flags: u8) -> Outcome {
         Outcome::Done
     }
+    /// In a worker: connection `fd`'s output buffer reached its high
+    /// watermark (`full`) or fell back to its low one (`onBufferFull`,
+    /// `onBufferEmpty`; `engine::outflow`).
+    fn on_buffer(&self, _fd: i64, _full: bool) -> Outcome {
+        Outcome::Done
+    }
 }

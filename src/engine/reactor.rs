@@ -20,7 +20,7 @@
 use std::io::{IoSlice, IoSliceMut};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener as StdListener};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -172,6 +172,54 @@ struct Chan {
     worker_id: usize,
     pid: i32,
     slot: Option<usize>,
+    /// `ms_since_start()` of the send that found the channel empty: the
+    /// age of the oldest connection the worker may not have taken (0: none).
+    behind_since: AtomicU64,
+}
+
+impl Chan {
+    /// True while a connection sent to this worker is still in its channel:
+    /// a worker whose event loop runs takes each one at once (microseconds),
+    /// so one left there means the worker is busy in PHP (a long
+    /// synchronous handler, an endless loop). `SIOCOUTQ` on our end counts
+    /// what the worker has not read.
+    fn is_behind(&self) -> bool {
+        let mut unread: libc::c_int = 0;
+        // SAFETY: an ioctl on a descriptor we own, writing one int.
+        let r = unsafe { libc::ioctl(self.fd.as_raw_fd(), libc::TIOCOUTQ, &mut unread) };
+        r == 0 && unread > 0
+    }
+
+    /// `is_behind`, with the oldest connection still in the channel sent
+    /// `patience` or more ago.
+    fn is_stuck(&self, patience: Duration) -> bool {
+        if !self.is_behind() {
+            return false;
+        }
+        let since = self.behind_since.load(Ordering::Relaxed);
+        since != 0 && ms_since_start().saturating_sub(since) >= patience.as_millis() as u64
+    }
+
+    /// Before a send: notes when the channel goes from empty to holding a
+    /// connection (the age `is_stuck` measures).
+    fn note_send(&self) {
+        if !self.is_behind() {
+            self.behind_since
+                .store(ms_since_start().max(1), Ordering::Relaxed);
+        }
+    }
+}
+
+/// How long a connection may sit in a worker's channel before the worker
+/// counts as stuck: a running worker takes one within microseconds, but a
+/// loaded machine may not schedule it for a few milliseconds. Mode 4
+/// promises one worker per client address, so it waits longer.
+const STUCK_AFTER: Duration = Duration::from_millis(10);
+const STUCK_AFTER_IP: Duration = Duration::from_millis(100);
+
+fn ms_since_start() -> u64 {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_millis() as u64
 }
 
 /// Dispatch targets by worker id (the newest process of each id).
@@ -235,17 +283,31 @@ impl Table {
         };
         let ring = (0..n).filter_map(|k| t[(start + k) % n].as_ref());
         if self.mode == 3 {
-            // The first idle worker, else the least busy one.
+            // The first idle worker, else the least busy one; a worker
+            // that has not taken its last connection yet counts as busiest.
             return ring
                 .min_by_key(|c| {
-                    c.slot
+                    let load = c
+                        .slot
                         .and_then(super::stats::slot_load)
                         .map(|(busy, open)| (busy.min(1), busy, open))
-                        .unwrap_or((0, 0, 0))
+                        .unwrap_or((0, 0, 0));
+                    (c.is_stuck(STUCK_AFTER), load)
                 })
                 .cloned();
         }
-        ring.take(1).next().cloned()
+        // The worker the mode names, unless a connection sent to it has sat
+        // in its channel for `STUCK_AFTER` (it is stuck in PHP: a loop, a
+        // blocking call): then the next one in the ring that is not. When
+        // all are, the named one (its channel queues the connection).
+        let patience = if self.mode == 4 {
+            STUCK_AFTER_IP
+        } else {
+            STUCK_AFTER
+        };
+        let mut ring = ring.peekable();
+        let first = ring.peek().cloned().cloned();
+        ring.find(|c| !c.is_stuck(patience)).cloned().or(first)
     }
 }
 
@@ -314,6 +376,7 @@ async fn serve_worker(fd: OwnedFd, table: Arc<Table>) {
         worker_id: id.max(0) as usize,
         pid,
         slot: usize::try_from(slot).ok(),
+        behind_since: AtomicU64::new(0),
     });
     crate::rlog!(
         Debug,
@@ -341,6 +404,7 @@ async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr,
     let deadline = Instant::now() + HANDOVER_TIMEOUT;
     loop {
         if let Some(c) = table.pick(conn, &peer) {
+            c.note_send();
             let fds = [fd];
             let r =
                 c.fd.async_io(Interest::WRITABLE, |ch| {

@@ -67,6 +67,10 @@ pub struct WorkerCtx {
     pub shutdown: watch::Sender<bool>,
     /// Set when PHP can no longer run here: the exit code to leave with.
     pub poisoned: Cell<Option<i32>>,
+    /// When it was set, and what wakes requests waiting on a response
+    /// then (`gave_up`).
+    poisoned_at: Cell<Option<Instant>>,
+    poison_note: Notify,
     /// Open connections; `drained` fires when it reaches zero.
     pub conns: Cell<usize>,
     pub drained: Notify,
@@ -86,8 +90,26 @@ impl WorkerCtx {
     pub fn poison(&self, code: i32) {
         if self.poisoned.get().is_none() {
             self.poisoned.set(Some(code));
+            self.poisoned_at.set(Some(Instant::now()));
+            self.poison_note.notify_waiters();
         }
         self.wake.notify_one();
+    }
+
+    /// Resolves once PHP failed fatally in this worker and a request still
+    /// unanswered has had `min(1 s, max_wait_time / 2)` to finish: it is
+    /// then answered 503 rather than lost when the worker exits (its
+    /// coroutine may never run again after a fatal error).
+    pub async fn gave_up(&self) {
+        loop {
+            let note = self.poison_note.notified();
+            if let Some(at) = self.poisoned_at.get() {
+                let grace = Duration::from_secs(1).min(self.cfg.max_wait_time / 2);
+                tokio::time::sleep_until((at + grace).into()).await;
+                return;
+            }
+            note.await;
+        }
     }
 
     fn set_state(&self, s: WorkerState) {
@@ -414,6 +436,8 @@ pub async fn serve_ports(
         server_port,
         shutdown,
         poisoned: Cell::new(None),
+        poisoned_at: Cell::new(None),
+        poison_note: Notify::new(),
         conns: Cell::new(0),
         drained: Notify::new(),
         requests: Cell::new(0),
@@ -423,6 +447,15 @@ pub async fn serve_ports(
         state: Cell::new(WorkerState::Starting),
         wake: Notify::new(),
     });
+    // onBufferFull / onBufferEmpty, from any connection's output bound.
+    let weak = Rc::downgrade(&ctx);
+    crate::engine::outflow::set_sink(Some(Rc::new(move |fd, full| {
+        if let Some(ctx) = weak.upgrade() {
+            if let Outcome::Fatal(code) = ctx.hooks.on_buffer(fd, full) {
+                ctx.poison(code);
+            }
+        }
+    })));
 
     let mut tcp = Vec::new();
     let mut udp = Vec::new();

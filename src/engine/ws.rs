@@ -32,6 +32,7 @@ use super::http::body::RespBody;
 use super::http::response::simple;
 use super::http::{HttpRequest, RespContext, Responder};
 use super::ipc;
+use super::outflow::{Limits, Outflow};
 use super::session;
 use super::worker::WorkerCtx;
 
@@ -82,8 +83,9 @@ enum Cmd {
     },
 }
 
-/// This worker's WebSocket connections: fd -> command queue.
-type Conns = HashMap<i64, mpsc::UnboundedSender<Cmd>>;
+/// This worker's WebSocket connections: fd -> command queue, and the
+/// count of unsent bytes in it (`socket_buffer_size`).
+type Conns = HashMap<i64, (mpsc::UnboundedSender<Cmd>, Rc<Outflow>)>;
 
 thread_local! {
     /// Boxed: the dlopen()ed extension has little static TLS room.
@@ -95,7 +97,11 @@ fn with<R>(f: impl FnOnce(&mut Conns) -> R) -> R {
 }
 
 fn local(fd: i64) -> Option<mpsc::UnboundedSender<Cmd>> {
-    with(|t| t.get(&fd).cloned())
+    with(|t| t.get(&fd).map(|c| c.0.clone()))
+}
+
+fn local_flow(fd: i64) -> Option<Rc<Outflow>> {
+    with(|t| t.get(&fd).map(|c| c.1.clone()))
 }
 
 /// True for a well-formed `Upgrade: websocket` request.
@@ -214,10 +220,10 @@ fn payload_len(buf: &[u8]) -> Option<(u64, usize)> {
 /// Control frames are short and whole (1002); no message over `max` (1009).
 fn check_len(opcode: u8, fin: bool, len: u64, max: usize) -> Result<usize, u16> {
     if opcode >= 8 && (len > 125 || !fin) {
-        return Err(1002);
+        return Err(close::PROTOCOL_ERROR);
     }
     if len > max as u64 {
-        return Err(1009);
+        return Err(close::TOO_BIG);
     }
     Ok(len as usize)
 }
@@ -276,15 +282,15 @@ pub fn parse_ext(buf: &mut BytesMut, max: usize, deflate: bool) -> Result<Option
     let opcode = b0 & 0x0f;
     let masked = b1 & 0x80 != 0;
     if !masked || rsv & !1 != 0 {
-        return Err(1002);
+        return Err(close::PROTOCOL_ERROR);
     }
     if !matches!(opcode, 0 | 1 | 2 | 8 | 9 | 10) {
-        return Err(1002);
+        return Err(close::PROTOCOL_ERROR);
     }
     // RSV1 means "compressed": only with the extension, and only on the
     // first frame of a text or binary message (RFC 7692 §6).
     if rsv == 1 && (!deflate || !matches!(opcode, OP_TEXT | OP_BINARY)) {
-        return Err(1002);
+        return Err(close::PROTOCOL_ERROR);
     }
     let Some(payload) = cut_payload(buf, max, fin, opcode, true)? else {
         return Ok(None);
@@ -344,7 +350,7 @@ pub fn pack(opcode: u8, flags: u8, data: &[u8], close_code: u16) -> Result<Bytes
         }
     }
     if opcode == OP_CLOSE {
-        payload = close_payload(close_code, data).to_vec();
+        payload = close::encode(close_code, data).to_vec();
         body = &payload;
     }
     // RSV1..3 come from the flags; pack() only ever sets RSV1.
@@ -398,38 +404,94 @@ pub fn unpack(data: &[u8]) -> Option<(Frame, u8)> {
     Some((frame, flags))
 }
 
-/// The code and reason of a peer's close frame (echoed back).
-fn peer_close(payload: &Bytes) -> (u16, Bytes) {
-    if payload.len() >= 2 {
-        (
-            u16::from_be_bytes([payload[0], payload[1]]),
-            payload.slice(2..),
-        )
-    } else {
-        (1000, Bytes::new())
-    }
-}
+/// Close frames (RFC 6455 §5.5.1, §7.4): the status codes the engine
+/// sends, which codes a peer may send, and the one parse and one encode of
+/// a close payload.
+pub mod close {
+    use bytes::{BufMut, Bytes, BytesMut};
 
-fn close_payload(code: u16, reason: &[u8]) -> BytesMut {
-    let mut p = BytesMut::with_capacity(2 + reason.len());
-    p.put_u16(code);
-    p.extend_from_slice(&reason[..reason.len().min(123)]);
-    p
+    pub const NORMAL: u16 = 1000;
+    pub const GOING_AWAY: u16 = 1001;
+    /// A frame or close payload that breaks the protocol.
+    pub const PROTOCOL_ERROR: u16 = 1002;
+    /// A text message or close reason that is not UTF-8.
+    pub const INVALID_DATA: u16 = 1007;
+    /// A message over `package_max_length`.
+    pub const TOO_BIG: u16 = 1009;
+
+    /// Codes a peer may put on the wire: 1000-1003 and 1007-1014 (the
+    /// defined and IANA-registered ones; 1004-1006 and 1015 are reserved
+    /// or must never be sent), and 3000-4999 (libraries, applications).
+    pub fn is_valid(code: u16) -> bool {
+        matches!(code, 1000..=1003 | 1007..=1014 | 3000..=4999)
+    }
+
+    /// A peer's close payload: `Ok((code, reason))` to echo, or
+    /// `Err(code)` to close with instead (a 1-byte payload or a code that
+    /// may not be sent: 1002; a reason that is not UTF-8: 1007). An empty
+    /// payload is answered with 1000.
+    pub fn parse(payload: &Bytes) -> Result<(u16, Bytes), u16> {
+        match payload.len() {
+            0 => Ok((NORMAL, Bytes::new())),
+            1 => Err(PROTOCOL_ERROR),
+            _ => {
+                let code = u16::from_be_bytes([payload[0], payload[1]]);
+                if !is_valid(code) {
+                    return Err(PROTOCOL_ERROR);
+                }
+                let reason = payload.slice(2..);
+                if std::str::from_utf8(&reason).is_err() {
+                    return Err(INVALID_DATA);
+                }
+                Ok((code, reason))
+            }
+        }
+    }
+
+    /// The payload of a close frame: the code, then at most 123 bytes of
+    /// reason (a control frame carries at most 125).
+    pub fn encode(code: u16, reason: &[u8]) -> BytesMut {
+        let mut p = BytesMut::with_capacity(2 + reason.len());
+        p.put_u16(code);
+        p.extend_from_slice(&reason[..reason.len().min(123)]);
+        p
+    }
+
+    /// What to answer a peer's close frame with: its own code and reason
+    /// when valid, else the error code with no reason.
+    pub fn answer(payload: &Bytes) -> (u16, Bytes) {
+        parse(payload).unwrap_or_else(|code| (code, Bytes::new()))
+    }
 }
 
 /// Queues a frame on WebSocket connection `fd` (here or in its owner
 /// worker). False when `fd` is not an open WebSocket connection.
 pub fn push(fd: i64, opcode: u8, flags: u8, data: Bytes) -> bool {
-    if let Some(tx) = local(fd) {
-        return tx
-            .send(Cmd::Frame {
-                opcode,
-                flags,
-                data,
-            })
-            .is_ok();
+    push_bounded(fd, opcode, flags, data).unwrap_or(false)
+}
+
+/// `push`, refused with `Err(outflow)` when the connection's output
+/// buffer is full (a push to another worker's connection is not bounded
+/// here: the owner's queue takes it).
+pub fn push_bounded(fd: i64, opcode: u8, flags: u8, data: Bytes) -> Result<bool, Rc<Outflow>> {
+    let Some((tx, flow)) = with(|t| t.get(&fd).cloned()) else {
+        return Ok(route(fd, opcode, flags, data));
+    };
+    if !flow.has_room() && !flow.is_closed() {
+        return Err(flow);
     }
-    route(fd, opcode, flags, data)
+    let n = data.len();
+    let ok = tx
+        .send(Cmd::Frame {
+            opcode,
+            flags,
+            data,
+        })
+        .is_ok();
+    if ok {
+        flow.add(n);
+    }
+    Ok(ok)
 }
 
 /// Sends a close frame with `code` and `reason`, then closes `fd`.
@@ -441,7 +503,7 @@ pub fn disconnect(fd: i64, code: u16, reason: Bytes) -> bool {
         fd,
         OP_CLOSE,
         FLAG_FIN,
-        close_payload(code, &reason).freeze(),
+        close::encode(code, &reason).freeze(),
     )
 }
 
@@ -451,8 +513,13 @@ const RAW_ARG: i64 = 1 << 16;
 /// `$server->send($fd, $raw)` to a WebSocket connection: the bytes go out
 /// as they are, between whole frames. False when `fd` is not one.
 pub fn send_raw(fd: i64, data: Bytes) -> bool {
-    if let Some(tx) = local(fd) {
-        return tx.send(Cmd::Raw(data)).is_ok();
+    if let Some((tx, flow)) = with(|t| t.get(&fd).cloned()) {
+        let n = data.len();
+        let ok = tx.send(Cmd::Raw(data)).is_ok();
+        if ok {
+            flow.add(n);
+        }
+        return ok;
     }
     route_arg(fd, RAW_ARG, data)
 }
@@ -483,7 +550,7 @@ pub fn push_from_ipc(fd: i64, arg: i64, data: Bytes) -> bool {
         let code = if data.len() >= 2 {
             u16::from_be_bytes([data[0], data[1]])
         } else {
-            1000
+            close::NORMAL
         };
         let reason = if data.len() > 2 {
             data.slice(2..)
@@ -506,7 +573,7 @@ pub fn close(fd: i64) -> bool {
     match local(fd) {
         Some(tx) => tx
             .send(Cmd::Close {
-                code: 1000,
+                code: close::NORMAL,
                 reason: Bytes::new(),
             })
             .is_ok(),
@@ -627,7 +694,8 @@ pub async fn upgrade<B>(
     // counted on by a broadcast, whose pushes queue until the task runs
     // (and so do pushes made by a `handshake` callback after its end()).
     let (tx, rx) = mpsc::unbounded_channel();
-    with(|t| t.insert(fd, tx));
+    let flow = Outflow::new(fd, Limits::from_config(&ctx.cfg));
+    with(|t| t.insert(fd, (tx, flow)));
     let (mut r, open_request) = if custom {
         session::set_ws_status(fd, STATUS_HANDSHAKE);
         let (responder, head_rx) = Responder::new(RespContext {
@@ -635,6 +703,7 @@ pub async fn upgrade<B>(
             keep_alive: true,
             coding: None,
             compression: None,
+            outflow: None,
         });
         if let Outcome::Fatal(code) = ctx.hooks.on_ws_handshake(request, responder) {
             ctx.poison(code);
@@ -743,6 +812,7 @@ async fn before_handshake_response(
         keep_alive: true,
         coding: None,
         compression: None,
+        outflow: None,
     });
     let _ = responder.status(101, None);
     for (name, value) in ours.headers() {
@@ -790,6 +860,12 @@ async fn serve<S>(
         }
     }
     let deflate = setup.deflate;
+    let flow = local_flow(fd);
+    let sent = |n: usize| {
+        if let Some(f) = &flow {
+            f.sent(n);
+        }
+    };
     let (mut rd, mut wr) = tokio::io::split(io);
     let max = ctx.cfg.package_max_length;
     let control = ctx.hooks.ws_control_frames();
@@ -844,7 +920,7 @@ async fn serve<S>(
                                     ctx.poison(code);
                                 }
                                 if frame.opcode == OP_CLOSE {
-                                    closing = Some(peer_close(&frame.payload));
+                                    closing = Some(close::answer(&frame.payload));
                                     break 'outer;
                                 }
                             }
@@ -856,21 +932,21 @@ async fn serve<S>(
                             }
                             OP_PONG => {}
                             OP_CLOSE => {
-                                closing = Some(peer_close(&frame.payload));
+                                closing = Some(close::answer(&frame.payload));
                                 break 'outer;
                             }
                             op => {
                                 let (opcode, compressed, data) = match (op, partial.take()) {
                                     (OP_CONTINUATION, Some((o, c, mut acc))) => {
                                         if acc.len() + frame.payload.len() > max {
-                                            closing = Some((1009, Bytes::new()));
+                                            closing = Some((close::TOO_BIG, Bytes::new()));
                                             break 'outer;
                                         }
                                         acc.extend_from_slice(&frame.payload);
                                         (o, c, acc)
                                     }
                                     (OP_CONTINUATION, None) | (_, Some(_)) => {
-                                        closing = Some((1002, Bytes::new()));
+                                        closing = Some((close::PROTOCOL_ERROR, Bytes::new()));
                                         break 'outer;
                                     }
                                     (o, None) => (o, frame.rsv & 1 != 0, BytesMut::from(&frame.payload[..])),
@@ -891,7 +967,7 @@ async fn serve<S>(
                                     (data.freeze(), FLAG_FIN | FLAG_MASK)
                                 };
                                 if opcode == OP_TEXT && std::str::from_utf8(&data).is_err() {
-                                    closing = Some((1007, Bytes::new()));
+                                    closing = Some((close::INVALID_DATA, Bytes::new()));
                                     break 'outer;
                                 }
                                 let out = ctx.hooks.on_ws_message(fd, data, opcode, flags);
@@ -908,11 +984,13 @@ async fn serve<S>(
                     if wr.write_all(&outgoing(opcode, flags, &data, deflate)).await.is_err() {
                         break;
                     }
+                    sent(data.len());
                 }
                 Some(Cmd::Raw(data)) => {
                     if wr.write_all(&data).await.is_err() {
                         break;
                     }
+                    sent(data.len());
                 }
                 Some(Cmd::Close { code, reason }) => {
                     closing = Some((code, reason));
@@ -923,7 +1001,7 @@ async fn serve<S>(
             r = shutdown.changed() => {
                 draining = r.is_err() || *shutdown.borrow();
                 if draining {
-                    closing = Some((1001, Bytes::new()));
+                    closing = Some((close::GOING_AWAY, Bytes::new()));
                 }
             }
         }
@@ -931,8 +1009,12 @@ async fn serve<S>(
     session::set_ws_status(fd, STATUS_CLOSING);
     with(|t| t.remove(&fd));
     rx.close();
+    // Writers waiting for room give up; what was queued is freed with `rx`.
+    if let Some(f) = &flow {
+        f.close();
+    }
     if let Some((code, reason)) = closing {
-        let frame = encode(OP_CLOSE, FLAG_FIN, &close_payload(code, &reason));
+        let frame = encode(OP_CLOSE, FLAG_FIN, &close::encode(code, &reason));
         let _ = wr.write_all(&frame).await;
     }
     let _ = wr.shutdown().await;
@@ -1023,7 +1105,7 @@ pub fn parse_server_frame(buf: &mut BytesMut, max: usize) -> Result<Option<Frame
     let opcode = b0 & 0x0f;
     let masked = b1 & 0x80 != 0;
     if !matches!(opcode, 0 | 1 | 2 | 8 | 9 | 10) {
-        return Err(1002);
+        return Err(close::PROTOCOL_ERROR);
     }
     let Some(payload) = cut_payload(buf, max, fin, opcode, masked)? else {
         return Ok(None);
@@ -1038,6 +1120,25 @@ pub fn parse_server_frame(buf: &mut BytesMut, max: usize) -> Result<Option<Frame
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn close_payloads_are_checked() {
+        let p = |b: &[u8]| close::parse(&Bytes::copy_from_slice(b));
+        assert_eq!(p(b""), Ok((1000, Bytes::new())));
+        assert_eq!(p(b"\x03"), Err(1002));
+        for code in [0u16, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000] {
+            assert_eq!(p(&code.to_be_bytes()), Err(1002), "{code}");
+        }
+        for code in [1000u16, 1001, 1003, 1007, 1011, 1014, 3000, 4999] {
+            assert_eq!(p(&code.to_be_bytes()), Ok((code, Bytes::new())), "{code}");
+        }
+        assert_eq!(p(b"\x03\xe8\xff\xfe"), Err(1007));
+        assert_eq!(
+            p(b"\x03\xe8ok").map(|(c, r)| (c, r.to_vec())),
+            Ok((1000, b"ok".to_vec()))
+        );
+        assert_eq!(&close::encode(1002, b"")[..], b"\x03\xea");
+    }
     use super::*;
 
     #[test]

@@ -27,6 +27,34 @@ extern "C" {
     fn zend_is_graceful_exit(ex: *const zend_object) -> bool;
     // ZEND_API ZEND_COLD zend_result zend_exception_error(zend_object *ex, int severity);
     fn zend_exception_error(ex: *mut zend_object, severity: i32) -> i32;
+    // ZEND_API zend_result zend_set_memory_limit(size_t memory_limit);
+    fn zend_set_memory_limit(memory_limit: usize) -> i32;
+}
+
+/// PHP's last error when it is a fatal one (`E_ERROR`, `E_CORE_ERROR`,
+/// `E_COMPILE_ERROR`, `E_USER_ERROR`): its message, as an identity.
+fn last_fatal() -> Option<usize> {
+    // SAFETY: the PHP thread; core_globals is PHP's (NTS) global.
+    let (ty, msg) = unsafe {
+        let pg = &raw const ffi::core_globals;
+        ((*pg).last_error_type, (*pg).last_error_message)
+    };
+    (ty & (1 | 16 | 64 | 256) != 0 && !msg.is_null()).then_some(msg as usize)
+}
+
+/// After a fatal error the process only winds down (the worker drains and
+/// is replaced), but that still runs PHP: the coroutines of the worker's
+/// other requests finish, fibers are switched, responses are built. After
+/// `memory_limit` was exhausted every one of those allocations would fail
+/// again (the memory is still held by the failed call's frames) and the
+/// second fatal, outside any `zend_try`, would kill the process with the
+/// other requests unanswered. So the limit is lifted for the rest of this
+/// process's life.
+fn lift_memory_limit() {
+    // SAFETY: the PHP thread; any size at or above what is in use is valid.
+    unsafe {
+        zend_set_memory_limit(usize::MAX >> 1);
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +76,19 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
     let mut retval = Zval::new();
     let argc = args.len() as u32;
     let argv = args.as_mut_ptr();
+    // A bailout leaves the executor pointing into the frames of the call it
+    // unwound (PHP would end the request there); we keep running PHP, so
+    // the caller's frame and VM stack position are put back.
+    let saved = {
+        let eg = ExecutorGlobals::get();
+        (
+            eg.current_execute_data,
+            eg.vm_stack_top,
+            eg.vm_stack_end,
+            eg.vm_stack,
+        )
+    };
+    let last_error = last_fatal();
     let outcome = try_catch(AssertUnwindSafe(|| {
         // SAFETY: we are on the PHP thread inside a running request; the
         // callable, argument array and return slot are live for the call,
@@ -64,12 +105,28 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
         }
     }));
     match outcome {
-        Err(CatchError::Bailout) => return Err(CallError::Fatal(255)),
+        Err(CatchError::Bailout) => {
+            {
+                let mut eg = ExecutorGlobals::get_mut();
+                eg.current_execute_data = saved.0;
+                eg.vm_stack_top = saved.1;
+                eg.vm_stack_end = saved.2;
+                eg.vm_stack = saved.3;
+            }
+            lift_memory_limit();
+            return Err(CallError::Fatal(255));
+        }
         Err(e) => {
             log::write_raw(&format!("PHP Fatal error:  rswoole internal error: {e}\n"));
             return Err(CallError::Fatal(255));
         }
         Ok(_) => {}
+    }
+    // A fatal error inside a coroutine can come back as a normal return
+    // (the fiber caught the bailout); PHP recorded it as its last error.
+    if last_fatal() != last_error && last_fatal().is_some() {
+        lift_memory_limit();
+        return Err(CallError::Fatal(255));
     }
     let pending = ExecutorGlobals::get().exception;
     // SAFETY: a non-null EG(exception) is a live object.

@@ -42,6 +42,9 @@ pub struct Callbacks {
     pub task: Option<Zval>,
     pub finish: Option<Zval>,
     pub pipe_message: Option<Zval>,
+    /// `bufferFull($server, $fd)` / `bufferEmpty($server, $fd)`.
+    pub buffer_full: Option<Zval>,
+    pub buffer_empty: Option<Zval>,
     /// WebSocket: `open`, `message`, and whether upgrades are accepted.
     pub open: Option<Zval>,
     pub message: Option<Zval>,
@@ -108,6 +111,8 @@ impl Callbacks {
             task: get("task"),
             finish: get("finish"),
             pipe_message: get("pipemessage"),
+            buffer_full: get("bufferfull"),
+            buffer_empty: get("bufferempty"),
             open: get("open"),
             message: get("message"),
             handshake: get("handshake"),
@@ -144,6 +149,7 @@ impl PhpHooks {
             cfg.output_buffer_size
                 .filter(|_| cfg.mode == crate::engine::config::Mode::Process),
         );
+        super::http_response::set_send_policy(cfg.send_yield(), cfg.send_timeout);
         PhpHooks {
             server,
             cb,
@@ -508,6 +514,18 @@ impl Hooks for PhpHooks {
                 signal as i64,
             ],
         );
+    }
+
+    fn on_buffer(&self, fd: i64, full: bool) -> Outcome {
+        let cb = if full {
+            &self.cb.buffer_full
+        } else {
+            &self.cb.buffer_empty
+        };
+        let Some(cb) = cb else {
+            return Outcome::Done;
+        };
+        self.run_event(cb, vec![self.server_zval(), long_zval(fd)], self.coroutine)
     }
 
     fn on_request(&self, req: HttpRequest, resp: Responder) -> Outcome {

@@ -101,15 +101,33 @@ fn register_value(track: &mut Zval, name: &[u8], value: Zval) {
     }
 }
 
-/// PHP's `max_input_vars` (default 1000).
-fn max_input_vars() -> usize {
+/// An integer php.ini value (`None`: unset or not a number).
+fn ini_int(name: &str) -> Option<i64> {
     ext_php_rs::zend::ExecutorGlobals::get()
         .ini_values()
-        .get("max_input_vars")
+        .get(name)
         .cloned()
         .flatten()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .unwrap_or(1000)
+        .and_then(|v| v.trim().parse::<i64>().ok())
+}
+
+/// PHP's `max_input_vars` (default 1000).
+fn max_input_vars() -> usize {
+    ini_int("max_input_vars").map_or(1000, |n| n.max(0) as usize)
+}
+
+/// PHP's `max_file_uploads` (default 20).
+fn max_file_uploads() -> usize {
+    ini_int("max_file_uploads").map_or(20, |n| n.max(0) as usize)
+}
+
+/// PHP's `max_multipart_body_parts` (default -1: `max_input_vars` +
+/// `max_file_uploads`).
+fn max_body_parts() -> usize {
+    match ini_int("max_multipart_body_parts") {
+        Some(n) if n >= 0 => n as usize,
+        _ => max_input_vars() + max_file_uploads(),
+    }
 }
 
 /// The warning (a server log line, as Swoole writes it) when a request
@@ -123,7 +141,7 @@ fn warn_input_vars(max: usize) {
 
 /// The pairs as a PHP array, at most `max_input_vars` of them (as PHP's
 /// own parser: the rest is dropped, with its warning).
-fn pairs_zval(pairs: Vec<(Vec<u8>, Vec<u8>)>) -> Zval {
+fn pairs_zval(pairs: impl IntoIterator<Item = (Vec<u8>, Vec<u8>)>) -> Zval {
     let max = max_input_vars();
     let mut arr = empty_array();
     for (i, (k, v)) in pairs.into_iter().enumerate() {
@@ -198,13 +216,23 @@ impl Request {
             .unwrap_or_default();
         let lower = String::from_utf8_lossy(&ct).to_ascii_lowercase();
         if lower.starts_with("application/x-www-form-urlencoded") {
-            cache.post = Some(pairs_zval(form::parse_query(&self.req.body)));
+            cache.post = Some(pairs_zval(form::query_pairs(&self.req.body)));
         } else if let Some(boundary) = form::multipart_boundary(&ct) {
             let mut post = empty_array();
             let mut files = empty_array();
             let (mut any_post, mut any_file) = (false, false);
             let (max, mut fields) = (max_input_vars(), 0usize);
-            for part in form::parse_multipart(&self.req.body, &boundary) {
+            let (mut uploads_left, mut uploads_warned) = (max_file_uploads(), false);
+            let max_parts = max_body_parts();
+            let (parts, cut) = form::parse_multipart_limited(&self.req.body, &boundary, max_parts);
+            if cut {
+                // PHP's rfc1867 parser: the parts read so far count.
+                crate::rlog!(
+                    Warning,
+                    "Multipart body parts limit exceeded {max_parts}. To increase the limit change max_multipart_body_parts in php.ini."
+                );
+            }
+            for part in parts {
                 match &part.filename {
                     None if fields >= max => {
                         if fields == max {
@@ -217,7 +245,21 @@ impl Request {
                         fields += 1;
                         register_var(&mut post, &part.name, &part.data);
                     }
+                    // Past `max_file_uploads`, as PHP: one warning, and
+                    // the other files are skipped (no entry, no file).
+                    Some(fname) if !fname.is_empty() && uploads_left == 0 => {
+                        if !uploads_warned {
+                            uploads_warned = true;
+                            crate::rlog!(
+                                Warning,
+                                "Maximum number of allowable file uploads has been exceeded"
+                            );
+                        }
+                    }
                     Some(fname) => {
+                        if !fname.is_empty() {
+                            uploads_left -= 1;
+                        }
                         any_file = true;
                         let info = self.save_file(fname, &part.content_type, &part.data);
                         self.register_file(&mut files, &part.name, info);
@@ -301,7 +343,7 @@ impl Request {
         self.req
             .query()
             .filter(|q| !q.is_empty())
-            .map(|q| pairs_zval(form::parse_query(q.as_bytes())))
+            .map(|q| pairs_zval(form::query_pairs(q.as_bytes())))
     }
 
     fn build_cookie(&self) -> Option<Zval> {
@@ -427,13 +469,8 @@ impl Request {
         array_zval(ht)
     }
 
-    /// The request body, or false when there is none.
+    /// The request body; `''` when there is none (as Swoole).
     pub fn raw_content(&self) -> Zval {
-        if self.req.body.is_empty() {
-            let mut z = Zval::new();
-            z.set_bool(false);
-            return z;
-        }
         bytes_zval(&self.req.body)
     }
 

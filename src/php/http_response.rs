@@ -41,6 +41,7 @@ fn warn(method: &str, err: &RespError) -> bool {
             super::errors::set_last_error(SWOOLE_ERROR_SERVER_IS_NOT_REGULAR_FILE);
             m.clone()
         }
+        RespError::Overflow => "output buffer overflow".to_string(),
     };
     let _ = method;
     php_error(&ErrorType::Warning, &msg);
@@ -73,6 +74,47 @@ pub fn over_output_limit(len: usize) -> bool {
         "ProcessFactory::finish() (ERRNO {SWOOLE_ERROR_DATA_LENGTH_TOO_LARGE}): The length of data [{len}] exceeds the output buffer size[{limit}], please use the sendfile, chunked transfer mode or adjust the output_buffer_size"
     );
     true
+}
+
+thread_local! {
+    /// `send_yield` and `send_timeout`: what a send into a full output
+    /// buffer does (see `overflow`).
+    static SEND_POLICY: std::cell::Cell<(bool, Option<std::time::Duration>)> =
+        const { std::cell::Cell::new((false, None)) };
+}
+
+/// Sets this worker's `send_yield` / `send_timeout`.
+pub fn set_send_policy(send_yield: bool, timeout: Option<std::time::Duration>) {
+    SEND_POLICY.with(|p| p.set((send_yield, timeout)));
+}
+
+const SWOOLE_ERROR_OUTPUT_BUFFER_OVERFLOW: i64 = 1009;
+
+/// Swoole's answer to a send into a full output buffer of connection
+/// `fd`. With `send_yield` (by default on when `enable_coroutine` is) and
+/// a coroutine to suspend, it waits until the buffer has drained and
+/// returns true: send again. It returns false when the wait ends without
+/// room (`send_timeout`, or the connection closed), and outside a
+/// coroutine or without `send_yield` at once, after Swoole's warning
+/// `connection#N output buffer overflow` with
+/// SWOOLE_ERROR_OUTPUT_BUFFER_OVERFLOW.
+pub fn overflow(fd: i64, flow: Option<std::rc::Rc<crate::engine::outflow::Outflow>>) -> bool {
+    let (send_yield, timeout) = SEND_POLICY.with(std::cell::Cell::get);
+    if let Some(flow) = flow {
+        if send_yield && crate::coro::current() >= 0 {
+            if let Ok(true) = crate::coro::io::run(flow.wait_room(timeout)) {
+                return true;
+            }
+            super::errors::set_last_error(SWOOLE_ERROR_OUTPUT_BUFFER_OVERFLOW);
+            return false;
+        }
+    }
+    super::errors::set_last_error(SWOOLE_ERROR_OUTPUT_BUFFER_OVERFLOW);
+    crate::rlog!(
+        Warning,
+        "Server::send_to_connection() (ERRNO {SWOOLE_ERROR_OUTPUT_BUFFER_OVERFLOW}): connection#{fd} output buffer overflow"
+    );
+    false
 }
 
 const SWOOLE_ERROR_DATA_LENGTH_TOO_LARGE: i64 = 1203;
@@ -288,6 +330,7 @@ impl Response {
             keep_alive: false,
             coding: None,
             compression: None,
+            outflow: None,
         });
         crate::engine::event_loop::spawn(held::answer(head, sock, fd));
         match ZendClassObject::new(Response::new(r, fd)).into_zval(false) {
@@ -447,7 +490,17 @@ impl Response {
         if over_output_limit(data.len()) {
             return false;
         }
-        done("write", self.r.write(Bytes::from(data)))
+        let data = Bytes::from(data);
+        loop {
+            match self.r.write(data.clone()) {
+                Err(RespError::Overflow) => {
+                    if !overflow(self.fd, self.r.outflow()) {
+                        return false;
+                    }
+                }
+                r => return done("write", r),
+            }
+        }
     }
 
     /// Sends the response (or the last chunk) and ends it.

@@ -192,6 +192,10 @@ const KNOWN: &[&str] = &[
     "admin_server",
     // rswoole's own
     "http_header_timeout",
+    "http_max_header_size",
+    "http_max_headers",
+    "http_body_timeout",
+    "http_body_buffer_size",
     "max_worker_memory",
 ];
 
@@ -227,7 +231,8 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "package_body_start"
         | "tcp_keepidle"
         | "tcp_keepinterval"
-        | "tcp_keepcount" => Kind::Int,
+        | "tcp_keepcount"
+        | "http_max_headers" => Kind::Int,
         "package_max_length"
         | "http_compression_min_length"
         | "compression_min_length"
@@ -236,9 +241,15 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "socket_buffer_size"
         | "kernel_socket_recv_buffer_size"
         | "kernel_socket_send_buffer_size"
+        | "http_max_header_size"
+        | "buffer_high_watermark"
+        | "buffer_low_watermark"
+        | "http_body_buffer_size"
         | "max_worker_memory" => Kind::Size,
         "max_wait_time"
         | "http_header_timeout"
+        | "send_timeout"
+        | "http_body_timeout"
         | "heartbeat_check_interval"
         | "heartbeat_idle_time" => Kind::Float,
         "http_parse_post"
@@ -254,7 +265,8 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "open_eof_check"
         | "open_eof_split"
         | "open_length_check"
-        | "task_enable_coroutine" => Kind::Bool,
+        | "task_enable_coroutine"
+        | "send_yield" => Kind::Bool,
         "upload_tmp_dir"
         | "document_root"
         | "log_file"
@@ -487,6 +499,48 @@ pub fn to_config(
         let f = as_float(class, "http_header_timeout", z)?;
         if f > 0.0 {
             c.http_header_timeout = Duration::from_secs_f64(f);
+        }
+    }
+    if let Some(z) = get("socket_buffer_size") {
+        let n = as_int(class, "socket_buffer_size", z, true)?;
+        // Swoole: 0 or less means no limit (INT_MAX).
+        c.output_buffer_limit = if n > 0 { n as usize } else { i32::MAX as usize };
+    }
+    if let Some(z) = get("buffer_high_watermark") {
+        let n = as_int(class, "buffer_high_watermark", z, true)?;
+        c.buffer_high_watermark = (n > 0).then_some(n as usize);
+    }
+    if let Some(z) = get("buffer_low_watermark") {
+        c.buffer_low_watermark = as_int(class, "buffer_low_watermark", z, true)?.max(0) as usize;
+    }
+    if let Some(z) = get("send_yield") {
+        c.send_yield = Some(as_bool(class, "send_yield", z)?);
+    }
+    if let Some(z) = get("send_timeout") {
+        let f = as_float(class, "send_timeout", z)?;
+        c.send_timeout = (f > 0.0).then(|| Duration::from_secs_f64(f));
+    }
+    if let Some(z) = get("http_body_timeout") {
+        let f = as_float(class, "http_body_timeout", z)?;
+        if f > 0.0 {
+            c.http_body_timeout = Duration::from_secs_f64(f);
+        }
+    }
+    if let Some(z) = get("http_body_buffer_size") {
+        let n = as_int(class, "http_body_buffer_size", z, true)?;
+        c.http_body_buffer_size = n.max(0) as usize;
+    }
+    if let Some(z) = get("http_max_header_size") {
+        let n = as_int(class, "http_max_header_size", z, true)?;
+        if n > 0 {
+            // hyper needs room for at least one 8 KiB read.
+            c.http_max_header_size = (n as usize).clamp(1024, 16 << 20);
+        }
+    }
+    if let Some(z) = get("http_max_headers") {
+        let n = as_int(class, "http_max_headers", z, false)?;
+        if n > 0 {
+            c.http_max_headers = (n as usize).min(1 << 16);
         }
     }
     if let Some(z) = get("log_file") {

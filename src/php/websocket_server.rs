@@ -214,7 +214,18 @@ pub fn push(fd: i64, data: &Zval, opcode: i64, flags: i64) -> bool {
             },
         )
     } else {
-        ws::push(fd, opcode, flags, bytes)
+        loop {
+            match ws::push_bounded(fd, opcode, flags, bytes.clone()) {
+                Ok(ok) => break ok,
+                // Full: wait for room (send_yield) and push again, or fail
+                // with Swoole's overflow warning and error.
+                Err(flow) => {
+                    if !super::http_response::overflow(fd, Some(flow)) {
+                        return false;
+                    }
+                }
+            }
+        }
     };
     if !ok {
         php_error(

@@ -4,19 +4,30 @@
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::pin::Pin;
+use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
 
+use crate::engine::outflow::Outflow;
+
 const FILE_CHUNK: usize = 64 * 1024;
 
 pub enum RespBody {
     /// `end($data)`: one buffer, so hyper sends `Content-Length`.
     Full(Option<Bytes>),
-    /// `write()`: chunks until the sender is dropped by `end()`.
-    Chunks(mpsc::UnboundedReceiver<Bytes>),
+    /// `write()`: chunks, then an empty one from `end()` (`END`). A sender
+    /// dropped before that (the handler failed, the worker is going) is a
+    /// stream cut short: an error, so hyper closes the connection without
+    /// the final `0\r\n\r\n` and the client cannot take it for a whole
+    /// body. `flow` counts the unsent bytes (`socket_buffer_size`).
+    Chunks {
+        rx: mpsc::UnboundedReceiver<Bytes>,
+        flow: Option<Rc<Outflow>>,
+        done: bool,
+    },
     /// `sendfile()` and the static handler: `remaining` bytes from the file.
     File { file: File, remaining: u64 },
 }
@@ -55,11 +66,31 @@ impl Body for RespBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match self.get_mut() {
             RespBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
-            RespBody::Chunks(rx) => match rx.poll_recv(cx) {
-                Poll::Ready(Some(b)) => Poll::Ready(Some(Ok(Frame::data(b)))),
-                Poll::Ready(None) => Poll::Ready(None),
-                Poll::Pending => Poll::Pending,
-            },
+            RespBody::Chunks { rx, flow, done } => {
+                if *done {
+                    return Poll::Ready(None);
+                }
+                match rx.poll_recv(cx) {
+                    Poll::Ready(Some(b)) if b.is_empty() => {
+                        *done = true;
+                        Poll::Ready(None)
+                    }
+                    Poll::Ready(Some(b)) => {
+                        if let Some(f) = flow {
+                            f.sent(b.len());
+                        }
+                        Poll::Ready(Some(Ok(Frame::data(b))))
+                    }
+                    Poll::Ready(None) => {
+                        *done = true;
+                        Poll::Ready(Some(Err(std::io::Error::new(
+                            std::io::ErrorKind::ConnectionAborted,
+                            "response cut short",
+                        ))))
+                    }
+                    Poll::Pending => Poll::Pending,
+                }
+            }
             RespBody::File { file, remaining } => {
                 if *remaining == 0 {
                     return Poll::Ready(None);
@@ -90,7 +121,7 @@ impl Body for RespBody {
     fn is_end_stream(&self) -> bool {
         match self {
             RespBody::Full(b) => b.is_none(),
-            RespBody::Chunks(_) => false,
+            RespBody::Chunks { done, .. } => *done,
             RespBody::File { remaining, .. } => *remaining == 0,
         }
     }
@@ -98,7 +129,7 @@ impl Body for RespBody {
     fn size_hint(&self) -> SizeHint {
         match self {
             RespBody::Full(b) => SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
-            RespBody::Chunks(_) => SizeHint::default(),
+            RespBody::Chunks { .. } => SizeHint::default(),
             RespBody::File { remaining, .. } => SizeHint::with_exact(*remaining),
         }
     }

@@ -20,9 +20,8 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http::{header, Request, Response, Version};
-use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -32,15 +31,51 @@ use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
 use super::body::RespBody;
+use super::reqbody::{self, BodyError};
 use super::request::HttpRequest;
 use super::response::{simple, Coding, RespContext, Responder};
 use super::static_files;
 use crate::engine::hooks::Outcome;
+use crate::engine::outflow::{Limits, Outflow};
 use crate::engine::stats;
 use crate::engine::worker::WorkerCtx;
 
-/// Largest request head hyper buffers before answering 431.
-const MAX_HEAD: usize = 64 * 1024;
+/// Header lines hyper parses into a stack buffer (its `DEFAULT_MAX_HEADERS`).
+const HYPER_HEADERS: usize = 100;
+
+/// How long a new connection's first request head is waited for to count
+/// its lines (`first_head_is_long`); after it hyper serves with the default.
+const FIRST_HEAD_WAIT: Duration = Duration::from_millis(20);
+
+/// True when the first request head on `stream` has more than
+/// `HYPER_HEADERS` lines. Peeked, not read (hyper reads it next); the head
+/// is waited for until it is complete, has that many lines, or
+/// `FIRST_HEAD_WAIT` passed (a client usually sends its request with the
+/// connection, so this is one `recv(MSG_PEEK)` per connection).
+async fn first_head_is_long(stream: &TcpStream) -> bool {
+    let deadline = Instant::now() + FIRST_HEAD_WAIT;
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match tokio::time::timeout_at(deadline.into(), stream.peek(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => n,
+            _ => return false,
+        };
+        let head = &buf[..n];
+        let end = head.windows(4).position(|w| w == b"\r\n\r\n");
+        let lines = head[..end.unwrap_or(n)]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        if lines > HYPER_HEADERS {
+            return true;
+        }
+        if end.is_some() || n == buf.len() || Instant::now() >= deadline {
+            return false;
+        }
+        // Part of the head is in: look again once more may have arrived.
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
 
 /// How long a draining worker keeps an idle keep-alive connection open for
 /// a request that may already be on its way (capped at half of
@@ -189,9 +224,13 @@ pub fn is_local(fd: i64) -> bool {
 pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx: Rc<WorkerCtx>) {
     let kill = Rc::new(Kill::default());
     OPEN.with(|t| t.borrow_mut().insert(fd, kill.clone()));
+    let flow = Outflow::new(fd, Limits::from_config(&ctx.cfg));
+    let _closing = CloseFlow(flow.clone());
     let local = stream.local_addr().ok();
     let last = Activity::new();
     let inflight = Rc::new(Cell::new(0usize));
+    let many_headers =
+        ctx.cfg.http_max_headers > HYPER_HEADERS && first_head_is_long(&stream).await;
     let io = TokioIo::new(Counted(stream, last.clone()));
     let svc_ctx = ctx.clone();
     let svc_inflight = inflight.clone();
@@ -200,9 +239,10 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
         let ctx = svc_ctx.clone();
         let inflight = svc_inflight.clone();
         let kill = svc_kill.clone();
+        let flow = flow.clone();
         inflight.set(inflight.get() + 1);
         async move {
-            let r = handle(req, ctx, fd, peer, local, port).await;
+            let r = handle(req, ctx, fd, peer, local, port, flow).await;
             inflight.set(inflight.get() - 1);
             if kill.set.get() {
                 // Closed by the script: write nothing; the task drops the
@@ -221,9 +261,17 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
         .timer(super::header_timer::HeaderTimer)
         .header_read_timeout(ctx.cfg.http_header_timeout)
         .title_case_headers(true)
-        .max_buf_size(MAX_HEAD.max(8192))
-        .max_header_size(MAX_HEAD)
+        .max_buf_size(ctx.cfg.http_max_header_size.max(8192))
+        .max_header_size(ctx.cfg.http_max_header_size)
         .keep_alive(true);
+    // hyper's default count sits on the stack; more is a heap buffer for
+    // every request of the connection (~600 instructions of a ~26 000
+    // instruction request). So a connection gets `http_max_headers` only when
+    // its first request needs more than the default (`first_head_is_long`).
+    let max = ctx.cfg.http_max_headers;
+    if max < HYPER_HEADERS || (max > HYPER_HEADERS && many_headers) {
+        builder.max_headers(max);
+    }
     let conn = builder.serve_connection(io, svc).with_upgrades();
     tokio::pin!(conn);
     let mut shutdown = ctx.shutdown.subscribe();
@@ -271,6 +319,29 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
     }
 }
 
+/// The response head of a handler that did not answer before returning;
+/// `None` when the worker gave up on it after a fatal error.
+async fn wait_head(
+    head_rx: tokio::sync::oneshot::Receiver<Response<RespBody>>,
+    ctx: &WorkerCtx,
+) -> Option<Result<Response<RespBody>, ()>> {
+    tokio::select! {
+        biased;
+        r = head_rx => Some(r.map_err(|_| ())),
+        _ = ctx.gave_up() => None,
+    }
+}
+
+/// Wakes every writer waiting for room when the connection task ends,
+/// however it ends (the queued bytes go with hyper's connection).
+struct CloseFlow(Rc<Outflow>);
+
+impl Drop for CloseFlow {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
 fn finish(ctx: &WorkerCtx, fd: i64, res: Result<(), hyper::Error>) {
     if let Err(e) = &res {
         // A client that vanished or sent garbage is routine; keep it quiet.
@@ -309,9 +380,10 @@ async fn handle(
     peer: SocketAddr,
     local: Option<SocketAddr>,
     port: u16,
+    flow: Rc<Outflow>,
 ) -> Result<Response<RespBody>, Infallible> {
     stats::on_request_start();
-    let Ok(mut resp) = handle_inner(req, &ctx, fd, peer, local, port).await;
+    let Ok(mut resp) = handle_inner(req, &ctx, fd, peer, local, port, flow).await;
     stats::on_request_end();
     if ctx.is_draining() {
         // The last response on this connection: say so, and hyper closes
@@ -325,16 +397,56 @@ async fn handle(
     Ok(resp)
 }
 
+/// RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host header (an
+/// HTTP/1.0 one at most one). In absolute form (`GET http://a/b`) the
+/// target's authority is the host, whatever Host said (§3.2.2).
+fn check_host(req: &mut Request<Incoming>) -> bool {
+    let mut hosts = req.headers().get_all(header::HOST).iter();
+    let first = hosts.next().is_some();
+    if hosts.next().is_some() || (!first && req.version() != Version::HTTP_10) {
+        return false;
+    }
+    if let Some(auth) = req.uri().authority() {
+        match header::HeaderValue::from_str(auth.as_str()) {
+            Ok(v) => {
+                req.headers_mut().insert(header::HOST, v);
+            }
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+/// The answer to a request with a chunked body leaves `Connection` to
+/// hyper. A request with both Content-Length and Transfer-Encoding (a
+/// smuggling attempt or a broken proxy) is read as chunked and the
+/// connection closed after the answer; hyper then adds `close`, and drops
+/// Content-Length from the head it gives us, so that request cannot be told
+/// apart here, and a `keep-alive` of ours would make `keep-alive, close`.
+fn leave_connection_to_hyper(resp: &mut Response<RespBody>) {
+    if resp
+        .headers()
+        .get(header::CONNECTION)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"keep-alive"))
+    {
+        resp.headers_mut().remove(header::CONNECTION);
+    }
+}
+
 async fn handle_inner(
-    req: Request<Incoming>,
+    mut req: Request<Incoming>,
     ctx: &Rc<WorkerCtx>,
     fd: i64,
     peer: SocketAddr,
     local: Option<SocketAddr>,
     port: u16,
+    flow: Rc<Outflow>,
 ) -> Result<Response<RespBody>, Infallible> {
     if ctx.poisoned.get().is_some() {
         return Ok(simple(503, "", true));
+    }
+    if !check_host(&mut req) {
+        return Ok(simple(400, "", true));
     }
     if ctx.hooks.websocket() && crate::engine::ws::is_upgrade(&req) {
         return Ok(Box::pin(crate::engine::ws::upgrade(
@@ -347,7 +459,9 @@ async fn handle_inner(
         ))
         .await);
     }
+    let has_body = !http_body::Body::is_end_stream(req.body());
     let keep_alive = wants_keep_alive(&req);
+    let chunked_in = has_body && req.headers().contains_key(header::TRANSFER_ENCODING);
     let cfg = &ctx.cfg;
 
     if cfg.enable_static_handler {
@@ -390,15 +504,26 @@ async fn handle_inner(
     let (parts, body) = req.into_parts();
     // Most requests have no body: nothing to poll. A body is read through
     // a boxed future, which keeps this (per-request) future small.
-    let body = if http_body::Body::is_end_stream(&body) {
+    let body = if !has_body {
         Ok(Bytes::new())
     } else {
-        Box::pin(read_body(body, max)).await
+        Box::pin(reqbody::read(
+            body,
+            reqbody::Limits {
+                max,
+                timeout: cfg.http_body_timeout,
+                memory: cfg.http_body_buffer_size,
+                tmp_dir: &cfg.upload_tmp_dir,
+            },
+        ))
+        .await
     };
     let body = match body {
         Ok(b) => b,
         Err(BodyError::TooLarge) => return Ok(simple(413, "", true)),
         Err(BodyError::Io) => return Ok(simple(400, "", true)),
+        Err(BodyError::Timeout) => return Ok(simple(408, "", true)),
+        Err(BodyError::Spool) => return Ok(simple(500, "", true)),
     };
 
     let now = SystemTime::now()
@@ -434,34 +559,35 @@ async fn handle_inner(
         compression: cfg
             .http_compression
             .then_some((cfg.http_compression_level, cfg.http_compression_min_length)),
+        outflow: Some(flow),
     });
     ctx.requests.set(ctx.requests.get() + 1);
     let outcome = ctx.hooks.on_request(request, responder);
     if let Outcome::Fatal(code) = outcome {
         ctx.poison(code);
     }
-    match head_rx.await {
+    // Most handlers answer before returning: no wait at all.
+    let mut head_rx = head_rx;
+    let head = match head_rx.try_recv() {
         Ok(resp) => Ok(resp),
+        Err(tokio::sync::oneshot::error::TryRecvError::Closed) => Err(()),
+        // Boxed: the wait's state stays out of every request's future.
+        Err(tokio::sync::oneshot::error::TryRecvError::Empty) => {
+            match Box::pin(wait_head(head_rx, ctx)).await {
+                Some(r) => r,
+                // PHP failed fatally meanwhile: 503 rather than a lost request.
+                None => return Ok(simple(503, "", true)),
+            }
+        }
+    };
+    match head {
+        Ok(mut resp) => {
+            if chunked_in {
+                leave_connection_to_hyper(&mut resp);
+            }
+            Ok(resp)
+        }
         // The responder was dropped unanswered: the callback failed or forgot end().
         Err(_) => Ok(simple(500, "", ctx.poisoned.get().is_some() || !keep_alive)),
     }
-}
-
-enum BodyError {
-    TooLarge,
-    Io,
-}
-
-async fn read_body(mut body: Incoming, max: usize) -> Result<Bytes, BodyError> {
-    let mut buf = BytesMut::new();
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|_| BodyError::Io)?;
-        if let Ok(data) = frame.into_data() {
-            if buf.len() + data.len() > max {
-                return Err(BodyError::TooLarge);
-            }
-            buf.extend_from_slice(&data);
-        }
-    }
-    Ok(buf.freeze())
 }

@@ -42,6 +42,12 @@ fn hex(c: u8) -> Option<u8> {
 
 /// Splits `a=1&b=2` into decoded pairs; a name without `=` has an empty value.
 pub fn parse_query(input: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    query_pairs(input).collect()
+}
+
+/// `parse_query`, one pair at a time: a caller that stops at a limit
+/// (`max_input_vars`) decodes nothing past it.
+pub fn query_pairs(input: &[u8]) -> impl Iterator<Item = (Vec<u8>, Vec<u8>)> + '_ {
     input
         .split(|&c| c == b'&')
         .filter(|p| !p.is_empty())
@@ -50,7 +56,6 @@ pub fn parse_query(input: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
             None => (url_decode(pair), Vec::new()),
         })
         .filter(|(k, _)| !k.is_empty())
-        .collect()
 }
 
 /// Splits a `Cookie:` header: `a=1; b=2`. Values are percent-decoded, names
@@ -123,16 +128,29 @@ pub fn multipart_boundary(content_type: &[u8]) -> Option<Vec<u8>> {
 
 /// Parses a multipart body. Malformed input yields the parts read so far.
 pub fn parse_multipart(body: &Bytes, boundary: &[u8]) -> Vec<Part> {
+    parse_multipart_limited(body, boundary, usize::MAX).0
+}
+
+/// `parse_multipart` that stops after `max_parts` parts (PHP's
+/// `max_multipart_body_parts`); true when parts were left unread.
+pub fn parse_multipart_limited(
+    body: &Bytes,
+    boundary: &[u8],
+    max_parts: usize,
+) -> (Vec<Part>, bool) {
     let mut delim = b"--".to_vec();
     delim.extend_from_slice(boundary);
     let mut parts = Vec::new();
     let Some(mut pos) = find(body, &delim, 0) else {
-        return parts;
+        return (parts, false);
     };
     loop {
         pos += delim.len();
         if body[pos..].starts_with(b"--") {
             break;
+        }
+        if parts.len() >= max_parts {
+            return (parts, true);
         }
         // skip the CRLF after the boundary
         if body[pos..].starts_with(b"\r\n") {
@@ -173,7 +191,7 @@ pub fn parse_multipart(body: &Bytes, boundary: &[u8]) -> Vec<Part> {
         parts.push(part);
         pos = data_end + 2;
     }
-    parts
+    (parts, false)
 }
 
 fn disposition_param(value: &[u8], key: &[u8]) -> Option<Vec<u8>> {

@@ -5,6 +5,7 @@ pub mod conn;
 pub mod form;
 pub mod header_timer;
 pub mod mime;
+pub mod reqbody;
 pub mod request;
 pub mod response;
 pub mod static_files;

@@ -9,6 +9,8 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
 
+use crate::engine::outflow::Outflow;
+
 use bytes::Bytes;
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{Response, StatusCode};
@@ -28,6 +30,9 @@ pub enum RespError {
     File(String),
     /// `sendfile()` of something that is not a regular file (a directory).
     NotRegularFile(String),
+    /// `write()` to a connection whose output buffer is full
+    /// (`socket_buffer_size`): wait for `Responder::outflow()` or fail.
+    Overflow,
 }
 
 /// Most names a process parses are kept, as the script spelled them.
@@ -139,6 +144,8 @@ pub struct RespContext {
     pub coding: Option<Coding>,
     /// `(level, min_length)` when `http_compression` is on.
     pub compression: Option<(u32, usize)>,
+    /// The connection's output bound, for `write()` (None: unbounded).
+    pub outflow: Option<Rc<Outflow>>,
 }
 
 /// Bits of `State::defaults_set`: which default headers the script set
@@ -247,9 +254,23 @@ impl Responder {
         if s.ended {
             return Err(RespError::Unavailable);
         }
+        if let Some(f) = &s.ctx.outflow {
+            if !f.has_room() {
+                return Err(if f.is_closed() {
+                    RespError::Unavailable
+                } else {
+                    RespError::Overflow
+                });
+            }
+        }
         if s.chunk_tx.is_none() {
             let (tx, rx) = mpsc::unbounded_channel();
-            let resp = s.build(RespBody::Chunks(rx), None)?;
+            let body = RespBody::Chunks {
+                rx,
+                flow: s.ctx.outflow.clone(),
+                done: false,
+            };
+            let resp = s.build(body, None)?;
             let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
             head_tx.send(resp).map_err(|_| RespError::Unavailable)?;
             s.chunk_tx = Some(tx);
@@ -258,7 +279,17 @@ impl Responder {
             return Ok(());
         }
         let tx = s.chunk_tx.as_ref().ok_or(RespError::Unavailable)?;
-        tx.send(data).map_err(|_| RespError::Unavailable)
+        let n = data.len();
+        tx.send(data).map_err(|_| RespError::Unavailable)?;
+        if let Some(f) = &s.ctx.outflow {
+            f.add(n);
+        }
+        Ok(())
+    }
+
+    /// The connection's output bound, to wait on after `Overflow`.
+    pub fn outflow(&self) -> Option<Rc<Outflow>> {
+        self.0.borrow().ctx.outflow.clone()
     }
 
     /// Ends the response, with a last piece of body.
@@ -270,9 +301,14 @@ impl Responder {
         if let Some(tx) = s.chunk_tx.take() {
             s.ended = true;
             if !data.is_empty() {
+                let n = data.len();
                 tx.send(data).map_err(|_| RespError::Unavailable)?;
+                if let Some(f) = &s.ctx.outflow {
+                    f.add(n);
+                }
             }
-            return Ok(());
+            // The end marker (see `RespBody::Chunks`).
+            return tx.send(Bytes::new()).map_err(|_| RespError::Unavailable);
         }
         let (body, coding) = s.maybe_compress(data);
         let resp = s.build(RespBody::full(body), coding)?;
@@ -336,6 +372,18 @@ impl Responder {
         s.chunk_tx = None;
         if let Some(tx) = s.head_tx.take() {
             let _ = tx.send(simple(code, "", false));
+        }
+    }
+}
+
+impl Drop for State {
+    /// A response streamed with `write()` and left without `end()` by a
+    /// handler that returned normally is ended, as Swoole ends it when the
+    /// response object is freed; after a failure `fail()` has already
+    /// dropped the sender without the marker, which cuts the stream.
+    fn drop(&mut self) {
+        if let Some(tx) = self.chunk_tx.take() {
+            let _ = tx.send(Bytes::new());
         }
     }
 }
@@ -457,6 +505,7 @@ mod tests {
             keep_alive: true,
             coding: Some(Coding::Gzip),
             compression: Some((1, 20)),
+            outflow: None,
         }
     }
 
