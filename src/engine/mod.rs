@@ -16,6 +16,7 @@ pub mod ipc;
 pub mod listener;
 #[macro_use]
 pub mod log;
+pub mod net_socket;
 pub mod pool;
 pub mod process;
 pub mod reactor;

@@ -29,6 +29,7 @@ pub mod server;
 pub mod server_port;
 pub mod server_task;
 pub mod settings;
+pub mod socket_coro;
 pub mod table;
 pub mod timer;
 pub mod waitgroup;
@@ -164,6 +165,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
+    let m = socket_coro::register(m);
     let m = table::register(m);
     let m = atomic::register(m);
     let m = lock::register(m);
@@ -267,6 +269,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
         drop_short_functions();
     }
     http_client_coro::register_classes(short)?;
+    socket_coro::register_classes(short)?;
     allow_dynamic_properties(server::server_ce());
     class_alias("swoole_server", server::server_ce());
     http_server::register_classes()?;
