@@ -374,7 +374,7 @@ impl Event {
         if read.is_none() && write.is_none() {
             ext_php_rs::error::php_error(
                 &ext_php_rs::flags::ErrorType::Warning,
-                "Swoole\\Event::add(): both read and write callbacks are empty",
+                "both read and write callbacks are empty",
             );
             let mut z = Zval::new();
             z.set_bool(false);
@@ -383,7 +383,7 @@ impl Event {
         if WATCHES.with(|w| w.borrow().contains_key(&n)) {
             ext_php_rs::error::php_error(
                 &ext_php_rs::flags::ErrorType::Warning,
-                &format!("Swoole\\Event::add(): socket#{n} is already exists"),
+                &format!("socket#{n} is already exists"),
             );
             let mut z = Zval::new();
             z.set_bool(false);
@@ -426,7 +426,7 @@ fn set_impl(fd: &Zval, read: Option<&Zval>, write: Option<&Zval>, events: i64) -
     if !WATCHES.with(|w| w.borrow().contains_key(&n)) {
         ext_php_rs::error::php_error(
             &ext_php_rs::flags::ErrorType::Warning,
-            &format!("Swoole\\Event::set(): socket#{n} has not been added to the reactor"),
+            &format!("socket#{n} has not been added to the reactor"),
         );
         return Ok(false);
     }

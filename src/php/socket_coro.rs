@@ -147,6 +147,15 @@ pub fn parse_protocol(set: &ZendHashTable, base: &Protocol2) -> Protocol2 {
             eof: eof.unwrap_or_else(|| b"\r\n".to_vec()),
             split: eof_split,
         };
+    } else if matches!(p.framing, Framing::Eof { .. })
+        && (set.get("open_eof_check").is_some() || set.get("open_eof_split").is_some())
+    {
+        p.framing = Framing::Raw;
+    }
+    if matches!(p.framing, Framing::Length { .. })
+        && set.get("open_length_check").is_some_and(|v| !truthy(v))
+    {
+        p.framing = Framing::Raw;
     }
     if set.get("open_length_check").is_some_and(truthy) {
         let kind = set
@@ -253,6 +262,8 @@ pub struct Core {
     pub timeouts: RefCell<Timeouts>,
     pub binding: RefCell<Binding>,
     pub err: RefCell<(i64, String)>,
+    /// `Swoole\Client`: wait in `poll(2)` instead of suspending.
+    pub blocking: std::cell::Cell<bool>,
 }
 
 impl Core {
@@ -262,6 +273,7 @@ impl Core {
             timeouts: RefCell::new(Timeouts::default()),
             binding: RefCell::new(Binding::default()),
             err: RefCell::new((0, String::new())),
+            blocking: std::cell::Cell::new(false),
         }
     }
 
@@ -302,55 +314,61 @@ impl Core {
         }
     }
 
-    /// Runs one operation `f` from the running coroutine; `Ok(None)` when
-    /// it failed (the error is recorded).
+    /// Runs one operation `f` (see `op_dl`) with the per-call `timeout`.
     pub fn op<R: 'static>(
         &self,
         dir: Dir,
         timeout: f64,
-        mut f: impl FnMut(&socket2::Socket) -> io::Result<R> + 'static,
+        f: impl FnMut(&socket2::Socket) -> io::Result<R> + 'static,
     ) -> PhpResult<Option<R>> {
-        let dl = deadline(timeout, self.own(dir));
-        self.op_until(dir, move |sock| {
-            // One attempt now: most sockets are ready and need no task.
-            match sock.with_sock(&mut f) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                r => return Box::pin(async move { r }),
-            }
-            Box::pin(sock.io(dir, dl, f))
-        })
+        self.op_dl(dir, deadline(timeout, self.own(dir)), f)
     }
 
-    /// Runs the future `make` builds, bound to `dir`, in the running
-    /// coroutine.
-    #[allow(clippy::type_complexity)]
-    pub fn op_until<R: 'static>(
+    /// Runs one operation `f` until `dl`: from the running coroutine (the
+    /// coroutine suspends while the socket is not ready), or blocking in
+    /// `poll` for `Swoole\Client`. `Ok(None)` when it failed (the error is
+    /// recorded).
+    pub fn op_dl<R: 'static>(
         &self,
         dir: Dir,
-        make: impl FnOnce(
-            Rc<NetSocket>,
-        )
-            -> std::pin::Pin<Box<dyn std::future::Future<Output = io::Result<R>>>>,
+        dl: Option<Instant>,
+        mut f: impl FnMut(&socket2::Socket) -> io::Result<R> + 'static,
     ) -> PhpResult<Option<R>> {
         if !self.check_open() {
             return Ok(None);
         }
+        if self.blocking.get() {
+            let r = self.sock.io_sync(dir, dl, f);
+            return Ok(self.record(r));
+        }
         self.binding.borrow_mut().enter(self.sock.fd(), dir)?;
-        let fut = make(Rc::clone(&self.sock));
-        let r = coro::io::run(fut);
+        // One attempt now: most sockets are ready and need no task.
+        let r = match self.sock.with_sock(&mut f) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                let fut = Rc::clone(&self.sock).io(dir, dl, f);
+                let hook_sock = Rc::clone(&self.sock);
+                let cid = coro::current();
+                coro::set_cancel_hook(cid, Some(Box::new(move || hook_sock.cancel(dir))));
+                let r = coro::io::run(fut)
+                    .unwrap_or_else(|_| Err(io::Error::from_raw_os_error(libc::ECANCELED)));
+                coro::set_cancel_hook(cid, None);
+                r
+            }
+            r => r,
+        };
         self.binding.borrow_mut().leave(dir);
+        Ok(self.record(r))
+    }
+
+    fn record<R>(&self, r: io::Result<R>) -> Option<R> {
         match r {
-            Err(_) => {
-                self.set_err(i64::from(libc::ECANCELED));
-                Ok(None)
-            }
-            Ok(Ok(v)) => {
+            Ok(v) => {
                 self.clear_err();
-                Ok(Some(v))
+                Some(v)
             }
-            Ok(Err(e)) => {
+            Err(e) => {
                 self.set_err(errno_of(&e));
-                Ok(None)
+                None
             }
         }
     }
@@ -368,9 +386,6 @@ impl Core {
                 }
             };
         }
-        if coro::current() < 0 {
-            return Err(out_of_coroutine());
-        }
         let fam = if domain == libc::AF_INET6 {
             libc::AF_INET6
         } else {
@@ -378,13 +393,22 @@ impl Core {
         };
         let t = self.timeouts.borrow().connect;
         let dl = (t > 0.0).then(|| Duration::from_secs_f64(t));
-        match coro::io::run(ns::lookup_async(host.to_string(), fam, dl)) {
-            Ok(Ok(ips)) if !ips.is_empty() => Ok(Some(socket2::SockAddr::from(
+        let r = if self.blocking.get() {
+            ns::lookup(host, fam)
+        } else {
+            if coro::current() < 0 {
+                return Err(out_of_coroutine());
+            }
+            coro::io::run(ns::lookup_async(host.to_string(), fam, dl))
+                .unwrap_or_else(|_| Err(io::Error::from_raw_os_error(libc::ECANCELED)))
+        };
+        match r {
+            Ok(ips) if !ips.is_empty() => Ok(Some(socket2::SockAddr::from(
                 std::net::SocketAddr::new(ips[0], port),
             ))),
             _ => {
                 // SW_ERROR_DNSLOOKUP_RESOLVE_FAILED
-                self.set_err(704);
+                self.set_err(711);
                 Ok(None)
             }
         }
@@ -394,7 +418,7 @@ impl Core {
         if !self.check_open() {
             return Ok(false);
         }
-        if coro::current() < 0 {
+        if !self.blocking.get() && coro::current() < 0 {
             return Err(out_of_coroutine());
         }
         let Some(addr) = self.resolve(host, port.clamp(0, 65535) as u16)? else {
@@ -402,21 +426,29 @@ impl Core {
         };
         let own = self.timeouts.borrow().connect;
         let dl = deadline(timeout, own);
-        let r = self.op_until(Dir::Write, move |s| Box::pin(s.connect(addr, dl)))?;
+        if self.blocking.get() {
+            let r = self.sock.connect_sync(&addr, dl);
+            return Ok(self.record(r).is_some());
+        }
+        match self.sock.connect_start(&addr) {
+            Ok(true) => {
+                self.clear_err();
+                return Ok(true);
+            }
+            Ok(false) => {}
+            Err(e) => {
+                self.set_err(errno_of(&e));
+                return Ok(false);
+            }
+        }
+        let r = self.op_dl(Dir::Write, dl, ns::connect_done)?;
         Ok(r.is_some())
     }
 
     /// Reads up to `len` bytes into the read-ahead buffer (one recv).
     fn fill(&self, dl: Option<Instant>, len: usize) -> PhpResult<Option<usize>> {
         let s2 = Rc::clone(&self.sock);
-        let mut f = move |s: &socket2::Socket| ns::fill_op(&s2, s, len);
-        self.op_until(Dir::Read, move |sock| {
-            match sock.with_sock(&mut f) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                r => return Box::pin(async move { r }),
-            }
-            Box::pin(sock.io(Dir::Read, dl, f))
-        })
+        self.op_dl(Dir::Read, dl, move |s| ns::fill_op(&s2, s, len))
     }
 
     pub fn recv(&self, len: usize, timeout: f64) -> PhpResult<Option<Vec<u8>>> {
@@ -431,7 +463,7 @@ impl Core {
         let mut got = self.sock.take_buffered(len).unwrap_or_default();
         while got.len() < len {
             let want = len - got.len();
-            match self.op(Dir::Read, dl_left(dl), move |s| recv_op(s, want, 0))? {
+            match self.op_dl(Dir::Read, dl, move |s| recv_op(s, want, 0))? {
                 Some(v) if v.is_empty() => break,
                 Some(v) => got.extend_from_slice(&v),
                 None if got.is_empty() => return Ok(None),
@@ -509,7 +541,7 @@ impl Core {
         while sent < data.len() {
             let d = Rc::clone(&data);
             let from = sent;
-            match self.op(Dir::Write, dl_left(dl), move |s| send_op(s, &d[from..]))? {
+            match self.op_dl(Dir::Write, dl, move |s| send_op(s, &d[from..]))? {
                 Some(n) => sent += n,
                 None if sent == 0 => return Ok(None),
                 None => break,
@@ -532,18 +564,6 @@ impl Core {
                 false_zval()
             }
         }
-    }
-}
-
-/// What is left of `dl` as a per-call timeout (negative: none left means
-/// "forever" would be wrong, so a tiny one).
-fn dl_left(dl: Option<Instant>) -> f64 {
-    match dl {
-        None => -1.0,
-        Some(d) => d
-            .saturating_duration_since(Instant::now())
-            .as_secs_f64()
-            .max(1e-6),
     }
 }
 
@@ -694,7 +714,7 @@ impl Socket {
         if (d == libc::AF_INET || d == libc::AF_INET6) && !(1..65536).contains(&port) {
             php_error(
                 &ErrorType::Warning,
-                &format!("Swoole\\Coroutine\\Socket::connect(): Invalid port argument[{port}]"),
+                &format!("Invalid port argument[{port}]"),
             );
             return Ok(false);
         }
@@ -972,7 +992,7 @@ impl Socket {
                 php_error(
                     &ErrorType::Warning,
                     &format!(
-                        "Swoole\\Coroutine\\Socket::getOption(): getsockopt({fd}, {level}, {name}) failed, Error: {} [{}]",
+                        "getsockopt({fd}, {level}, {name}) failed, Error: {} [{}]",
                         e,
                         errno_of(&e)
                     ),
@@ -1030,7 +1050,7 @@ impl Socket {
                 php_error(
                     &ErrorType::Warning,
                     &format!(
-                        "Swoole\\Coroutine\\Socket::setOption(): setsockopt({fd}) failed, Error: {} [{}]",
+                        "setsockopt({fd}) failed, Error: {} [{}]",
                         e,
                         errno_of(&e)
                     ),
@@ -1073,7 +1093,7 @@ impl Socket {
             Err(e) => {
                 php_error(
                     &ErrorType::Warning,
-                    &format!("Swoole\\Coroutine\\Socket::import(): {e}"),
+                    &format!("{e}"),
                 );
                 Ok(false_zval())
             }
@@ -1239,6 +1259,11 @@ pub fn register_classes(short: bool) -> ext_php_rs::error::Result<()> {
         (exception_ce, "Swoole\\Exception"),
     )?;
     let _ = EXCEPTION.set(CeRef(e));
+    let canceled = super::internal_subclass(
+        "Swoole\\Coroutine\\CanceledException",
+        (ext_php_rs::zend::ce::exception, "Exception"),
+    )?;
+    super::make_final(canceled);
     if short {
         let ce = <Socket as RegisteredClass>::get_metadata().ce();
         super::class_alias("Co\\Socket", ce);
