@@ -507,14 +507,17 @@ fn resume_with(cid: Cid, wake: Wake) -> bool {
     true
 }
 
+/// A cancel hook (see `set_cancel_hook`).
+pub type CancelHook = Box<dyn Fn()>;
+
 thread_local! {
     /// How to end the I/O wait of a coroutine early (`Coroutine::cancel()`):
     /// set by the socket layer around each wait.
-    static CANCEL_HOOKS: Box<RefCell<CidMap<Box<dyn Fn()>>>> = Box::new(RefCell::new(CidMap::default()));
+    static CANCEL_HOOKS: Box<RefCell<CidMap<CancelHook>>> = Box::new(RefCell::new(CidMap::default()));
 }
 
 /// Installs (`Some`) or removes (`None`) the cancel hook of `cid`'s I/O wait.
-pub fn set_cancel_hook(cid: Cid, hook: Option<Box<dyn Fn()>>) {
+pub fn set_cancel_hook(cid: Cid, hook: Option<CancelHook>) {
     CANCEL_HOOKS.with(|h| {
         let mut h = h.borrow_mut();
         match hook {

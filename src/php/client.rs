@@ -78,14 +78,21 @@ impl Client {
             return Ok(false_zval());
         }
         let n = if size <= 0 { 65536 } else { size as usize };
-        let n = if flag & MSG_WAITALL == 0 { n.min(65536) } else { n };
+        let n = if flag & MSG_WAITALL == 0 {
+            n.min(65536)
+        } else {
+            n
+        };
         self.base.recv(n, 0.0, flag & MSG_WAITALL != 0)
     }
 
     #[php(defaults(flag = 0))]
     pub fn send(&self, data: &Zval, flag: i64) -> PhpResult<Zval> {
         let _ = flag;
-        let d = data.zend_str().map(|s| s.as_bytes().to_vec()).unwrap_or_default();
+        let d = data
+            .zend_str()
+            .map(|s| s.as_bytes().to_vec())
+            .unwrap_or_default();
         if !d.is_empty() && !self.need_connection("send") {
             return Ok(false_zval());
         }
@@ -101,7 +108,10 @@ impl Client {
     }
 
     pub fn sendto(&self, ip: &str, port: i64, data: &Zval) -> PhpResult<bool> {
-        let d = data.zend_str().map(|s| s.as_bytes().to_vec()).unwrap_or_default();
+        let d = data
+            .zend_str()
+            .map(|s| s.as_bytes().to_vec())
+            .unwrap_or_default();
         self.base.sendto(ip, port, &d)
     }
 

@@ -17,8 +17,7 @@ use super::errors::{set_last_error, swoole_error_text};
 use super::exception::type_error;
 use super::http_client_coro::Mixed;
 use super::socket_coro::{
-    apply_timeouts, bytes_zval, errno_of, false_zval, parse_protocol, send_file_impl,
-    Core, Socket,
+    apply_timeouts, bytes_zval, errno_of, false_zval, parse_protocol, send_file_impl, Core, Socket,
 };
 use crate::engine::framing::Framing;
 use crate::engine::net_socket::{addr_parts, recv_from_op, recv_op, Dir, NetSocket};
@@ -145,8 +144,18 @@ impl ClientBase {
         if let Some(v) = set.get("socket_buffer_size") {
             let n = v.long().unwrap_or(0) as i32;
             if n > 0 {
-                let _ = crate::engine::net_socket::setsockopt_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUF, n);
-                let _ = crate::engine::net_socket::setsockopt_int(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, n);
+                let _ = crate::engine::net_socket::setsockopt_int(
+                    fd,
+                    libc::SOL_SOCKET,
+                    libc::SO_RCVBUF,
+                    n,
+                );
+                let _ = crate::engine::net_socket::setsockopt_int(
+                    fd,
+                    libc::SOL_SOCKET,
+                    libc::SO_SNDBUF,
+                    n,
+                );
             }
         }
         if let Some(v) = set.get("bind_address") {
@@ -200,20 +209,18 @@ impl ClientBase {
 
     pub fn connect(&self, host: &str, port: i64, timeout: f64) -> PhpResult<bool> {
         if host.is_empty() {
-            warn(&format!("The host is empty"));
+            warn("The host is empty");
             return Ok(false);
         }
         if self.socket.borrow().is_some() {
             if self.blocking {
-                warn(&format!(
-                    "connection to the server has already been established"
-                ));
+                warn("connection to the server has already been established");
             }
             self.set_err(i64::from(libc::EISCONN));
             return Ok(false);
         }
         if self.is_stream() && !(1..65536).contains(&port) {
-            warn(&format!("The port is invalid"));
+            warn("The port is invalid");
             return Ok(false);
         }
         if !self.blocking && crate::coro::current() < 0 {
@@ -317,7 +324,11 @@ impl ClientBase {
     }
 
     pub fn peek(&self, len: i64) -> Zval {
-        let n = if len <= 0 { CLIENT_BUFFER } else { len as usize };
+        let n = if len <= 0 {
+            CLIENT_BUFFER
+        } else {
+            len as usize
+        };
         let r = self.with_core(|c| {
             let r = c
                 .sock
@@ -353,7 +364,11 @@ impl ClientBase {
         match r {
             Some(z) => {
                 if let Some(ht) = z.array() {
-                    let addr = ht.get("address").and_then(Zval::str).unwrap_or("").to_string();
+                    let addr = ht
+                        .get("address")
+                        .and_then(Zval::str)
+                        .unwrap_or("")
+                        .to_string();
                     let port = ht.get("port").and_then(Zval::long).unwrap_or(0);
                     let mut out = ZendHashTable::new();
                     let _ = out.insert("host", addr.as_str());
@@ -375,10 +390,7 @@ impl ClientBase {
         }
         {
             let mut cur = self.setting.borrow_mut();
-            let mut merged = cur
-                .array()
-                .map(|h| h.to_owned())
-                .unwrap_or_else(ZendHashTable::new);
+            let mut merged = cur.array().map(|h| h.to_owned()).unwrap_or_default();
             for (k, v) in settings.iter() {
                 let _ = merged.insert(k.to_string().as_str(), v.shallow_clone());
             }
@@ -418,11 +430,20 @@ impl ClientBase {
         r.unwrap_or(Ok(false))
     }
 
-    pub fn recvfrom(&self, len: i64, address: &mut Zval, port: Option<&mut Zval>) -> PhpResult<Zval> {
+    pub fn recvfrom(
+        &self,
+        len: i64,
+        address: &mut Zval,
+        port: Option<&mut Zval>,
+    ) -> PhpResult<Zval> {
         if self.socket.borrow().is_none() && self.make_socket().is_none() {
             return Ok(false_zval());
         }
-        let n = if len <= 0 { CLIENT_BUFFER } else { len as usize };
+        let n = if len <= 0 {
+            CLIENT_BUFFER
+        } else {
+            len as usize
+        };
         let r = self.with_core(|c| c.op(Dir::Read, 0.0, move |s| recv_from_op(s, n)));
         match r {
             Some(Ok(Some((data, from)))) => {
@@ -491,7 +512,10 @@ impl Client {
 
     #[php(defaults(timeout = 0.0))]
     pub fn send(&self, data: &Zval, timeout: f64) -> PhpResult<Zval> {
-        let d = data.zend_str().map(|s| s.as_bytes().to_vec()).unwrap_or_default();
+        let d = data
+            .zend_str()
+            .map(|s| s.as_bytes().to_vec())
+            .unwrap_or_default();
         self.base.send(&d, timeout)
     }
 
@@ -501,7 +525,10 @@ impl Client {
     }
 
     pub fn sendto(&self, address: &str, port: i64, data: &Zval) -> PhpResult<bool> {
-        let d = data.zend_str().map(|s| s.as_bytes().to_vec()).unwrap_or_default();
+        let d = data
+            .zend_str()
+            .map(|s| s.as_bytes().to_vec())
+            .unwrap_or_default();
         self.base.sendto(address, port, &d)
     }
 

@@ -133,3 +133,10 @@ class Connection
         return $this->socket;
     }
 }
+
+namespace Swoole\Coroutine\Server;
+
+if (SWOOLE_USE_SHORTNAME) {
+    class_alias(\Swoole\Coroutine\Server::class, 'Co\Server');
+    class_alias(Connection::class, 'Co\Server\Connection');
+}

@@ -81,8 +81,7 @@ impl Lock {
         let w = self.word.get();
         let mut delay = Duration::from_millis(1);
         loop {
-            if w
-                .compare_exchange(0, who, Ordering::AcqRel, Ordering::Acquire)
+            if w.compare_exchange(0, who, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
                 self.err.set(0);

@@ -199,7 +199,7 @@ pub fn false_zval() -> Zval {
 
 pub fn bytes_zval(b: &[u8]) -> Zval {
     let mut z = Zval::new();
-    let _ = z.set_binary(b.to_vec());
+    z.set_binary(b.to_vec());
     z
 }
 
@@ -1049,11 +1049,7 @@ impl Socket {
                 c.set_err(errno_of(&e));
                 php_error(
                     &ErrorType::Warning,
-                    &format!(
-                        "setsockopt({fd}) failed, Error: {} [{}]",
-                        e,
-                        errno_of(&e)
-                    ),
+                    &format!("setsockopt({fd}) failed, Error: {} [{}]", e, errno_of(&e)),
                 );
                 Ok(false)
             }
@@ -1091,10 +1087,7 @@ impl Socket {
         match NetSocket::import_fd(fd) {
             Ok(n) => Ok(Socket::from_net(n).into_zval()),
             Err(e) => {
-                php_error(
-                    &ErrorType::Warning,
-                    &format!("{e}"),
-                );
+                php_error(&ErrorType::Warning, &format!("{e}"));
                 Ok(false_zval())
             }
         }

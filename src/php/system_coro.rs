@@ -192,11 +192,7 @@ pub fn wait_pid(pid: i64, t: f64) -> PhpResult<Zval> {
         }
     };
     match coro::io::run(job) {
-        Ok(Ok((p, code, sig))) => Ok(status_array(
-            i64::from(p),
-            i64::from(code),
-            i64::from(sig),
-        )),
+        Ok(Ok((p, code, sig))) => Ok(status_array(i64::from(p), i64::from(code), i64::from(sig))),
         Ok(Err(e)) => {
             set_last_error(i64::from(e.raw_os_error().unwrap_or(libc::ECHILD)));
             Ok(false_zval())
@@ -248,7 +244,10 @@ pub fn wait_signal(signals: &Zval, t: f64) -> PhpResult<Zval> {
     let job = async move {
         loop {
             let seen = SIGNALS_SEEN.load(Ordering::SeqCst);
-            if let Some(n) = watch.iter().find(|n| (1..64).contains(*n) && seen & (1u64 << **n) != 0) {
+            if let Some(n) = watch
+                .iter()
+                .find(|n| (1..64).contains(*n) && seen & (1u64 << **n) != 0)
+            {
                 return Some(*n);
             }
             if d.is_some_and(|d| Instant::now() >= d) {
