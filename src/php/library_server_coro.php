@@ -140,3 +140,55 @@ if (SWOOLE_USE_SHORTNAME) {
     class_alias(\Swoole\Coroutine\Server::class, 'Co\Server');
     class_alias(Connection::class, 'Co\Server\Connection');
 }
+
+namespace Swoole\Coroutine;
+
+/** Runs the coroutines added to it in a fresh event loop (`start()`), like `Co\run()` with several bodies. */
+final class Scheduler
+{
+    private array $list = [];
+    private ?array $options = null;
+
+    public function add(callable $func, mixed ...$param): void
+    {
+        $this->list[] = [$func, $param];
+    }
+
+    public function parallel(int $n, callable $func, mixed ...$param): void
+    {
+        for ($i = 0; $i < $n; $i++) {
+            $this->list[] = [$func, $param];
+        }
+    }
+
+    public function set(array $settings): void
+    {
+        $this->options = array_merge($this->options ?? [], $settings);
+    }
+
+    public function getOptions(): ?array
+    {
+        return $this->options;
+    }
+
+    public function start(): bool
+    {
+        if (\Swoole\Coroutine::getCid() > 0) {
+            throw new \Swoole\Error('eventLoop has already been created. unable to start Swoole\Coroutine\Scheduler');
+        }
+        if ($this->options !== null) {
+            \Swoole\Coroutine::set($this->options);
+        }
+        $list = $this->list;
+        $this->list = [];
+        foreach ($list as [$func, $param]) {
+            \Swoole\Coroutine::create($func, ...$param);
+        }
+        \Swoole\Event::wait();
+        return true;
+    }
+}
+
+if (SWOOLE_USE_SHORTNAME) {
+    class_alias(Scheduler::class, 'Co\Scheduler');
+}

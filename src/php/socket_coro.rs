@@ -664,6 +664,8 @@ impl Socket {
                 return false;
             }
         };
+        // Swoole sets SO_REUSEADDR before every bind.
+        let _ = ns::setsockopt_int(c.sock.fd(), libc::SOL_SOCKET, libc::SO_REUSEADDR, 1);
         match c.sock.with_sock(|s| s.bind(&addr)) {
             Ok(()) => true,
             Err(e) => {
