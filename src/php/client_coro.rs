@@ -346,6 +346,7 @@ impl ClientBase {
 
     pub fn close(&self) -> bool {
         if self.socket.borrow().is_none() {
+            self.set_err(ERR_NO_CONNECTION);
             return false;
         }
         self.drop_socket();
