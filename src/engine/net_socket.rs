@@ -332,12 +332,13 @@ impl NetSocket {
         self.buf.borrow_mut().extend_from_slice(data);
     }
 
-    /// `recvLine`: a line (with its `\n`) or `len` bytes out of the
+    /// `recvLine`: a line (with its `\n` or `\r`) or `len` bytes out of the
     /// buffer, if it holds one.
     pub fn take_line(&self, len: usize) -> Option<Vec<u8>> {
         let mut b = self.buf.borrow_mut();
         let lim = len.min(b.len());
-        if let Some(p) = b[..lim].iter().position(|c| *c == b'\n') {
+        // Swoole's recv_line ends a line at '\n' or at '\r'.
+        if let Some(p) = b[..lim].iter().position(|c| *c == b'\n' || *c == b'\r') {
             return Some(b.split_to(p + 1).to_vec());
         }
         (b.len() >= len && len > 0).then(|| b.split_to(len).to_vec())
