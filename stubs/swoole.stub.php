@@ -609,11 +609,36 @@ namespace Swoole\Atomic {
 }
 
 namespace Swoole {
+    class Client
+    {
+        public function __construct(int $type, bool $async = false, string $id = '') {}
+        public function __destruct() {}
+        public function close(bool $force = false): bool {}
+        public function connect(string $host, int $port = 0, float $timeout = 0.5, int $sock_flag = 0): bool {}
+        public function enableSSL(?callable $onSslReady = NULL): bool {}
+        public function getPeerCert(): string|bool {}
+        public function getpeername(): array|false {}
+        public function getsockname(): array|false {}
+        public function isConnected(): bool {}
+        public function recv(int $size = 65536, int $flag = 0): string|false {}
+        public function send(string $data, int $flag = 0): int|false {}
+        public function sendfile(string $filename, int $offset = 0, int $length = 0): bool {}
+        public function sendto(string $ip, int $port, string $data): bool {}
+        public function set(array $settings): bool {}
+        public function shutdown(int $how): bool {}
+        public function verifyPeerCert(): bool {}
+    }
+}
+
+namespace Swoole {
     class Coroutine
     {
         public function __construct() {}
+        public static function cancel(int $cid, bool $throw_exception = false): bool {}
         public static function create(callable $func, mixed ...$param): int|false {}
         public static function defer(callable $callback): void {}
+        public static function dnsLookup(string $domain_name, float $timeout = 60, int $type = 2): string|false {}
+        public static function exec(string $command, bool $get_error_stream = false): array|false {}
         public static function exists(int $cid): bool {}
         public static function getBackTrace(int $cid = 0, int $options = 1, int $limit = 0): array|false {}
         public static function getCid(): int {}
@@ -621,7 +646,10 @@ namespace Swoole {
         public static function getElapsed(int $cid = 0): int {}
         public static function getOptions(): ?array {}
         public static function getPcid(int $cid = 0): int|false {}
+        public static function getaddrinfo(string $domain, int $family = 2, int $socktype = 1, int $protocol = 6, ?string $service = NULL, float $timeout = -1): array|bool {}
+        public static function gethostbyname(string $domain_name, int $type = 2, float $timeout = -1): string|false {}
         public static function getuid(): int {}
+        public static function isCanceled(): bool {}
         public static function join(array $cid_array, float $timeout = -1): bool {}
         public static function list(): Swoole\Coroutine\Iterator {}
         public static function readFile(string $filename, int $flag = 0): string|false {}
@@ -631,6 +659,10 @@ namespace Swoole {
         public static function stats(): array {}
         public static function statvfs(string $path): array {}
         public static function suspend(): bool {}
+        public static function wait(float $timeout = -1): array|false {}
+        public static function waitEvent(mixed $socket, int $events = 512, float $timeout = -1): int|false {}
+        public static function waitPid(int $pid, float $timeout = -1): array|false {}
+        public static function waitSignal(array|int $signals, float $timeout = -1): int|false {}
         public static function writeFile(string $filename, string $fileContent, int $flags = 0): int|false {}
         public static function yield(): bool {}
     }
@@ -647,6 +679,30 @@ namespace Swoole\Coroutine {
         public function pop(float $timeout = -1): mixed {}
         public function push(mixed $data, float $timeout = -1): bool {}
         public function stats(): array {}
+    }
+}
+
+namespace Swoole\Coroutine {
+    class Client
+    {
+        public function __construct(int $type) {}
+        public function __destruct() {}
+        public function close(): bool {}
+        public function connect(string $host, int $port = 0, float $timeout = 0, int $sock_flag = 0): bool {}
+        public function enableSSL(): bool {}
+        public function exportSocket(): Swoole\Coroutine\Socket|false {}
+        public function getPeerCert(): string|false {}
+        public function getpeername(): array|false {}
+        public function getsockname(): array|false {}
+        public function isConnected(): bool {}
+        public function peek(int $length = 65535): string|false {}
+        public function recv(float $timeout = 0): string|false {}
+        public function recvfrom(int $length, mixed $address, mixed $port): mixed {}
+        public function send(string $data, float $timeout = 0): int|false {}
+        public function sendfile(string $filename, int $offset = 0, int $length = 0): bool {}
+        public function sendto(string $address, int $port, string $data): bool {}
+        public function set(array $settings): bool {}
+        public function verifyPeerCert(bool $allow_self_signed = false): bool {}
     }
 }
 
@@ -687,12 +743,68 @@ namespace Swoole\Coroutine\Http {
 }
 
 namespace Swoole\Coroutine {
+    class Lock
+    {
+        public function __construct(bool $shared = false) {}
+        public function lock(int $operation = 2): bool {}
+        public function unlock(): bool {}
+    }
+}
+
+namespace Swoole\Coroutine {
+    class Socket
+    {
+        public function __construct(int $domain, int $type, int $protocol = 0) {}
+        public function accept(float $timeout = 0): Swoole\Coroutine\Socket|false {}
+        public function bind(string $address, int $port = 0): bool {}
+        public function cancel(int $event = 512): bool {}
+        public function checkLiveness(): bool {}
+        public function close(): bool {}
+        public function connect(string $host, int $port = 0, float $timeout = 0): bool {}
+        public function getBoundCid(int $event): int {}
+        public function getOption(int $level, int $opt_name): mixed {}
+        public function getpeername(): array|false {}
+        public function getsockname(): array|false {}
+        public static function import($stream): Swoole\Coroutine\Socket|false {}
+        public function isClosed(): bool {}
+        public function listen(int $backlog = 512): bool {}
+        public function peek(int $length = 65536): string|false {}
+        public function readVector(array $io_vector, float $timeout = 0): array|false {}
+        public function readVectorAll(array $io_vector, float $timeout = 0): array|false {}
+        public function recv(int $length = 65536, float $timeout = 0): string|false {}
+        public function recvAll(int $length = 65536, float $timeout = 0): string|false {}
+        public function recvLine(int $length = 65536, float $timeout = 0): string|false {}
+        public function recvPacket(float $timeout = 0): string|false {}
+        public function recvWithBuffer(int $length = 65536, float $timeout = 0): string|false {}
+        public function recvfrom(mixed $peername, float $timeout = 0): string|false {}
+        public function send(string $data, float $timeout = 0): int|false {}
+        public function sendAll(string $data, float $timeout = 0): int|false {}
+        public function sendFile(string $file, int $offset = 0, int $length = 0): bool {}
+        public function sendto(string $addr, int $port, string $data): int|false {}
+        public function setOption(int $level, int $opt_name, mixed $opt_value): bool {}
+        public function setProtocol(array $settings): bool {}
+        public function shutdown(int $how = 2): bool {}
+        public function sslHandshake(): bool {}
+        public function writeVector(array $io_vector, float $timeout = 0): int|false {}
+        public function writeVectorAll(array $io_vector, float $timeout = 0): int|false {}
+    }
+}
+
+namespace Swoole\Coroutine {
     class System
     {
         public function __construct() {}
+        public static function dnsLookup(string $domain_name, float $timeout = 60, int $type = 2): string|false {}
+        public static function exec(string $command, bool $get_error_stream = false): array|false {}
+        public static function getaddrinfo(string $domain, int $family = 2, int $socktype = 1, int $protocol = 6, ?string $service = NULL, float $timeout = -1): array|bool {}
+        public static function gethostbyname(string $domain_name, int $type = 2, float $timeout = -1): string|false {}
         public static function readFile(string $filename, int $flag = 0): string|false {}
         public static function sleep(float $seconds): bool {}
         public static function statvfs(string $path): array {}
+        public static function wait(float $timeout = -1): array|false {}
+        public static function waitEvent(mixed $socket, int $events = 512, float $timeout = -1): int|false {}
+        public static function waitPid(int $pid, float $timeout = -1): array|false {}
+        public static function waitSignal(array|int $signals, float $timeout = -1): int|false {}
         public static function writeFile(string $filename, string $fileContent, int $flags = 0): int|false {}
     }
 }
@@ -712,11 +824,17 @@ namespace Swoole {
     class Event
     {
         public function __construct() {}
+        public static function add(mixed $fd, ?callable $read_callback = NULL, ?callable $write_callback = NULL, int $events = 512): int|false {}
         public static function cycle(?callable $callback, bool $before = false): bool {}
         public static function defer(callable $callback): bool {}
+        public static function del(mixed $fd): bool {}
+        public static function dispatch(): bool {}
         public static function exit(): void {}
+        public static function isset(mixed $fd, int $events = 1536): bool {}
         public static function rshutdown(): void {}
+        public static function set(mixed $fd, ?callable $read_callback = NULL, ?callable $write_callback = NULL, int $events = 0): bool {}
         public static function wait(): void {}
+        public static function write(mixed $fd, string $data): bool {}
     }
 }
 
@@ -959,6 +1077,12 @@ namespace Swoole\WebSocket {
     }
 }
 
+namespace Swoole\Coroutine {
+    final class CanceledException extends \Exception
+    {
+    }
+}
+
 namespace Swoole {
     class Error extends \Error
     {
@@ -978,6 +1102,12 @@ namespace Swoole\Http {
 }
 
 namespace Swoole\Coroutine\Http\Client {
+    class Exception extends \Swoole\Exception
+    {
+    }
+}
+
+namespace Swoole\Coroutine\Socket {
     class Exception extends \Swoole\Exception
     {
     }
@@ -1378,6 +1508,9 @@ namespace {
     class_alias(\Swoole\Coroutine\WaitGroup::class, 'co\waitgroup');
     class_alias(\Swoole\Coroutine\Http\Client::class, 'co\http\client');
     class_alias(\Swoole\Coroutine\Http\Client\Exception::class, 'co\http\client\exception');
+    class_alias(\Swoole\Coroutine\Socket::class, 'co\socket');
+    class_alias(\Swoole\Coroutine\Socket\Exception::class, 'co\socket\exception');
+    class_alias(\Swoole\Coroutine\Client::class, 'co\client');
     class_alias(\Swoole\Server::class, 'swoole_server');
     class_alias(\Swoole\Http\Server::class, 'swoole_http_server');
     class_alias(\Swoole\WebSocket\Server::class, 'swoole_websocket_server');

@@ -42,6 +42,11 @@ where
         if let Some(v) = slot.take() {
             return Ok(v);
         }
+        if super::is_canceled() {
+            // `Coroutine::cancel()` with no hook for this wait: give up on
+            // it (the task runs to its end; its output is dropped).
+            return Err(Error::Fiber);
+        }
         // Woken by someone else (a stray `Io` resume): keep waiting.
     }
 }

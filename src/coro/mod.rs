@@ -95,6 +95,8 @@ struct Coro {
     /// cannot wake a later wait.
     waiting: Option<(WaitKind, u64)>,
     wake: Wake,
+    /// `Coroutine::cancel()` ended its last wait (`isCanceled()`).
+    canceled: bool,
     /// Its `ob_*` stack while it is suspended (see `output`).
     output: Option<Box<output::OutputGlobals>>,
 }
@@ -234,6 +236,7 @@ pub fn reserve() -> Result<Cid, Error> {
                 fiber: None,
                 waiting: None,
                 wake: Wake::Resumed,
+                canceled: false,
                 output: None,
             },
         );
@@ -408,6 +411,7 @@ pub fn wait(kind: WaitKind, timeout: Option<Duration>) -> Result<Wake, Error> {
         if let Some(c) = s.coros.get_mut(&cid) {
             c.waiting = Some((kind, seq));
             c.wake = Wake::Resumed;
+            c.canceled = false;
         }
         seq
     });
@@ -501,6 +505,85 @@ fn resume_with(cid: Cid, wake: Wake) -> bool {
         ));
     }
     true
+}
+
+/// A cancel hook (see `set_cancel_hook`).
+pub type CancelHook = Box<dyn Fn()>;
+
+thread_local! {
+    /// How to end the I/O wait of a coroutine early (`Coroutine::cancel()`):
+    /// set by the socket layer around each wait.
+    static CANCEL_HOOKS: Box<RefCell<CidMap<CancelHook>>> = Box::new(RefCell::new(CidMap::default()));
+}
+
+/// Installs (`Some`) or removes (`None`) the cancel hook of `cid`'s I/O wait.
+pub fn set_cancel_hook(cid: Cid, hook: Option<CancelHook>) {
+    CANCEL_HOOKS.with(|h| {
+        let mut h = h.borrow_mut();
+        match hook {
+            Some(f) => {
+                h.insert(cid, f);
+            }
+            None => {
+                h.remove(&cid);
+            }
+        }
+    });
+}
+
+/// Why `cancel` refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelError {
+    NotExists,
+    /// The running coroutine, or one that is not waiting.
+    CannotCancel,
+}
+
+/// `Coroutine::cancel($cid)`: ends `cid`'s current wait at once (an I/O
+/// wait fails with `ECANCELED`, a sleep/channel/join wait as if it timed
+/// out) and marks it canceled.
+pub fn cancel(cid: Cid) -> Result<(), CancelError> {
+    if !exists(cid) {
+        return Err(CancelError::NotExists);
+    }
+    if cid == current() {
+        return Err(CancelError::CannotCancel);
+    }
+    let kind = S.with(|s| {
+        s.borrow()
+            .coros
+            .get(&cid)
+            .and_then(|c| c.waiting.map(|(k, _)| k))
+    });
+    let Some(kind) = kind else {
+        return Err(CancelError::CannotCancel);
+    };
+    S.with(|s| {
+        if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
+            c.canceled = true;
+        }
+    });
+    if kind == WaitKind::Io {
+        let hooked = CANCEL_HOOKS.with(|h| h.borrow_mut().remove(&cid));
+        if let Some(f) = hooked {
+            f();
+            return Ok(());
+        }
+    }
+    resume_with(cid, Wake::Timeout);
+    // `resume_with` cleared the wait; the flag stays for `isCanceled()`.
+    S.with(|s| {
+        if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
+            c.canceled = true;
+        }
+    });
+    Ok(())
+}
+
+/// True when the running coroutine's last wait was canceled.
+pub fn is_canceled() -> bool {
+    let cid = current();
+    S.with(|s| s.borrow().coros.get(&cid).is_some_and(|c| c.canceled))
 }
 
 /// The backtrace of suspended coroutine `cid` (`Coroutine::getBackTrace`).

@@ -17,6 +17,7 @@ pub mod listener;
 #[macro_use]
 pub mod log;
 pub mod outflow;
+pub mod net_socket;
 pub mod pool;
 pub mod process;
 pub mod reactor;

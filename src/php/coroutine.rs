@@ -18,6 +18,11 @@ use ext_php_rs::types::{ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::ClassEntry;
 
 use super::boundary::{self, CallError};
+/// `SWOOLE_ERROR_CO_CANNOT_CANCEL`.
+const SWOOLE_ERROR_CO_CANNOT_CANCEL: i64 = 10015;
+/// `SWOOLE_ERROR_CO_CANCELED`.
+const SWOOLE_ERROR_CO_CANCELED: i64 = 10017;
+
 use super::errors::{
     set_last_error, SWOOLE_ERROR_CO_NOT_EXISTS, SWOOLE_ERROR_CO_TIMEDOUT,
     SWOOLE_ERROR_INVALID_PARAMS,
@@ -336,7 +341,27 @@ fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
         coro::Error::SwitchBlocked => switch_blocked_error(),
         _ => need_coroutine(api),
     })?;
+    if coro::is_canceled() {
+        set_last_error(SWOOLE_ERROR_CO_CANCELED);
+        return Ok(false);
+    }
     Ok(true)
+}
+
+/// `Coroutine::cancel()`.
+fn cancel_impl(cid: i64, throw_exception: bool) -> bool {
+    let _ = throw_exception;
+    match coro::cancel(cid) {
+        Ok(()) => true,
+        Err(coro::CancelError::NotExists) => {
+            set_last_error(SWOOLE_ERROR_CO_NOT_EXISTS);
+            false
+        }
+        Err(coro::CancelError::CannotCancel) => {
+            set_last_error(SWOOLE_ERROR_CO_CANNOT_CANCEL);
+            false
+        }
+    }
 }
 
 /// PHP's own `FiberError` for a wait where PHP forbids switching fibers.
@@ -362,6 +387,16 @@ impl Coroutine {
     /// Starts a coroutine; returns its cid.
     pub fn create(func: &Zval, args: &[&Zval]) -> PhpResult<Zval> {
         go_impl(func, args)
+    }
+
+    #[php(defaults(throw_exception = false))]
+    pub fn cancel(cid: i64, throw_exception: bool) -> bool {
+        cancel_impl(cid, throw_exception)
+    }
+
+    #[php(name = "isCanceled")]
+    pub fn is_canceled() -> bool {
+        coro::is_canceled()
     }
 
     pub fn get_cid() -> i64 {
@@ -442,6 +477,54 @@ impl Coroutine {
 
     pub fn statvfs(path: &str) -> PhpResult<Zval> {
         statvfs_impl(path)
+    }
+
+    #[php(defaults(r#type = 2, timeout = -1.0))]
+    pub fn gethostbyname(domain_name: &str, r#type: i64, timeout: f64) -> PhpResult<Zval> {
+        super::system_coro::gethostbyname(domain_name, r#type, timeout)
+    }
+
+    #[php(defaults(family = 2, socktype = 1, protocol = 6, timeout = -1.0))]
+    pub fn getaddrinfo(
+        domain: &str,
+        family: i64,
+        socktype: i64,
+        protocol: i64,
+        service: Option<String>,
+        timeout: f64,
+    ) -> PhpResult<Zval> {
+        let _ = (socktype, protocol, service);
+        super::system_coro::getaddrinfo(domain, family, timeout)
+    }
+
+    #[php(name = "dnsLookup", defaults(timeout = 60.0, r#type = 2))]
+    pub fn dns_lookup(domain_name: &str, timeout: f64, r#type: i64) -> PhpResult<Zval> {
+        super::system_coro::dns_lookup(domain_name, timeout, r#type)
+    }
+
+    #[php(defaults(get_error_stream = false))]
+    pub fn exec(command: &str, get_error_stream: bool) -> PhpResult<Zval> {
+        super::system_coro::exec(command, get_error_stream)
+    }
+
+    #[php(defaults(timeout = -1.0))]
+    pub fn wait(timeout: f64) -> PhpResult<Zval> {
+        super::system_coro::wait_pid(-1, timeout)
+    }
+
+    #[php(name = "waitPid", defaults(timeout = -1.0))]
+    pub fn wait_pid(pid: i64, timeout: f64) -> PhpResult<Zval> {
+        super::system_coro::wait_pid(pid, timeout)
+    }
+
+    #[php(name = "waitSignal", defaults(timeout = -1.0))]
+    pub fn wait_signal(signals: &Zval, timeout: f64) -> PhpResult<Zval> {
+        super::system_coro::wait_signal(signals, timeout)
+    }
+
+    #[php(name = "waitEvent", defaults(events = 512, timeout = -1.0))]
+    pub fn wait_event(socket: &Zval, events: i64, timeout: f64) -> PhpResult<Zval> {
+        super::system_coro::wait_event(socket, events, timeout)
     }
 
     pub fn sleep(seconds: f64) -> PhpResult<bool> {
@@ -571,6 +654,54 @@ impl System {
 
     pub fn statvfs(path: &str) -> PhpResult<Zval> {
         statvfs_impl(path)
+    }
+
+    #[php(defaults(r#type = 2, timeout = -1.0))]
+    pub fn gethostbyname(domain_name: &str, r#type: i64, timeout: f64) -> PhpResult<Zval> {
+        super::system_coro::gethostbyname(domain_name, r#type, timeout)
+    }
+
+    #[php(defaults(family = 2, socktype = 1, protocol = 6, timeout = -1.0))]
+    pub fn getaddrinfo(
+        domain: &str,
+        family: i64,
+        socktype: i64,
+        protocol: i64,
+        service: Option<String>,
+        timeout: f64,
+    ) -> PhpResult<Zval> {
+        let _ = (socktype, protocol, service);
+        super::system_coro::getaddrinfo(domain, family, timeout)
+    }
+
+    #[php(name = "dnsLookup", defaults(timeout = 60.0, r#type = 2))]
+    pub fn dns_lookup(domain_name: &str, timeout: f64, r#type: i64) -> PhpResult<Zval> {
+        super::system_coro::dns_lookup(domain_name, timeout, r#type)
+    }
+
+    #[php(defaults(get_error_stream = false))]
+    pub fn exec(command: &str, get_error_stream: bool) -> PhpResult<Zval> {
+        super::system_coro::exec(command, get_error_stream)
+    }
+
+    #[php(defaults(timeout = -1.0))]
+    pub fn wait(timeout: f64) -> PhpResult<Zval> {
+        super::system_coro::wait_pid(-1, timeout)
+    }
+
+    #[php(name = "waitPid", defaults(timeout = -1.0))]
+    pub fn wait_pid(pid: i64, timeout: f64) -> PhpResult<Zval> {
+        super::system_coro::wait_pid(pid, timeout)
+    }
+
+    #[php(name = "waitSignal", defaults(timeout = -1.0))]
+    pub fn wait_signal(signals: &Zval, timeout: f64) -> PhpResult<Zval> {
+        super::system_coro::wait_signal(signals, timeout)
+    }
+
+    #[php(name = "waitEvent", defaults(events = 512, timeout = -1.0))]
+    pub fn wait_event(socket: &Zval, events: i64, timeout: f64) -> PhpResult<Zval> {
+        super::system_coro::wait_event(socket, events, timeout)
     }
 }
 

@@ -11,6 +11,8 @@ pub mod atomic;
 pub mod boundary;
 pub mod callbacks;
 pub mod channel;
+pub mod client;
+pub mod client_coro;
 pub mod constants;
 pub mod coroutine;
 pub mod errors;
@@ -23,12 +25,15 @@ pub mod http_request;
 pub mod http_response;
 pub mod http_server;
 pub mod lock;
+pub mod lock_coro;
 pub mod process;
 pub mod process_pool;
 pub mod server;
 pub mod server_port;
 pub mod server_task;
 pub mod settings;
+pub mod socket_coro;
+pub mod system_coro;
 pub mod table;
 pub mod timer;
 pub mod waitgroup;
@@ -164,6 +169,10 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
+    let m = socket_coro::register(m);
+    let m = client_coro::register(m);
+    let m = client::register(m);
+    let m = lock_coro::register(m);
     let m = table::register(m);
     let m = atomic::register(m);
     let m = lock::register(m);
@@ -179,6 +188,8 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
 const LIBRARY: &str = include_str!("library.php");
 /// `Swoole\Coroutine\go()` and its namespaced siblings (`library_co.php`).
 const LIBRARY_CO: &str = include_str!("library_co.php");
+/// `Swoole\Coroutine\Server` and `Server\Connection` (`library_server_coro.php`).
+const LIBRARY_SERVER_CORO: &str = include_str!("library_server_coro.php");
 
 /// Swoole's PHP library, our own code (`src/php/library/`): loaded unless
 /// `swoole.enable_library` is off. Order matters: later files use earlier ones.
@@ -198,6 +209,7 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
         &[]
     };
     for lib in [LIBRARY, LIBRARY_CO].iter().chain(optional) {
+    for lib in [LIBRARY, LIBRARY_CO, LIBRARY_SERVER_CORO] {
         if let Err(e) = ext_php_rs::php_eval::execute(lib) {
             ext_php_rs::error::php_error(
                 &ext_php_rs::flags::ErrorType::CoreWarning,
@@ -289,6 +301,8 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
         drop_short_functions();
     }
     http_client_coro::register_classes(short)?;
+    socket_coro::register_classes(short)?;
+    client_coro::register_classes(short)?;
     allow_dynamic_properties(server::server_ce());
     class_alias("swoole_server", server::server_ce());
     http_server::register_classes()?;

@@ -1,0 +1,696 @@
+//! A raw socket for `Coroutine\Socket`, `Coroutine\Client` and `Swoole\Client`:
+//! any domain/type, non-blocking, waited on either from the event loop
+//! (`io`, registered with tokio's reactor on first use) or by `poll(2)`
+//! (`io_sync`, the blocking client). Each operation is a closure that makes
+//! one non-blocking attempt; `WouldBlock` means "wait and try again".
+//!
+//! Timeouts come back as `ETIMEDOUT`, `cancel()` as `ECANCELED` and use of a
+//! closed socket as `EBADF`, the errno values Swoole reports.
+
+use std::cell::{Cell, RefCell};
+use std::io;
+use std::mem::MaybeUninit;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use bytes::{Buf, BytesMut};
+use socket2::{Domain, Protocol, SockAddr, Socket, Type};
+use tokio::io::unix::AsyncFd;
+use tokio::sync::Notify;
+
+use super::framing::{self, Framing};
+
+/// Which half of the socket an operation waits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    Read,
+    Write,
+}
+
+enum State {
+    /// Not registered with a reactor yet (or never: the blocking client).
+    Plain(Socket),
+    Async(Rc<AsyncFd<Socket>>),
+    Closed,
+}
+
+/// `setProtocol()` / the client's framing settings.
+#[derive(Debug, Clone)]
+pub struct Protocol2 {
+    pub framing: Framing,
+    pub max_len: usize,
+}
+
+impl Default for Protocol2 {
+    fn default() -> Self {
+        Protocol2 {
+            framing: Framing::Raw,
+            max_len: 2 * 1024 * 1024,
+        }
+    }
+}
+
+pub struct NetSocket {
+    pub domain: i32,
+    pub ty: i32,
+    pub protocol: i32,
+    fd: RawFd,
+    state: RefCell<State>,
+    cancel: [Notify; 2],
+    cancel_flag: [Cell<bool>; 2],
+    /// Bytes read ahead by `recvWithBuffer`/`recvLine`/`recvPacket`.
+    buf: RefCell<BytesMut>,
+    pub proto: RefCell<Protocol2>,
+}
+
+fn err(code: i32) -> io::Error {
+    io::Error::from_raw_os_error(code)
+}
+
+fn would_block(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::WouldBlock
+}
+
+fn ix(d: Dir) -> usize {
+    match d {
+        Dir::Read => 0,
+        Dir::Write => 1,
+    }
+}
+
+impl NetSocket {
+    /// A new non-blocking, close-on-exec socket.
+    pub fn new(domain: i32, ty: i32, protocol: i32) -> io::Result<Self> {
+        let s = Socket::new(
+            Domain::from(domain),
+            Type::from(ty),
+            (protocol != 0).then(|| Protocol::from(protocol)),
+        )?;
+        s.set_nonblocking(true)?;
+        s.set_cloexec(true)?;
+        Ok(Self::wrap(s, domain, ty, protocol))
+    }
+
+    fn wrap(s: Socket, domain: i32, ty: i32, protocol: i32) -> Self {
+        NetSocket {
+            domain,
+            ty,
+            protocol,
+            fd: s.as_raw_fd(),
+            state: RefCell::new(State::Plain(s)),
+            cancel: [Notify::new(), Notify::new()],
+            cancel_flag: [Cell::new(false), Cell::new(false)],
+            buf: RefCell::new(BytesMut::new()),
+            proto: RefCell::new(Protocol2::default()),
+        }
+    }
+
+    /// Takes ownership of an open socket (accepted, or `Socket::import`).
+    pub fn from_owned(fd: OwnedFd) -> io::Result<Self> {
+        let s = Socket::from(fd);
+        let int =
+            |opt| -> i32 { getsockopt_int(s.as_raw_fd(), libc::SOL_SOCKET, opt).unwrap_or(0) };
+        let (domain, ty, protocol) = (
+            int(libc::SO_DOMAIN),
+            int(libc::SO_TYPE),
+            int(libc::SO_PROTOCOL),
+        );
+        s.set_nonblocking(true)?;
+        Ok(Self::wrap(s, domain, ty, protocol))
+    }
+
+    /// Duplicates `fd` (a PHP stream's) into a socket of its own.
+    pub fn import_fd(fd: RawFd) -> io::Result<Self> {
+        // SAFETY: fcntl(F_DUPFD_CLOEXEC) on a caller-given descriptor;
+        // a bad one fails with EBADF.
+        let d = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+        if d < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `d` is a fresh descriptor we own.
+        Self::from_owned(unsafe { OwnedFd::from_raw_fd(d) })
+    }
+
+    /// The descriptor number it was created with (kept after `close`).
+    pub fn fd(&self) -> RawFd {
+        self.fd
+    }
+
+    pub fn is_closed(&self) -> bool {
+        matches!(*self.state.borrow(), State::Closed)
+    }
+
+    /// Runs `f` on the socket, `EBADF` once closed.
+    pub fn with_sock<R>(&self, f: impl FnOnce(&Socket) -> io::Result<R>) -> io::Result<R> {
+        match &*self.state.borrow() {
+            State::Plain(s) => f(s),
+            State::Async(a) => f(a.get_ref()),
+            State::Closed => Err(err(libc::EBADF)),
+        }
+    }
+
+    /// Closes the socket: operations in flight end with `ECANCELED` (the
+    /// descriptor is released once they have).
+    pub fn close(&self) -> bool {
+        let old = std::mem::replace(&mut *self.state.borrow_mut(), State::Closed);
+        if matches!(old, State::Closed) {
+            return false;
+        }
+        self.cancel(Dir::Read);
+        self.cancel(Dir::Write);
+        drop(old);
+        true
+    }
+
+    /// Ends the operation waiting on `dir` with `ECANCELED`.
+    pub fn cancel(&self, dir: Dir) {
+        self.cancel_flag[ix(dir)].set(true);
+        self.cancel[ix(dir)].notify_waiters();
+    }
+
+    /// The socket registered with the running reactor (must be called on
+    /// the runtime).
+    fn registered(&self) -> io::Result<Rc<AsyncFd<Socket>>> {
+        let mut st = self.state.borrow_mut();
+        match std::mem::replace(&mut *st, State::Closed) {
+            State::Plain(s) => {
+                // SAFETY: `s` owns its descriptor, which is neither replaced
+                // nor closed while the `AsyncFd` owns `s`.
+                let a = Rc::new(unsafe { AsyncFd::register(s)? });
+                *st = State::Async(Rc::clone(&a));
+                Ok(a)
+            }
+            State::Async(a) => {
+                *st = State::Async(Rc::clone(&a));
+                Ok(a)
+            }
+            State::Closed => Err(err(libc::EBADF)),
+        }
+    }
+
+    /// One operation from the event loop: `f` is tried, and retried each
+    /// time the socket becomes ready for `dir`, until it does not return
+    /// `WouldBlock`, `deadline` passes or the operation is cancelled.
+    pub async fn io<R>(
+        self: Rc<Self>,
+        dir: Dir,
+        deadline: Option<Instant>,
+        mut f: impl FnMut(&Socket) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let i = ix(dir);
+        if self.cancel_flag[i].replace(false) {
+            return Err(err(libc::ECANCELED));
+        }
+        let afd = self.registered()?;
+        let notified = self.cancel[i].notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        let work = async {
+            loop {
+                match f(afd.get_ref()) {
+                    Err(e) if would_block(&e) => {}
+                    r => return r,
+                }
+                let mut guard = match dir {
+                    Dir::Read => afd.readable().await?,
+                    Dir::Write => afd.writable().await?,
+                };
+                match guard.try_io(|a| f(a.get_ref())) {
+                    Ok(r) => return r,
+                    Err(_) => continue,
+                }
+            }
+        };
+        let timed = async {
+            match deadline {
+                Some(d) => tokio::time::timeout_at(d.into(), work)
+                    .await
+                    .unwrap_or_else(|_| Err(err(libc::ETIMEDOUT))),
+                None => work.await,
+            }
+        };
+        let r = tokio::select! {
+            r = timed => r,
+            _ = notified => Err(err(libc::ECANCELED)),
+        };
+        self.cancel_flag[i].set(false);
+        if self.is_closed() && r.is_err() {
+            return Err(err(libc::ECANCELED));
+        }
+        r
+    }
+
+    /// The same as `io`, blocking the thread in `poll(2)`.
+    pub fn io_sync<R>(
+        &self,
+        dir: Dir,
+        deadline: Option<Instant>,
+        mut f: impl FnMut(&Socket) -> io::Result<R>,
+    ) -> io::Result<R> {
+        loop {
+            match self.with_sock(&mut f) {
+                Err(e) if would_block(&e) => {}
+                r => return r,
+            }
+            let ms = match deadline {
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(err(libc::ETIMEDOUT));
+                    }
+                    left.as_millis().clamp(1, i32::MAX as u128) as i32
+                }
+                None => -1,
+            };
+            let mut p = libc::pollfd {
+                fd: self.fd,
+                events: match dir {
+                    Dir::Read => libc::POLLIN,
+                    Dir::Write => libc::POLLOUT,
+                },
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd for the duration of the call.
+            let n = unsafe { libc::poll(&mut p, 1, ms) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            } else if n == 0 {
+                return Err(err(libc::ETIMEDOUT));
+            }
+        }
+    }
+
+    /// Starts a connect; `Ok(true)` when it completed at once, `Ok(false)`
+    /// when it is in progress (then wait with `connect_done`).
+    pub fn connect_start(&self, addr: &SockAddr) -> io::Result<bool> {
+        match self.with_sock(|s| s.connect(addr)) {
+            Ok(()) => Ok(true),
+            Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) || would_block(&e) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub async fn connect(
+        self: Rc<Self>,
+        addr: SockAddr,
+        deadline: Option<Instant>,
+    ) -> io::Result<()> {
+        if self.connect_start(&addr)? {
+            return Ok(());
+        }
+        self.io(Dir::Write, deadline, connect_done).await
+    }
+
+    pub fn connect_sync(&self, addr: &SockAddr, deadline: Option<Instant>) -> io::Result<()> {
+        if self.connect_start(addr)? {
+            return Ok(());
+        }
+        self.io_sync(Dir::Write, deadline, connect_done)
+    }
+
+    /// Takes up to `len` bytes out of the read-ahead buffer.
+    pub fn take_buffered(&self, len: usize) -> Option<Vec<u8>> {
+        let mut b = self.buf.borrow_mut();
+        if b.is_empty() {
+            return None;
+        }
+        let n = len.min(b.len());
+        Some(b.split_to(n).to_vec())
+    }
+
+    pub fn buffered(&self) -> usize {
+        self.buf.borrow().len()
+    }
+
+    /// Appends read-ahead bytes.
+    pub fn push_buffered(&self, data: &[u8]) {
+        self.buf.borrow_mut().extend_from_slice(data);
+    }
+
+    /// `recvLine`: a line (with its `\n` or `\r`) or `len` bytes out of the
+    /// buffer, if it holds one.
+    pub fn take_line(&self, len: usize) -> Option<Vec<u8>> {
+        let mut b = self.buf.borrow_mut();
+        let lim = len.min(b.len());
+        // Swoole's recv_line ends a line at '\n' or at '\r'.
+        if let Some(p) = b[..lim].iter().position(|c| *c == b'\n' || *c == b'\r') {
+            return Some(b.split_to(p + 1).to_vec());
+        }
+        (b.len() >= len && len > 0).then(|| b.split_to(len).to_vec())
+    }
+
+    /// `recvPacket`: the next complete frame of the protocol, if buffered.
+    pub fn take_packet(&self) -> Result<Option<Vec<u8>>, framing::FrameError> {
+        let proto = self.proto.borrow().clone();
+        if matches!(proto.framing, Framing::Raw) {
+            let mut b = self.buf.borrow_mut();
+            return Ok((!b.is_empty()).then(|| b.split().to_vec()));
+        }
+        let mut b = self.buf.borrow_mut();
+        let mut out = Vec::with_capacity(1);
+        // One frame at a time: the rest stays buffered.
+        let mut copy = b.clone();
+        // Bytes after the first frame may not be a valid frame yet (or be
+        // the start of a large one): only the first frame's outcome counts.
+        // A packet ends at the first EOF (Swoole's recv_packet), with or
+        // without `open_eof_split`.
+        let f = match proto.framing {
+            Framing::Eof { eof, .. } => Framing::Eof { eof, split: true },
+            f => f,
+        };
+        let r = framing::take_frames(&f, &mut copy, proto.max_len, &mut out);
+        let Some(first) = out.into_iter().next() else {
+            r?;
+            return Ok(None);
+        };
+        b.advance(first.len());
+        Ok(Some(first.to_vec()))
+    }
+
+    /// Drops the read-ahead buffer.
+    pub fn clear_buffer(&self) {
+        self.buf.borrow_mut().clear();
+    }
+}
+
+/// Completes a non-blocking connect (`WouldBlock` while in progress).
+pub fn connect_done(s: &Socket) -> io::Result<()> {
+    if let Some(e) = s.take_error()? {
+        return Err(e);
+    }
+    match s.peer_addr() {
+        Ok(_) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(libc::ENOTCONN) => Err(io::ErrorKind::WouldBlock.into()),
+        Err(e) => Err(e),
+    }
+}
+
+fn uninit(v: &mut Vec<u8>) -> &mut [MaybeUninit<u8>] {
+    let cap = v.capacity();
+    // SAFETY: the spare capacity is `cap - len` bytes owned by `v`, viewed
+    // as uninitialised; only written by the kernel, then `set_len`.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), cap) }
+}
+
+/// One `recv` of up to `len` bytes (`flags`: `MSG_PEEK`, ...); an empty
+/// vector is the peer's end of stream.
+pub fn recv_op(s: &Socket, len: usize, flags: i32) -> io::Result<Vec<u8>> {
+    let mut v = Vec::with_capacity(len.max(1));
+    let n = s.recv_with_flags(&mut uninit(&mut v)[..len], flags)?;
+    // SAFETY: the kernel wrote `n` bytes.
+    unsafe { v.set_len(n) };
+    Ok(v)
+}
+
+/// `recvfrom`: a datagram and its sender.
+pub fn recv_from_op(s: &Socket, len: usize) -> io::Result<(Vec<u8>, SockAddr)> {
+    let mut v = Vec::with_capacity(len.max(1));
+    let (n, from) = s.recv_from(&mut uninit(&mut v)[..len])?;
+    // SAFETY: the kernel wrote `n` bytes.
+    unsafe { v.set_len(n) };
+    Ok((v, from))
+}
+
+/// One `send` (never `SIGPIPE`).
+pub fn send_op(s: &Socket, data: &[u8]) -> io::Result<usize> {
+    s.send_with_flags(data, libc::MSG_NOSIGNAL)
+}
+
+/// Reads ahead into `sock`'s buffer: one recv of up to `len` bytes;
+/// `Ok(0)` at end of stream.
+pub fn fill_op(sock: &NetSocket, s: &Socket, len: usize) -> io::Result<usize> {
+    let v = recv_op(s, len, 0)?;
+    sock.push_buffered(&v);
+    Ok(v.len())
+}
+
+/// `sendfile(2)` of `len` bytes of `file` from `*off`, one attempt.
+pub fn sendfile_op(s: &Socket, file: RawFd, off: &mut i64, len: usize) -> io::Result<usize> {
+    let mut o: libc::off_t = *off;
+    // SAFETY: both descriptors are open; `o` is a valid out-pointer.
+    let n = unsafe { libc::sendfile(s.as_raw_fd(), file, &mut o, len) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    *off = o;
+    Ok(n as usize)
+}
+
+pub fn getsockopt_int(fd: RawFd, level: i32, name: i32) -> io::Result<i32> {
+    let mut v: libc::c_int = 0;
+    let mut l = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: `v`/`l` are valid out-pointers of the right size.
+    let r = unsafe { libc::getsockopt(fd, level, name, (&raw mut v).cast(), &mut l) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(v)
+}
+
+pub fn setsockopt_int(fd: RawFd, level: i32, name: i32, v: i32) -> io::Result<()> {
+    setsockopt_raw(fd, level, name, &v.to_ne_bytes())
+}
+
+pub fn setsockopt_raw(fd: RawFd, level: i32, name: i32, v: &[u8]) -> io::Result<()> {
+    // SAFETY: `v` is a valid buffer of `v.len()` bytes.
+    let r = unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            v.as_ptr().cast(),
+            v.len() as libc::socklen_t,
+        )
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Reads a socket option as raw bytes (up to `cap`).
+pub fn getsockopt_raw(fd: RawFd, level: i32, name: i32, cap: usize) -> io::Result<Vec<u8>> {
+    let mut v = vec![0u8; cap];
+    let mut l = cap as libc::socklen_t;
+    // SAFETY: `v` has `l` writable bytes.
+    let r = unsafe { libc::getsockopt(fd, level, name, v.as_mut_ptr().cast(), &mut l) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    v.truncate(l as usize);
+    Ok(v)
+}
+
+/// The address for `host`/`port` in `domain`, when `host` needs no lookup
+/// (an IP literal, or a path for `AF_UNIX`); `None` for a host name.
+pub fn literal_addr(domain: i32, host: &str, port: u16) -> Option<io::Result<SockAddr>> {
+    match domain {
+        libc::AF_UNIX => Some(SockAddr::unix(host)),
+        libc::AF_INET6 => {
+            let h = host.trim_start_matches('[').trim_end_matches(']');
+            let ip: Ipv6Addr = h.parse().ok()?;
+            Some(Ok(SockAddr::from(SocketAddr::new(IpAddr::V6(ip), port))))
+        }
+        _ => {
+            let ip: Ipv4Addr = host.parse().ok()?;
+            Some(Ok(SockAddr::from(SocketAddr::new(IpAddr::V4(ip), port))))
+        }
+    }
+}
+
+/// `getaddrinfo` for `host` in `family` (`AF_INET`/`AF_INET6`, 0 for
+/// both), blocking: call it on a blocking thread.
+pub fn lookup(host: &str, family: i32) -> io::Result<Vec<IpAddr>> {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    let mut out: Vec<IpAddr> = Vec::new();
+    for a in (h, 0u16).to_socket_addrs()? {
+        let ip = a.ip();
+        let ok = match family {
+            libc::AF_INET => ip.is_ipv4(),
+            libc::AF_INET6 => ip.is_ipv6(),
+            _ => true,
+        };
+        if ok && !out.contains(&ip) {
+            out.push(ip);
+        }
+    }
+    Ok(out)
+}
+
+/// `lookup` on tokio's blocking pool, so the loop keeps running.
+pub async fn lookup_async(
+    host: String,
+    family: i32,
+    timeout: Option<Duration>,
+) -> io::Result<Vec<IpAddr>> {
+    let job = tokio::task::spawn_blocking(move || lookup(&host, family));
+    let r = match timeout {
+        Some(t) => match tokio::time::timeout(t, job).await {
+            Ok(r) => r,
+            Err(_) => return Err(err(libc::ETIMEDOUT)),
+        },
+        None => job.await,
+    };
+    r.map_err(|_| err(libc::EIO))?
+}
+
+/// An address as Swoole shows it: `(host, port)`; a Unix socket's path as
+/// host and port 0.
+pub fn addr_parts(a: &SockAddr) -> (String, u16) {
+    if let Some(s) = a.as_socket() {
+        return (s.ip().to_string(), s.port());
+    }
+    if let Some(p) = a.as_pathname() {
+        return (p.to_string_lossy().into_owned(), 0);
+    }
+    if let Some(n) = a.as_abstract_namespace() {
+        return (String::from_utf8_lossy(n).into_owned(), 0);
+    }
+    (String::new(), 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rt() -> (tokio::runtime::Runtime, tokio::task::LocalSet) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        (rt, tokio::task::LocalSet::new())
+    }
+
+    fn listener() -> (Rc<NetSocket>, SockAddr) {
+        let l = NetSocket::new(libc::AF_INET, libc::SOCK_STREAM, 0).expect("socket");
+        let a = literal_addr(libc::AF_INET, "127.0.0.1", 0)
+            .expect("literal")
+            .expect("addr");
+        l.with_sock(|s| s.bind(&a)).expect("bind");
+        l.with_sock(|s| s.listen(16)).expect("listen");
+        let bound = l.with_sock(|s| s.local_addr()).expect("local");
+        (Rc::new(l), bound)
+    }
+
+    #[test]
+    fn tcp_echo_and_framing() {
+        let (rt, local) = rt();
+        local.block_on(&rt, async {
+            let (l, addr) = listener();
+            let server = tokio::task::spawn_local(async move {
+                let (c, _) = Rc::clone(&l)
+                    .io(Dir::Read, None, |s| s.accept())
+                    .await
+                    .expect("accept");
+                let c = Rc::new(NetSocket::from_owned(c.into()).expect("wrap"));
+                let d = Rc::clone(&c)
+                    .io(Dir::Read, None, |s| recv_op(s, 100, 0))
+                    .await
+                    .expect("recv");
+                Rc::clone(&c)
+                    .io(Dir::Write, None, move |s| send_op(s, &d))
+                    .await
+                    .expect("send");
+            });
+            let c = Rc::new(NetSocket::new(libc::AF_INET, libc::SOCK_STREAM, 0).expect("s"));
+            Rc::clone(&c).connect(addr, None).await.expect("connect");
+            let mut frame = 5u32.to_be_bytes().to_vec();
+            frame.extend_from_slice(b"helloXX");
+            frame.extend_from_slice(&[0xff; 8]);
+            Rc::clone(&c)
+                .io(Dir::Write, None, move |s| send_op(s, &frame))
+                .await
+                .expect("send");
+            *c.proto.borrow_mut() = Protocol2 {
+                framing: Framing::Length {
+                    kind: framing::LengthType::U32Be,
+                    length_offset: 0,
+                    body_offset: 4,
+                },
+                max_len: 1024,
+            };
+            loop {
+                if let Some(p) = c.take_packet().expect("frame") {
+                    assert_eq!(&p[4..], b"hello");
+                    break;
+                }
+                let c2 = Rc::clone(&c);
+                let n = Rc::clone(&c)
+                    .io(Dir::Read, None, move |s| fill_op(&c2, s, 65536))
+                    .await
+                    .expect("fill");
+                assert!(n > 0);
+            }
+            assert_eq!(&c.take_buffered(2).unwrap_or_default(), b"XX");
+            server.await.expect("server");
+        });
+    }
+
+    #[test]
+    fn timeout_and_cancel() {
+        let (rt, local) = rt();
+        local.block_on(&rt, async {
+            let (_l, addr) = listener();
+            let c = Rc::new(NetSocket::new(libc::AF_INET, libc::SOCK_STREAM, 0).expect("s"));
+            Rc::clone(&c).connect(addr, None).await.expect("connect");
+            let t0 = Instant::now();
+            let e = Rc::clone(&c)
+                .io(
+                    Dir::Read,
+                    Some(Instant::now() + Duration::from_millis(50)),
+                    |s| recv_op(s, 10, 0),
+                )
+                .await
+                .expect_err("timeout");
+            assert_eq!(e.raw_os_error(), Some(libc::ETIMEDOUT));
+            assert!(t0.elapsed() >= Duration::from_millis(45));
+            let c2 = Rc::clone(&c);
+            let reader = tokio::task::spawn_local(async move {
+                c2.io(Dir::Read, None, |s| recv_op(s, 10, 0)).await
+            });
+            tokio::task::yield_now().await;
+            c.cancel(Dir::Read);
+            let e = reader.await.expect("join").expect_err("cancel");
+            assert_eq!(e.raw_os_error(), Some(libc::ECANCELED));
+        });
+    }
+
+    #[test]
+    fn sync_connect_refused_and_udp() {
+        let c = NetSocket::new(libc::AF_INET, libc::SOCK_STREAM, 0).expect("s");
+        // A port nothing listens on: bind one, then close it.
+        let (l, addr) = listener();
+        l.close();
+        let e = c
+            .connect_sync(&addr, Some(Instant::now() + Duration::from_secs(2)))
+            .expect_err("refused");
+        assert_eq!(e.raw_os_error(), Some(libc::ECONNREFUSED));
+        let a = NetSocket::new(libc::AF_INET, libc::SOCK_DGRAM, 0).expect("udp");
+        let any = literal_addr(libc::AF_INET, "127.0.0.1", 0)
+            .expect("l")
+            .expect("a");
+        a.with_sock(|s| s.bind(&any)).expect("bind");
+        let at = a.with_sock(|s| s.local_addr()).expect("addr");
+        let b = NetSocket::new(libc::AF_INET, libc::SOCK_DGRAM, 0).expect("udp");
+        b.io_sync(Dir::Write, None, |s| s.send_to(b"ping", &at))
+            .expect("sendto");
+        let (d, from) = a
+            .io_sync(
+                Dir::Read,
+                Some(Instant::now() + Duration::from_secs(2)),
+                |s| recv_from_op(s, 100),
+            )
+            .expect("recvfrom");
+        assert_eq!(d, b"ping");
+        assert_eq!(addr_parts(&from).0, "127.0.0.1");
+        assert_eq!(c.take_line(10), None);
+        c.push_buffered(b"ab\ncd");
+        assert_eq!(c.take_line(10).as_deref(), Some(&b"ab\n"[..]));
+        assert_eq!(c.take_line(2).as_deref(), Some(&b"cd"[..]));
+    }
+}

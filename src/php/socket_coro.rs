@@ -1,0 +1,1272 @@
+//! `Swoole\Coroutine\Socket` (alias `Co\Socket`) and
+//! `Swoole\Coroutine\Socket\Exception`, over `engine::net_socket`.
+//!
+//! Every wait is a task on the event loop (`coro::io::run`): one attempt is
+//! made at once, and only if the socket is not ready does the calling
+//! coroutine suspend. One coroutine at a time may read (and one write) a
+//! socket; a second one gets Swoole's "already bound" `Swoole\Error`.
+//! The framing and timeout settings parsed here are shared with
+//! `Coroutine\Client` and `Swoole\Client`.
+
+use std::cell::RefCell;
+use std::io;
+use std::rc::Rc;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use ext_php_rs::boxed::ZBox;
+use ext_php_rs::class::RegisteredClass;
+use ext_php_rs::error::php_error;
+use ext_php_rs::exception::{PhpException, PhpResult};
+use ext_php_rs::flags::ErrorType;
+use ext_php_rs::prelude::*;
+use ext_php_rs::types::{PhpRef, ZendClassObject, ZendHashTable, ZendObject, Zval};
+
+use super::errors::{
+    os_error_text, set_last_error, swoole_error_text, SWOOLE_ERROR_CO_HAS_BEEN_BOUND,
+    SWOOLE_ERROR_CO_OUT_OF_COROUTINE,
+};
+use super::exception::{error_ce, exception_ce};
+use super::CeRef;
+use crate::coro::{self, Cid};
+use crate::engine::framing::{Framing, LengthType};
+use crate::engine::net_socket::{
+    self as ns, addr_parts, literal_addr, recv_from_op, recv_op, send_op, Dir, NetSocket, Protocol2,
+};
+
+pub const SWOOLE_EVENT_READ: i64 = 512;
+pub const SWOOLE_EVENT_WRITE: i64 = 1024;
+/// `SW_ERROR_PACKAGE_LENGTH_TOO_LARGE`.
+pub const ERR_PACKAGE_TOO_LARGE: i64 = 1203;
+/// `SW_ERROR_PACKAGE_MALFORMED_DATA`.
+pub const ERR_PACKAGE_MALFORMED: i64 = 1206;
+const BUFFER_SIZE_BIG: usize = 65536;
+
+static EXCEPTION: OnceLock<CeRef> = OnceLock::new();
+
+pub fn socket_exception(msg: impl Into<String>, code: i32) -> PhpException {
+    let ce = EXCEPTION.get().map_or_else(exception_ce, |c| c.0);
+    PhpException::new(msg.into(), code, ce)
+}
+
+/// Swoole's connect/read/write timeouts (seconds, negative = forever).
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    pub connect: f64,
+    pub read: f64,
+    pub write: f64,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: 10.0,
+            read: 60.0,
+            write: 60.0,
+        }
+    }
+}
+
+/// The deadline for an operation: `call` (a per-call timeout) when it is
+/// not 0, else the socket's own.
+pub fn deadline(call: f64, own: f64) -> Option<Instant> {
+    let t = if call != 0.0 { call } else { own };
+    (t > 0.0 && t.is_finite()).then(|| Instant::now() + Duration::from_secs_f64(t))
+}
+
+fn zval_f64(z: &Zval) -> f64 {
+    z.double()
+        .or_else(|| z.long().map(|l| l as f64))
+        .or_else(|| z.bool().map(|b| if b { 1.0 } else { 0.0 }))
+        .or_else(|| z.str().and_then(|s| s.trim().parse().ok()))
+        .unwrap_or(0.0)
+}
+
+fn zval_i64(z: &Zval) -> i64 {
+    z.long()
+        .or_else(|| z.double().map(|d| d as i64))
+        .or_else(|| z.bool().map(i64::from))
+        .or_else(|| z.str().and_then(|s| s.trim().parse().ok()))
+        .unwrap_or(0)
+}
+
+fn truthy(z: &Zval) -> bool {
+    if let Some(b) = z.bool() {
+        return b;
+    }
+    if let Some(s) = z.str() {
+        return !s.is_empty() && s != "0";
+    }
+    zval_f64(z) != 0.0
+}
+
+fn bytes_of(z: &Zval) -> Vec<u8> {
+    if let Some(s) = z.zend_str() {
+        return s.as_bytes().to_vec();
+    }
+    if let Some(l) = z.long() {
+        return l.to_string().into_bytes();
+    }
+    Vec::new()
+}
+
+/// Applies the timeout keys of a settings array (`timeout`,
+/// `connect_timeout`, `read_timeout`, `write_timeout`).
+pub fn apply_timeouts(set: &ZendHashTable, t: &mut Timeouts) {
+    if let Some(v) = set.get("timeout") {
+        let v = zval_f64(v);
+        *t = Timeouts {
+            connect: v,
+            read: v,
+            write: v,
+        };
+    }
+    if let Some(v) = set.get("connect_timeout") {
+        t.connect = zval_f64(v);
+    }
+    if let Some(v) = set.get("read_timeout") {
+        t.read = zval_f64(v);
+    }
+    if let Some(v) = set.get("write_timeout") {
+        t.write = zval_f64(v);
+    }
+}
+
+/// The framing keys of a settings array (`open_eof_check`,
+/// `open_length_check`, `package_*`) on top of `base`.
+pub fn parse_protocol(set: &ZendHashTable, base: &Protocol2) -> Protocol2 {
+    let mut p = base.clone();
+    if let Some(v) = set.get("package_max_length") {
+        p.max_len = zval_i64(v).max(0) as usize;
+    }
+    let eof = set.get("package_eof").map(bytes_of);
+    let eof_check = set.get("open_eof_check").is_some_and(truthy);
+    let eof_split = set.get("open_eof_split").is_some_and(truthy);
+    if eof_check || eof_split {
+        p.framing = Framing::Eof {
+            eof: eof.unwrap_or_else(|| b"\r\n".to_vec()),
+            split: eof_split,
+        };
+    } else if matches!(p.framing, Framing::Eof { .. })
+        && (set.get("open_eof_check").is_some() || set.get("open_eof_split").is_some())
+    {
+        p.framing = Framing::Raw;
+    }
+    if matches!(p.framing, Framing::Length { .. })
+        && set.get("open_length_check").is_some_and(|v| !truthy(v))
+    {
+        p.framing = Framing::Raw;
+    }
+    if set.get("open_length_check").is_some_and(truthy) {
+        let kind = set
+            .get("package_length_type")
+            .and_then(|v| v.str().and_then(LengthType::from_letter))
+            .unwrap_or(LengthType::U32Be);
+        let length_offset = set
+            .get("package_length_offset")
+            .map_or(0, |v| zval_i64(v).max(0) as usize);
+        let body_offset = set
+            .get("package_body_offset")
+            .map_or(0, |v| zval_i64(v).max(0) as usize);
+        p.framing = Framing::Length {
+            kind,
+            length_offset,
+            body_offset,
+        };
+    }
+    p
+}
+
+pub fn errno_of(e: &io::Error) -> i64 {
+    i64::from(e.raw_os_error().unwrap_or(libc::EIO))
+}
+
+/// `['address' => ..., 'port' => ...]`.
+pub fn addr_array(host: &str, port: u16) -> Zval {
+    let mut ht = ZendHashTable::new();
+    let _ = ht.insert("address", host);
+    let _ = ht.insert("port", i64::from(port));
+    let mut z = Zval::new();
+    z.set_hashtable(ht);
+    z
+}
+
+pub fn false_zval() -> Zval {
+    let mut z = Zval::new();
+    z.set_bool(false);
+    z
+}
+
+pub fn bytes_zval(b: &[u8]) -> Zval {
+    let mut z = Zval::new();
+    z.set_binary(b.to_vec());
+    z
+}
+
+/// `Swoole\Error` with Swoole's text for a call outside any coroutine.
+pub fn out_of_coroutine() -> PhpException {
+    set_last_error(SWOOLE_ERROR_CO_OUT_OF_COROUTINE);
+    PhpException::new(
+        "API must be called in the coroutine".into(),
+        SWOOLE_ERROR_CO_OUT_OF_COROUTINE as i32,
+        error_ce(),
+    )
+}
+
+/// Who holds a socket's read and write sides, for the misuse error.
+#[derive(Default)]
+pub struct Binding {
+    pub bound: [Option<Cid>; 2],
+}
+
+fn slot(d: Dir) -> usize {
+    match d {
+        Dir::Read => 0,
+        Dir::Write => 1,
+    }
+}
+
+impl Binding {
+    /// Binds `dir` to the running coroutine, or Swoole's error when another
+    /// coroutine holds it.
+    pub fn enter(&mut self, fd: i32, dir: Dir) -> PhpResult<Cid> {
+        let cid = coro::current();
+        if cid < 0 {
+            return Err(out_of_coroutine());
+        }
+        if let Some(other) = self.bound[slot(dir)].filter(|c| *c != cid && coro::exists(*c)) {
+            set_last_error(SWOOLE_ERROR_CO_HAS_BEEN_BOUND);
+            let what = match dir {
+                Dir::Read => "reading",
+                Dir::Write => "writing",
+            };
+            return Err(PhpException::new(
+                format!("Socket#{fd} has already been bound to another coroutine#{other}, {what} of the same socket in coroutine#{cid} at the same time is not allowed"),
+                SWOOLE_ERROR_CO_HAS_BEEN_BOUND as i32,
+                error_ce(),
+            ));
+        }
+        self.bound[slot(dir)] = Some(cid);
+        Ok(cid)
+    }
+
+    pub fn leave(&mut self, dir: Dir) {
+        self.bound[slot(dir)] = None;
+    }
+}
+
+/// The Rust side of a socket object: the engine socket, its timeouts,
+/// binding and last error. Shared with the clients.
+pub struct Core {
+    pub sock: Rc<NetSocket>,
+    pub timeouts: RefCell<Timeouts>,
+    pub binding: RefCell<Binding>,
+    pub err: RefCell<(i64, String)>,
+    /// `Swoole\Client`: wait in `poll(2)` instead of suspending.
+    pub blocking: std::cell::Cell<bool>,
+}
+
+impl Core {
+    pub fn new(sock: NetSocket) -> Self {
+        Core {
+            sock: Rc::new(sock),
+            timeouts: RefCell::new(Timeouts::default()),
+            binding: RefCell::new(Binding::default()),
+            err: RefCell::new((0, String::new())),
+            blocking: std::cell::Cell::new(false),
+        }
+    }
+
+    pub fn set_err(&self, code: i64) {
+        let msg = if code >= 500 {
+            swoole_error_text(code)
+        } else {
+            os_error_text(code)
+        };
+        self.set_err_msg(code, msg);
+    }
+
+    pub fn set_err_msg(&self, code: i64, msg: String) {
+        if code != 0 {
+            set_last_error(code);
+        }
+        *self.err.borrow_mut() = (code, msg);
+    }
+
+    pub fn clear_err(&self) {
+        *self.err.borrow_mut() = (0, String::new());
+    }
+
+    /// `EBADF` when closed (Swoole answers false without waiting).
+    pub fn check_open(&self) -> bool {
+        if self.sock.is_closed() {
+            self.set_err(i64::from(libc::EBADF));
+            return false;
+        }
+        true
+    }
+
+    fn own(&self, dir: Dir) -> f64 {
+        let t = self.timeouts.borrow();
+        match dir {
+            Dir::Read => t.read,
+            Dir::Write => t.write,
+        }
+    }
+
+    /// Runs one operation `f` (see `op_dl`) with the per-call `timeout`.
+    pub fn op<R: 'static>(
+        &self,
+        dir: Dir,
+        timeout: f64,
+        f: impl FnMut(&socket2::Socket) -> io::Result<R> + 'static,
+    ) -> PhpResult<Option<R>> {
+        self.op_dl(dir, deadline(timeout, self.own(dir)), f)
+    }
+
+    /// Runs one operation `f` until `dl`: from the running coroutine (the
+    /// coroutine suspends while the socket is not ready), or blocking in
+    /// `poll` for `Swoole\Client`. `Ok(None)` when it failed (the error is
+    /// recorded).
+    pub fn op_dl<R: 'static>(
+        &self,
+        dir: Dir,
+        dl: Option<Instant>,
+        mut f: impl FnMut(&socket2::Socket) -> io::Result<R> + 'static,
+    ) -> PhpResult<Option<R>> {
+        if !self.check_open() {
+            return Ok(None);
+        }
+        if self.blocking.get() {
+            let r = self.sock.io_sync(dir, dl, f);
+            return Ok(self.record(r));
+        }
+        self.binding.borrow_mut().enter(self.sock.fd(), dir)?;
+        // One attempt now: most sockets are ready and need no task.
+        let r = match self.sock.with_sock(&mut f) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                let fut = Rc::clone(&self.sock).io(dir, dl, f);
+                let hook_sock = Rc::clone(&self.sock);
+                let cid = coro::current();
+                coro::set_cancel_hook(cid, Some(Box::new(move || hook_sock.cancel(dir))));
+                let r = coro::io::run(fut)
+                    .unwrap_or_else(|_| Err(io::Error::from_raw_os_error(libc::ECANCELED)));
+                coro::set_cancel_hook(cid, None);
+                r
+            }
+            r => r,
+        };
+        self.binding.borrow_mut().leave(dir);
+        Ok(self.record(r))
+    }
+
+    fn record<R>(&self, r: io::Result<R>) -> Option<R> {
+        match r {
+            Ok(v) => {
+                self.clear_err();
+                Some(v)
+            }
+            Err(e) => {
+                self.set_err(errno_of(&e));
+                None
+            }
+        }
+    }
+
+    /// The address `host`/`port` names in this socket's domain; a host
+    /// name is looked up without holding the worker.
+    pub fn resolve(&self, host: &str, port: u16) -> PhpResult<Option<socket2::SockAddr>> {
+        let domain = self.sock.domain;
+        if let Some(r) = literal_addr(domain, host, port) {
+            return match r {
+                Ok(a) => Ok(Some(a)),
+                Err(e) => {
+                    self.set_err(errno_of(&e));
+                    Ok(None)
+                }
+            };
+        }
+        let fam = if domain == libc::AF_INET6 {
+            libc::AF_INET6
+        } else {
+            libc::AF_INET
+        };
+        let t = self.timeouts.borrow().connect;
+        let dl = (t > 0.0).then(|| Duration::from_secs_f64(t));
+        let r = if self.blocking.get() {
+            ns::lookup(host, fam)
+        } else {
+            if coro::current() < 0 {
+                return Err(out_of_coroutine());
+            }
+            coro::io::run(ns::lookup_async(host.to_string(), fam, dl))
+                .unwrap_or_else(|_| Err(io::Error::from_raw_os_error(libc::ECANCELED)))
+        };
+        match r {
+            Ok(ips) if !ips.is_empty() => Ok(Some(socket2::SockAddr::from(
+                std::net::SocketAddr::new(ips[0], port),
+            ))),
+            _ => {
+                // SW_ERROR_DNSLOOKUP_RESOLVE_FAILED
+                self.set_err(711);
+                Ok(None)
+            }
+        }
+    }
+
+    pub fn connect(&self, host: &str, port: i64, timeout: f64) -> PhpResult<bool> {
+        if !self.check_open() {
+            return Ok(false);
+        }
+        if !self.blocking.get() && coro::current() < 0 {
+            return Err(out_of_coroutine());
+        }
+        let Some(addr) = self.resolve(host, port.clamp(0, 65535) as u16)? else {
+            return Ok(false);
+        };
+        let own = self.timeouts.borrow().connect;
+        let dl = deadline(timeout, own);
+        if self.blocking.get() {
+            let r = self.sock.connect_sync(&addr, dl);
+            return Ok(self.record(r).is_some());
+        }
+        match self.sock.connect_start(&addr) {
+            Ok(true) => {
+                self.clear_err();
+                return Ok(true);
+            }
+            Ok(false) => {}
+            Err(e) => {
+                self.set_err(errno_of(&e));
+                return Ok(false);
+            }
+        }
+        let r = self.op_dl(Dir::Write, dl, ns::connect_done)?;
+        Ok(r.is_some())
+    }
+
+    /// Reads up to `len` bytes into the read-ahead buffer (one recv).
+    fn fill(&self, dl: Option<Instant>, len: usize) -> PhpResult<Option<usize>> {
+        let s2 = Rc::clone(&self.sock);
+        self.op_dl(Dir::Read, dl, move |s| ns::fill_op(&s2, s, len))
+    }
+
+    pub fn recv(&self, len: usize, timeout: f64) -> PhpResult<Option<Vec<u8>>> {
+        if let Some(b) = self.sock.take_buffered(len) {
+            return Ok(Some(b));
+        }
+        self.op(Dir::Read, timeout, move |s| recv_op(s, len, 0))
+    }
+
+    pub fn recv_all(&self, len: usize, timeout: f64) -> PhpResult<Option<Vec<u8>>> {
+        let dl = deadline(timeout, self.own(Dir::Read));
+        let mut got = self.sock.take_buffered(len).unwrap_or_default();
+        while got.len() < len {
+            let want = len - got.len();
+            match self.op_dl(Dir::Read, dl, move |s| recv_op(s, want, 0))? {
+                Some(v) if v.is_empty() => break,
+                Some(v) => got.extend_from_slice(&v),
+                None if got.is_empty() => return Ok(None),
+                None => break,
+            }
+        }
+        Ok(Some(got))
+    }
+
+    pub fn recv_with_buffer(&self, len: usize, timeout: f64) -> PhpResult<Option<Vec<u8>>> {
+        if let Some(b) = self.sock.take_buffered(len) {
+            return Ok(Some(b));
+        }
+        let dl = deadline(timeout, self.own(Dir::Read));
+        match self.fill(dl, BUFFER_SIZE_BIG.max(len))? {
+            None => Ok(None),
+            Some(0) => Ok(Some(Vec::new())),
+            Some(_) => Ok(Some(self.sock.take_buffered(len).unwrap_or_default())),
+        }
+    }
+
+    pub fn recv_line(&self, len: usize, timeout: f64) -> PhpResult<Option<Vec<u8>>> {
+        let dl = deadline(timeout, self.own(Dir::Read));
+        loop {
+            if let Some(l) = self.sock.take_line(len) {
+                return Ok(Some(l));
+            }
+            match self.fill(dl, BUFFER_SIZE_BIG)? {
+                None => return Ok(None),
+                Some(0) => return Ok(Some(self.sock.take_buffered(len).unwrap_or_default())),
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// `recvPacket`: `Ok(Some(empty))` when the peer closed.
+    pub fn recv_packet(&self, timeout: f64) -> PhpResult<Option<Vec<u8>>> {
+        let dl = deadline(timeout, self.own(Dir::Read));
+        loop {
+            match self.sock.take_packet() {
+                Ok(Some(p)) => {
+                    self.clear_err();
+                    return Ok(Some(p));
+                }
+                Ok(None) => {}
+                Err(ns_err) => {
+                    let code = match ns_err {
+                        crate::engine::framing::FrameError::TooLarge(_) => ERR_PACKAGE_TOO_LARGE,
+                        crate::engine::framing::FrameError::BadLength => ERR_PACKAGE_MALFORMED,
+                    };
+                    self.sock.clear_buffer();
+                    self.set_err(code);
+                    return Ok(None);
+                }
+            }
+            match self.fill(dl, BUFFER_SIZE_BIG)? {
+                None => return Ok(None),
+                Some(0) => {
+                    self.sock.clear_buffer();
+                    return Ok(Some(Vec::new()));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    pub fn send(&self, data: Vec<u8>, timeout: f64) -> PhpResult<Option<usize>> {
+        self.op(Dir::Write, timeout, move |s| send_op(s, &data))
+    }
+
+    pub fn send_all(&self, data: Vec<u8>, timeout: f64) -> PhpResult<Option<usize>> {
+        let dl = deadline(timeout, self.own(Dir::Write));
+        let data = Rc::new(data);
+        let mut sent = 0usize;
+        while sent < data.len() {
+            let d = Rc::clone(&data);
+            let from = sent;
+            match self.op_dl(Dir::Write, dl, move |s| send_op(s, &d[from..]))? {
+                Some(n) => sent += n,
+                None if sent == 0 => return Ok(None),
+                None => break,
+            }
+        }
+        Ok(Some(sent))
+    }
+
+    pub fn addr(&self, peer: bool) -> Zval {
+        let r = self
+            .sock
+            .with_sock(|s| if peer { s.peer_addr() } else { s.local_addr() });
+        match r {
+            Ok(a) => {
+                let (h, p) = addr_parts(&a);
+                addr_array(&h, p)
+            }
+            Err(e) => {
+                self.set_err(errno_of(&e));
+                false_zval()
+            }
+        }
+    }
+}
+
+#[php_class]
+#[php(name = "Swoole\\Coroutine\\Socket")]
+pub struct Socket {
+    pub core: Core,
+}
+
+impl Socket {
+    pub fn from_net(sock: NetSocket) -> Self {
+        Socket {
+            core: Core::new(sock),
+        }
+    }
+
+    pub fn into_zval(self) -> Zval {
+        let obj: ZBox<ZendObject> = ZendClassObject::new(self).into();
+        let mut z = Zval::new();
+        // Moves the box's one reference into the zval.
+        let _ = ext_php_rs::convert::IntoZval::set_zval(obj, &mut z, false);
+        z
+    }
+
+    fn string_or_false(&self, r: Option<Vec<u8>>) -> Zval {
+        match r {
+            Some(v) => bytes_zval(&v),
+            None => false_zval(),
+        }
+    }
+}
+
+fn int_or_false(r: Option<usize>) -> Zval {
+    match r {
+        Some(n) => {
+            let mut z = Zval::new();
+            z.set_long(n as i64);
+            z
+        }
+        None => false_zval(),
+    }
+}
+
+fn len_arg(n: i64) -> usize {
+    if n <= 0 {
+        BUFFER_SIZE_BIG
+    } else {
+        n as usize
+    }
+}
+
+fn timeval_array(t: f64) -> Zval {
+    let t = t.max(0.0);
+    let sec = t.trunc() as i64;
+    let mut ht = ZendHashTable::new();
+    let _ = ht.insert("sec", sec);
+    let _ = ht.insert("usec", ((t - sec as f64) * 1e6) as i64);
+    let mut z = Zval::new();
+    z.set_hashtable(ht);
+    z
+}
+
+/// The descriptor of a PHP stream resource or an ext-sockets `Socket`.
+fn fd_of(z: &Zval) -> Option<i32> {
+    super::event::fd_of_zval(z)
+}
+
+#[php_impl]
+impl Socket {
+    #[php(defaults(protocol = 0))]
+    pub fn __construct(domain: i64, r#type: i64, protocol: i64) -> PhpResult<Self> {
+        match NetSocket::new(domain as i32, r#type as i32, protocol as i32) {
+            Ok(s) => Ok(Socket::from_net(s)),
+            Err(e) => {
+                let n = errno_of(&e);
+                Err(socket_exception(
+                    format!("new Socket() failed. Error: {} [{n}]", os_error_text(n)),
+                    n as i32,
+                ))
+            }
+        }
+    }
+
+    #[php(defaults(port = 0))]
+    pub fn bind(&self, address: &str, port: i64) -> bool {
+        let c = &self.core;
+        if !c.check_open() {
+            return false;
+        }
+        let addr = match literal_addr(c.sock.domain, address, port.clamp(0, 65535) as u16) {
+            Some(Ok(a)) => a,
+            Some(Err(e)) => {
+                c.set_err(errno_of(&e));
+                return false;
+            }
+            None => {
+                c.set_err(i64::from(libc::EINVAL));
+                return false;
+            }
+        };
+        // Swoole sets SO_REUSEADDR before every bind.
+        let _ = ns::setsockopt_int(c.sock.fd(), libc::SOL_SOCKET, libc::SO_REUSEADDR, 1);
+        match c.sock.with_sock(|s| s.bind(&addr)) {
+            Ok(()) => true,
+            Err(e) => {
+                c.set_err(errno_of(&e));
+                false
+            }
+        }
+    }
+
+    #[php(defaults(backlog = 512))]
+    pub fn listen(&self, backlog: i64) -> bool {
+        let c = &self.core;
+        if !c.check_open() {
+            return false;
+        }
+        match c.sock.with_sock(|s| s.listen(backlog as i32)) {
+            Ok(()) => true,
+            Err(e) => {
+                c.set_err(errno_of(&e));
+                false
+            }
+        }
+    }
+
+    #[php(defaults(timeout = 0.0))]
+    pub fn accept(&self, timeout: f64) -> PhpResult<Zval> {
+        let r = self.core.op(Dir::Read, timeout, |s| s.accept())?;
+        let Some((conn, _)) = r else {
+            return Ok(false_zval());
+        };
+        match NetSocket::from_owned(conn.into()) {
+            Ok(n) => {
+                let child = Socket::from_net(n);
+                *child.core.sock.proto.borrow_mut() = self.core.sock.proto.borrow().clone();
+                *child.core.timeouts.borrow_mut() = *self.core.timeouts.borrow();
+                Ok(child.into_zval())
+            }
+            Err(e) => {
+                self.core.set_err(errno_of(&e));
+                Ok(false_zval())
+            }
+        }
+    }
+
+    #[php(defaults(port = 0, timeout = 0.0))]
+    pub fn connect(&self, host: &str, port: i64, timeout: f64) -> PhpResult<bool> {
+        let d = self.core.sock.domain;
+        if (d == libc::AF_INET || d == libc::AF_INET6) && !(1..65536).contains(&port) {
+            php_error(
+                &ErrorType::Warning,
+                &format!("Invalid port argument[{port}]"),
+            );
+            return Ok(false);
+        }
+        self.core.connect(host, port, timeout)
+    }
+
+    #[php(name = "checkLiveness")]
+    pub fn check_liveness(&self) -> bool {
+        let c = &self.core;
+        if !c.check_open() {
+            return false;
+        }
+        match c
+            .sock
+            .with_sock(|s| recv_op(s, 1, libc::MSG_PEEK | libc::MSG_DONTWAIT))
+        {
+            Ok(v) if v.is_empty() => {
+                c.set_err(i64::from(libc::ECONNRESET));
+                false
+            }
+            Ok(_) => {
+                c.clear_err();
+                true
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                c.clear_err();
+                true
+            }
+            Err(e) => {
+                c.set_err(errno_of(&e));
+                false
+            }
+        }
+    }
+
+    #[php(name = "getBoundCid")]
+    pub fn get_bound_cid(&self, event: i64) -> i64 {
+        let b = self.core.binding.borrow();
+        let i = if event == SWOOLE_EVENT_WRITE { 1 } else { 0 };
+        b.bound[i].unwrap_or(0)
+    }
+
+    #[php(defaults(length = 65536))]
+    pub fn peek(&self, length: i64) -> Zval {
+        let c = &self.core;
+        if !c.check_open() {
+            return false_zval();
+        }
+        let n = len_arg(length);
+        match c
+            .sock
+            .with_sock(|s| recv_op(s, n, libc::MSG_PEEK | libc::MSG_DONTWAIT))
+        {
+            Ok(v) => {
+                c.clear_err();
+                bytes_zval(&v)
+            }
+            Err(e) => {
+                c.set_err(errno_of(&e));
+                false_zval()
+            }
+        }
+    }
+
+    #[php(defaults(length = 65536, timeout = 0.0))]
+    pub fn recv(&self, length: i64, timeout: f64) -> PhpResult<Zval> {
+        let r = self.core.recv(len_arg(length), timeout)?;
+        Ok(self.string_or_false(r))
+    }
+
+    #[php(name = "recvAll", defaults(length = 65536, timeout = 0.0))]
+    pub fn recv_all(&self, length: i64, timeout: f64) -> PhpResult<Zval> {
+        let r = self.core.recv_all(len_arg(length), timeout)?;
+        Ok(self.string_or_false(r))
+    }
+
+    #[php(name = "recvLine", defaults(length = 65536, timeout = 0.0))]
+    pub fn recv_line(&self, length: i64, timeout: f64) -> PhpResult<Zval> {
+        let r = self.core.recv_line(len_arg(length), timeout)?;
+        Ok(self.string_or_false(r))
+    }
+
+    #[php(name = "recvWithBuffer", defaults(length = 65536, timeout = 0.0))]
+    pub fn recv_with_buffer(&self, length: i64, timeout: f64) -> PhpResult<Zval> {
+        let r = self.core.recv_with_buffer(len_arg(length), timeout)?;
+        Ok(self.string_or_false(r))
+    }
+
+    #[php(name = "recvPacket", defaults(timeout = 0.0))]
+    pub fn recv_packet(&self, timeout: f64) -> PhpResult<Zval> {
+        let r = self.core.recv_packet(timeout)?;
+        Ok(self.string_or_false(r))
+    }
+
+    #[php(defaults(timeout = 0.0))]
+    pub fn send(&self, data: &Zval, timeout: f64) -> PhpResult<Zval> {
+        let r = self.core.send(bytes_of(data), timeout)?;
+        Ok(int_or_false(r))
+    }
+
+    #[php(name = "sendAll", defaults(timeout = 0.0))]
+    pub fn send_all(&self, data: &Zval, timeout: f64) -> PhpResult<Zval> {
+        let r = self.core.send_all(bytes_of(data), timeout)?;
+        Ok(int_or_false(r))
+    }
+
+    #[php(name = "writeVector", defaults(timeout = 0.0))]
+    pub fn write_vector(&self, io_vector: &ZendHashTable, timeout: f64) -> PhpResult<Zval> {
+        let data = self.vector_bytes(io_vector)?;
+        let r = self.core.send(data, timeout)?;
+        Ok(int_or_false(r))
+    }
+
+    #[php(name = "writeVectorAll", defaults(timeout = 0.0))]
+    pub fn write_vector_all(&self, io_vector: &ZendHashTable, timeout: f64) -> PhpResult<Zval> {
+        let data = self.vector_bytes(io_vector)?;
+        let r = self.core.send_all(data, timeout)?;
+        Ok(int_or_false(r))
+    }
+
+    #[php(name = "readVector", defaults(timeout = 0.0))]
+    pub fn read_vector(&self, io_vector: &ZendHashTable, timeout: f64) -> PhpResult<Zval> {
+        let lens = self.vector_lens(io_vector)?;
+        let total: usize = lens.iter().sum();
+        let r = self.core.recv(total.max(1), timeout)?;
+        Ok(split_vector(r, &lens))
+    }
+
+    #[php(name = "readVectorAll", defaults(timeout = 0.0))]
+    pub fn read_vector_all(&self, io_vector: &ZendHashTable, timeout: f64) -> PhpResult<Zval> {
+        let lens = self.vector_lens(io_vector)?;
+        let total: usize = lens.iter().sum();
+        let r = self.core.recv_all(total.max(1), timeout)?;
+        Ok(split_vector(r, &lens))
+    }
+
+    #[php(name = "sendFile", defaults(offset = 0, length = 0))]
+    pub fn send_file(&self, file: &str, offset: i64, length: i64) -> PhpResult<bool> {
+        send_file_impl(&self.core, file, offset, length)
+    }
+
+    #[php(defaults(timeout = 0.0))]
+    pub fn recvfrom(&self, mut peername: PhpRef, timeout: f64) -> PhpResult<Zval> {
+        let r = self
+            .core
+            .op(Dir::Read, timeout, |s| recv_from_op(s, BUFFER_SIZE_BIG))?;
+        let Some((data, from)) = r else {
+            return Ok(false_zval());
+        };
+        let (h, p) = addr_parts(&from);
+        let old = std::mem::replace(&mut *peername, addr_array(&h, p));
+        drop(old);
+        Ok(bytes_zval(&data))
+    }
+
+    pub fn sendto(&self, addr: &str, port: i64, data: &Zval) -> PhpResult<Zval> {
+        let c = &self.core;
+        if !c.check_open() {
+            return Ok(false_zval());
+        }
+        let Some(to) = c.resolve(addr, port.clamp(0, 65535) as u16)? else {
+            return Ok(false_zval());
+        };
+        let data = bytes_of(data);
+        let r = c.op(Dir::Write, 0.0, move |s| {
+            s.send_to_with_flags(&data, &to, libc::MSG_NOSIGNAL)
+        })?;
+        Ok(int_or_false(r))
+    }
+
+    #[php(defaults(how = 2))]
+    pub fn shutdown(&self, how: i64) -> bool {
+        let c = &self.core;
+        if !c.check_open() {
+            return false;
+        }
+        let h = match how {
+            0 => std::net::Shutdown::Read,
+            1 => std::net::Shutdown::Write,
+            _ => std::net::Shutdown::Both,
+        };
+        match c.sock.with_sock(|s| s.shutdown(h)) {
+            Ok(()) => true,
+            Err(e) => {
+                c.set_err(errno_of(&e));
+                false
+            }
+        }
+    }
+
+    #[php(defaults(event = 512))]
+    pub fn cancel(&self, event: i64) -> bool {
+        let dir = if event == SWOOLE_EVENT_WRITE {
+            Dir::Write
+        } else {
+            Dir::Read
+        };
+        let bound = self.core.binding.borrow().bound[slot(dir)];
+        if bound.is_none() {
+            return false;
+        }
+        self.core.sock.cancel(dir);
+        true
+    }
+
+    pub fn close(&self) -> bool {
+        if !self.core.check_open() {
+            return false;
+        }
+        self.core.sock.close()
+    }
+
+    pub fn getsockname(&self) -> Zval {
+        if !self.core.check_open() {
+            return false_zval();
+        }
+        self.core.addr(false)
+    }
+
+    pub fn getpeername(&self) -> Zval {
+        if !self.core.check_open() {
+            return false_zval();
+        }
+        self.core.addr(true)
+    }
+
+    #[php(name = "isClosed")]
+    pub fn is_closed(&self) -> bool {
+        self.core.sock.is_closed()
+    }
+
+    #[php(name = "getOption")]
+    pub fn get_option(&self, level: i64, opt_name: i64) -> Zval {
+        let c = &self.core;
+        if !c.check_open() {
+            return false_zval();
+        }
+        let (level, name) = (level as i32, opt_name as i32);
+        if level == libc::SOL_SOCKET && (name == libc::SO_RCVTIMEO || name == libc::SO_SNDTIMEO) {
+            let t = *c.timeouts.borrow();
+            return timeval_array(if name == libc::SO_RCVTIMEO {
+                t.read
+            } else {
+                t.write
+            });
+        }
+        let fd = c.sock.fd();
+        if level == libc::SOL_SOCKET && name == libc::SO_LINGER {
+            return match ns::getsockopt_raw(fd, level, name, 8) {
+                Ok(b) if b.len() >= 8 => {
+                    let mut ht = ZendHashTable::new();
+                    let on = i32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+                    let lin = i32::from_ne_bytes([b[4], b[5], b[6], b[7]]);
+                    let _ = ht.insert("l_onoff", i64::from(on));
+                    let _ = ht.insert("l_linger", i64::from(lin));
+                    let mut z = Zval::new();
+                    z.set_hashtable(ht);
+                    z
+                }
+                _ => false_zval(),
+            };
+        }
+        match ns::getsockopt_raw(fd, level, name, 4) {
+            Ok(b) => {
+                let v = match b.len() {
+                    1 => i64::from(b[0] as i8),
+                    n if n >= 4 => i64::from(i32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
+                    _ => 0,
+                };
+                let mut z = Zval::new();
+                z.set_long(v);
+                z
+            }
+            Err(e) => {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!(
+                        "getsockopt({fd}, {level}, {name}) failed, Error: {} [{}]",
+                        e,
+                        errno_of(&e)
+                    ),
+                );
+                false_zval()
+            }
+        }
+    }
+
+    #[php(name = "setOption")]
+    pub fn set_option(&self, level: i64, opt_name: i64, opt_value: &Zval) -> PhpResult<bool> {
+        let c = &self.core;
+        if !c.check_open() {
+            return Ok(false);
+        }
+        let (level, name) = (level as i32, opt_name as i32);
+        let fd = c.sock.fd();
+        let r = if level == libc::SOL_SOCKET
+            && (name == libc::SO_RCVTIMEO || name == libc::SO_SNDTIMEO)
+        {
+            let Some(ht) = opt_value.array() else {
+                return Err(super::exception::type_error(format!(
+                    "Swoole\\Coroutine\\Socket::setOption(): Argument #3 ($opt_value) must be of type array when argument $option is {}, {} given",
+                    if name == libc::SO_RCVTIMEO { "SO_RCVTIMEO" } else { "SO_SNDTIMEO" },
+                    super::settings::type_name(opt_value)
+                )));
+            };
+            let sec = ht.get("sec").map_or(0.0, zval_f64);
+            let usec = ht.get("usec").map_or(0.0, zval_f64);
+            let t = sec + usec / 1e6;
+            let mut tt = c.timeouts.borrow_mut();
+            if name == libc::SO_RCVTIMEO {
+                tt.read = t;
+            } else {
+                tt.write = t;
+                tt.connect = t;
+            }
+            return Ok(true);
+        } else if level == libc::SOL_SOCKET && name == libc::SO_LINGER {
+            let Some(ht) = opt_value.array() else {
+                return Ok(false);
+            };
+            let on = ht.get("l_onoff").map_or(0, zval_i64) as i32;
+            let lin = ht.get("l_linger").map_or(0, zval_i64) as i32;
+            let mut b = on.to_ne_bytes().to_vec();
+            b.extend_from_slice(&lin.to_ne_bytes());
+            ns::setsockopt_raw(fd, level, name, &b)
+        } else {
+            ns::setsockopt_int(fd, level, name, zval_i64(opt_value) as i32)
+        };
+        match r {
+            Ok(()) => Ok(true),
+            Err(e) => {
+                c.set_err(errno_of(&e));
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("setsockopt({fd}) failed, Error: {} [{}]", e, errno_of(&e)),
+                );
+                Ok(false)
+            }
+        }
+    }
+
+    #[php(name = "setProtocol")]
+    pub fn set_protocol(&self, settings: &ZendHashTable) -> PhpResult<bool> {
+        if settings.get("open_ssl").is_some_and(truthy) {
+            return Err(socket_exception(
+                "rswoole: SSL sockets are not supported yet (docs/compat.md)",
+                0,
+            ));
+        }
+        let p = parse_protocol(settings, &self.core.sock.proto.borrow());
+        *self.core.sock.proto.borrow_mut() = p;
+        apply_timeouts(settings, &mut self.core.timeouts.borrow_mut());
+        Ok(true)
+    }
+
+    #[php(name = "sslHandshake")]
+    pub fn ssl_handshake(&self) -> PhpResult<bool> {
+        Err(socket_exception(
+            "rswoole: SSL sockets are not supported yet (docs/compat.md)",
+            0,
+        ))
+    }
+
+    pub fn import(stream: &Zval) -> PhpResult<Zval> {
+        let Some(fd) = fd_of(stream) else {
+            return Err(super::exception::type_error(
+                "Swoole\\Coroutine\\Socket::import(): Argument #1 ($stream) must be of type resource or Socket",
+            ));
+        };
+        match NetSocket::import_fd(fd) {
+            Ok(n) => Ok(Socket::from_net(n).into_zval()),
+            Err(e) => {
+                php_error(&ErrorType::Warning, &format!("{e}"));
+                Ok(false_zval())
+            }
+        }
+    }
+
+    #[php(getter, name = "fd")]
+    pub fn prop_fd(&self) -> i64 {
+        i64::from(self.core.sock.fd())
+    }
+
+    #[php(getter, name = "domain")]
+    pub fn prop_domain(&self) -> i64 {
+        i64::from(self.core.sock.domain)
+    }
+
+    #[php(getter, name = "type")]
+    pub fn prop_type(&self) -> i64 {
+        i64::from(self.core.sock.ty)
+    }
+
+    #[php(getter, name = "protocol")]
+    pub fn prop_protocol(&self) -> i64 {
+        i64::from(self.core.sock.protocol)
+    }
+
+    #[php(getter, name = "errCode")]
+    pub fn prop_err_code(&self) -> i64 {
+        self.core.err.borrow().0
+    }
+
+    #[php(setter, name = "errCode")]
+    pub fn set_prop_err_code(&self, v: i64) {
+        self.core.err.borrow_mut().0 = v;
+    }
+
+    #[php(getter, name = "errMsg")]
+    pub fn prop_err_msg(&self) -> String {
+        self.core.err.borrow().1.clone()
+    }
+
+    #[php(setter, name = "errMsg")]
+    pub fn set_prop_err_msg(&self, v: String) {
+        self.core.err.borrow_mut().1 = v;
+    }
+}
+
+impl Socket {
+    fn vector_bytes(&self, v: &ZendHashTable) -> PhpResult<Vec<u8>> {
+        let mut out = Vec::new();
+        for (i, (_, z)) in v.iter().enumerate() {
+            let Some(s) = z.zend_str() else {
+                return Err(socket_exception(
+                    format!(
+                        "Item #[{i}] must be of type string, {} given",
+                        super::settings::type_name(z)
+                    ),
+                    libc::EINVAL,
+                ));
+            };
+            if s.is_empty() {
+                return Err(socket_exception(
+                    format!("Item #[{i}] cannot be empty string"),
+                    libc::EINVAL,
+                ));
+            }
+            out.extend_from_slice(s.as_bytes());
+        }
+        Ok(out)
+    }
+
+    fn vector_lens(&self, v: &ZendHashTable) -> PhpResult<Vec<usize>> {
+        let mut out = Vec::new();
+        for (i, (_, z)) in v.iter().enumerate() {
+            let Some(n) = z.long() else {
+                return Err(socket_exception(
+                    format!(
+                        "Item #[{i}] must be of type int, {} given",
+                        super::settings::type_name(z)
+                    ),
+                    libc::EINVAL,
+                ));
+            };
+            if n < 0 {
+                return Err(socket_exception(
+                    format!("Item #[{i}] must be greater than 0"),
+                    libc::EINVAL,
+                ));
+            }
+            out.push(n as usize);
+        }
+        Ok(out)
+    }
+}
+
+fn split_vector(r: Option<Vec<u8>>, lens: &[usize]) -> Zval {
+    let Some(data) = r else {
+        return false_zval();
+    };
+    let mut ht = ZendHashTable::new();
+    let mut at = 0;
+    for &l in lens {
+        if at >= data.len() {
+            break;
+        }
+        let end = (at + l).min(data.len());
+        let _ = ht.push(bytes_zval(&data[at..end]));
+        at = end;
+    }
+    let mut z = Zval::new();
+    z.set_hashtable(ht);
+    z
+}
+
+/// `sendFile()` for the socket and the clients.
+pub fn send_file_impl(c: &Core, file: &str, offset: i64, length: i64) -> PhpResult<bool> {
+    if file.is_empty() {
+        php_error(&ErrorType::Warning, "file to send is empty");
+        return Ok(false);
+    }
+    if !c.check_open() {
+        return Ok(false);
+    }
+    let f = match std::fs::File::open(file) {
+        Ok(f) => f,
+        Err(e) => {
+            c.set_err(errno_of(&e));
+            return Ok(false);
+        }
+    };
+    let size = f.metadata().map(|m| m.len() as i64).unwrap_or(0);
+    let off = offset.max(0);
+    let end = if length > 0 {
+        (off + length).min(size)
+    } else {
+        size
+    };
+    if off >= end {
+        c.set_err(i64::from(libc::EINVAL));
+        return Ok(false);
+    }
+    let f = Rc::new(f);
+    let mut at = off;
+    while at < end {
+        let ff = Rc::clone(&f);
+        let mut pos = at;
+        let want = (end - at) as usize;
+        let r = c.op(Dir::Write, 0.0, move |s| {
+            use std::os::fd::AsRawFd;
+            ns::sendfile_op(s, ff.as_raw_fd(), &mut pos, want).map(|n| (n, pos))
+        })?;
+        match r {
+            Some((0, _)) | None => return Ok(false),
+            Some((_, p)) => at = p,
+        }
+    }
+    Ok(true)
+}
+
+pub fn register_classes(short: bool) -> ext_php_rs::error::Result<()> {
+    let e = super::internal_subclass(
+        "Swoole\\Coroutine\\Socket\\Exception",
+        (exception_ce, "Swoole\\Exception"),
+    )?;
+    let _ = EXCEPTION.set(CeRef(e));
+    let canceled = super::internal_subclass(
+        "Swoole\\Coroutine\\CanceledException",
+        (ext_php_rs::zend::ce::exception, "Exception"),
+    )?;
+    super::make_final(canceled);
+    if short {
+        let ce = <Socket as RegisteredClass>::get_metadata().ce();
+        super::class_alias("Co\\Socket", ce);
+        super::class_alias("Co\\Socket\\Exception", e);
+    }
+    Ok(())
+}
+
+pub fn register(module: ModuleBuilder) -> ModuleBuilder {
+    module.class::<Socket>()
+}
