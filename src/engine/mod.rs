@@ -16,8 +16,8 @@ pub mod ipc;
 pub mod listener;
 #[macro_use]
 pub mod log;
-pub mod outflow;
 pub mod net_socket;
+pub mod outflow;
 pub mod pool;
 pub mod process;
 pub mod reactor;

@@ -208,8 +208,10 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
     } else {
         &[]
     };
-    for lib in [LIBRARY, LIBRARY_CO].iter().chain(optional) {
-    for lib in [LIBRARY, LIBRARY_CO, LIBRARY_SERVER_CORO] {
+    for lib in [LIBRARY, LIBRARY_CO, LIBRARY_SERVER_CORO]
+        .iter()
+        .chain(optional)
+    {
         if let Err(e) = ext_php_rs::php_eval::execute(lib) {
             ext_php_rs::error::php_error(
                 &ext_php_rs::flags::ErrorType::CoreWarning,
