@@ -12,9 +12,11 @@ PHP ?= php
 SO := $(CURDIR)/target/release/librswoole.so
 # Debian's package names; `php-cli`/`php-dev` are the fallback on distros without 8.2.
 # redis-server and phpredis: seed 000's Redis example is a test.
+# mariadb-server, php-mysql, php-curl, php-fpm, nghttp2-client, guzzle: runtime hooks, pools, FastCGI and HTTP/2 tests
+# (php-tests/include/services.php starts private instances on free ports and stops them by pid).
 # python3-websockets: the WebSocket battery (tests/integration/test_websockets_lib.py) uses that client.
-APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php8.2-redis
-APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php-redis
+APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php8.2-redis mariadb-server php8.2-mysql php8.2-curl php8.2-fpm nghttp2-client php-guzzlehttp-guzzle
+APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets build-essential pkg-config redis-server php-redis mariadb-server php-mysql php-curl php-fpm nghttp2-client php-guzzlehttp-guzzle
 
 
 .PHONY: deps-frameworks test-frameworks tls-check
@@ -33,6 +35,12 @@ deps:
 	{ python3 -c 'import websockets' || PYTHONPATH=/usr/lib/python3/dist-packages python3 -c 'import websockets'; } >/dev/null 2>&1 || missing="$$missing python3-websockets"; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
 	$(PHP) -n -d extension=igbinary -d extension=redis -r 'exit(extension_loaded("redis") ? 0 : 1);' >/dev/null 2>&1 || missing="$$missing php-redis"; \
+	{ test -x /usr/sbin/mariadbd || test -x /usr/sbin/mysqld; } || missing="$$missing mariadb-server"; \
+	$(PHP) -n -d extension=mysqlnd -d extension=pdo -d extension=pdo_mysql -d extension=mysqli -r 'exit(extension_loaded("pdo_mysql") && extension_loaded("mysqli") ? 0 : 1);' >/dev/null 2>&1 || missing="$$missing php-mysql"; \
+	$(PHP) -n -d extension=curl -r 'exit(extension_loaded("curl") ? 0 : 1);' >/dev/null 2>&1 || missing="$$missing php-curl"; \
+	ls /usr/sbin/php-fpm* >/dev/null 2>&1 || missing="$$missing php-fpm"; \
+	command -v h2load >/dev/null 2>&1 || missing="$$missing nghttp2-client"; \
+	test -f /usr/share/php/GuzzleHttp/Client.php || missing="$$missing php-guzzlehttp-guzzle"; \
 	command -v cc >/dev/null 2>&1 || missing="$$missing cc"; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: missing:$$missing"; \
