@@ -305,7 +305,10 @@ fn bound_error(fd: c_int, other: crate::coro::Cid, me: crate::coro::Cid) -> ! {
     eprint!(
         "\n [Coroutine-{other}] Stack trace:\n -------------------------------------------------------------------\n"
     );
-    std::process::exit(255);
+    // As Swoole: the process ends here. `_exit`, not `exit`: nothing of
+    // this process (thread-locals, PHP's shutdown) may run after a fatal.
+    // SAFETY: ends the process; nothing runs afterwards.
+    unsafe { libc::_exit(255) }
 }
 
 /// Waits in the coroutine until `stream`'s socket is ready for `want`,
@@ -352,7 +355,8 @@ unsafe fn wait_ready(stream: *mut php_stream, want: Want) -> bool {
 unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
     // SAFETY: PHP's live stream for this call.
     if !unsafe { wait_ready(stream, Want::Read) } {
-        return 0;
+        // What PHP 8.2's socket read answers on a timeout (fread: false).
+        return -1;
     }
     // SAFETY: PHP's read with PHP's arguments, the socket now readable.
     unsafe {
