@@ -133,6 +133,12 @@ pub fn wait(fd: RawFd, want: Want, timeout: Option<Duration>) -> Result<bool, Er
     if ready_now(fd, want) {
         return Ok(true);
     }
+    wait_busy(fd, want, timeout)
+}
+
+/// `wait` for a caller that has just seen EAGAIN on `fd` (no zero-timeout
+/// check first).
+pub fn wait_busy(fd: RawFd, want: Want, timeout: Option<Duration>) -> Result<bool, Error> {
     if timeout.is_some_and(|t| t.is_zero()) {
         return Ok(false);
     }

@@ -313,17 +313,21 @@ fn bound_error(fd: c_int, other: crate::coro::Cid, me: crate::coro::Cid) -> ! {
 
 /// Waits in the coroutine until `stream`'s socket is ready for `want`,
 /// within the stream's timeout. False when the timeout ran out (the
-/// stream's `timed_out` is then set).
+/// stream's `timed_out` is then set). `known_busy`: the caller has just
+/// seen EAGAIN, so the zero-timeout check is skipped.
 ///
 /// # Safety
 /// `stream` is a live hooked socket stream.
-unsafe fn wait_ready(stream: *mut php_stream, want: Want) -> bool {
+unsafe fn wait_ready(stream: *mut php_stream, want: Want, known_busy: bool) -> bool {
     // SAFETY: the caller's live stream.
     let Some(sock) = (unsafe { data(stream) }) else {
         return true;
     };
     let fd = sock.socket;
-    if fd < 0 || sock.is_blocked == 0 || !in_coroutine() || fdwait::ready_now(fd, want) {
+    if fd < 0 || sock.is_blocked == 0 || !in_coroutine() {
+        return true;
+    }
+    if !known_busy && fdwait::ready_now(fd, want) {
         return true;
     }
     let me = crate::coro::current();
@@ -335,7 +339,7 @@ unsafe fn wait_ready(stream: *mut php_stream, want: Want) -> bool {
         READERS.with(|r| r.borrow_mut().insert(fd, me));
     }
     let timeout = timeout_of(&sock.timeout);
-    let r = fdwait::wait(fd, want, timeout);
+    let r = fdwait::wait_busy(fd, want, timeout);
     if want == Want::Read {
         READERS.with(|r| r.borrow_mut().remove(&fd));
     }
@@ -352,10 +356,65 @@ unsafe fn wait_ready(stream: *mut php_stream, want: Want) -> bool {
     }
 }
 
+/// The socket of a blocking hooked stream used from a coroutine, when the
+/// fast path may do its I/O itself: no progress notifier on the stream's
+/// context (PHP's own read/write would call it).
+///
+/// # Safety
+/// `stream` is a live hooked socket stream.
+unsafe fn fast_fd(stream: *mut php_stream) -> Option<c_int> {
+    // SAFETY: the caller's live stream.
+    let sock = unsafe { data(stream) }?;
+    if sock.socket < 0 || sock.is_blocked == 0 || !in_coroutine() {
+        return None;
+    }
+    // SAFETY: `ctx` is null or a live context resource of the stream.
+    unsafe {
+        let ctx = (*stream).ctx;
+        if !ctx.is_null() {
+            let c = (*ctx).ptr.cast::<php_stream_context>();
+            if !c.is_null() && !(*c).notifier.is_null() {
+                return None;
+            }
+        }
+    }
+    sock.timeout_event = 0;
+    Some(sock.socket)
+}
+
+fn errno() -> c_int {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
 unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
+    // In a coroutine: recv without waiting; on EAGAIN suspend until
+    // readable (or the stream's timeout), then try again. End of stream and
+    // errors are left to PHP's read, which sees them again and reports them
+    // its own way.
     // SAFETY: PHP's live stream for this call.
-    if !unsafe { wait_ready(stream, Want::Read) } {
-        // What PHP 8.2's socket read answers on a timeout (fread: false).
+    if let Some(fd) = unsafe { fast_fd(stream) } {
+        loop {
+            // SAFETY: PHP's buffer of `count` bytes for this read.
+            let n = unsafe { libc::recv(fd, buf.cast(), count, libc::MSG_DONTWAIT) };
+            if n > 0 {
+                return n;
+            }
+            if n == 0 {
+                break;
+            }
+            match errno() {
+                libc::EINTR => continue,
+                libc::EAGAIN => {
+                    // SAFETY: as above.
+                    if !unsafe { wait_ready(stream, Want::Read, true) } {
+                        // What PHP 8.2's socket read answers on a timeout.
+                        return -1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    } else if !unsafe { wait_ready(stream, Want::Read, false) } {
         return -1;
     }
     // SAFETY: PHP's read with PHP's arguments, the socket now readable.
@@ -370,7 +429,25 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
 
 unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
     // SAFETY: PHP's live stream for this call.
-    if !unsafe { wait_ready(stream, Want::Write) } {
+    if let Some(fd) = unsafe { fast_fd(stream) } {
+        loop {
+            // SAFETY: PHP's buffer of `count` bytes for this write.
+            let n = unsafe { libc::send(fd, buf.cast(), count, libc::MSG_DONTWAIT) };
+            if n >= 0 {
+                return n;
+            }
+            match errno() {
+                libc::EINTR => continue,
+                libc::EAGAIN => {
+                    // SAFETY: as above.
+                    if !unsafe { wait_ready(stream, Want::Write, true) } {
+                        return -1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    } else if !unsafe { wait_ready(stream, Want::Write, false) } {
         return -1;
     }
     // SAFETY: PHP's write with PHP's arguments, the socket now writable.
@@ -466,7 +543,7 @@ unsafe extern "C" fn set_option(
         }
         STREAM_XPORT_OP_RECV => {
             // SAFETY: the caller's live stream.
-            if !unsafe { wait_ready(stream, Want::Read) } {
+            if !unsafe { wait_ready(stream, Want::Read, false) } {
                 // SAFETY: as above.
                 unsafe {
                     (*xp).outputs.returncode = -1;
