@@ -12,7 +12,7 @@
 //! registration is leaked rather than deregistered (deregistering would
 //! remove the new socket's own registration, possibly the engine's).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::os::fd::{AsRawFd, RawFd};
 use std::rc::Rc;
@@ -166,6 +166,56 @@ pub fn wait_busy(fd: RawFd, want: Want, timeout: Option<Duration>) -> Result<boo
         match timeout {
             Some(t) => tokio::time::timeout(t, ready).await.unwrap_or(false),
             None => ready.await,
+        }
+    })
+}
+
+/// Sets a flag to false when dropped: tells a loop task that the
+/// coroutine it works for has stopped waiting (see `io`).
+struct Alive(Rc<Cell<bool>>);
+
+impl Drop for Alive {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
+}
+
+/// Runs `op` (a non-blocking recv/send/accept on `fd`) from the loop each
+/// time `fd` is ready for `want`, until it answers something other than
+/// `WouldBlock`, suspending only the current coroutine; tokio clears its
+/// cached readiness on every `WouldBlock`, so no extra `poll(2)` is made.
+/// `Ok(None)` when `timeout` ran out first. `op` is never called once this
+/// function has returned (the coroutine destroyed meanwhile included), so
+/// it may use the caller's buffers.
+pub fn io<R, F>(
+    fd: RawFd,
+    want: Want,
+    timeout: Option<Duration>,
+    mut op: F,
+) -> Result<Option<std::io::Result<R>>, Error>
+where
+    R: 'static,
+    F: FnMut() -> std::io::Result<R> + 'static,
+{
+    let alive = Rc::new(Cell::new(true));
+    let _guard = Alive(Rc::clone(&alive));
+    io::run(async move {
+        let interest = match want {
+            Want::Read => Interest::READABLE,
+            Want::Write => Interest::WRITABLE,
+        };
+        let Some(afd) = registration(fd) else {
+            return Some(op());
+        };
+        let fut = afd.async_io(interest, |_| {
+            if !alive.get() {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            op()
+        });
+        match timeout {
+            Some(t) => tokio::time::timeout(t, fut).await.ok(),
+            None => Some(fut.await),
         }
     })
 }

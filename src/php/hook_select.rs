@@ -43,7 +43,11 @@ unsafe fn timeout(ex: *mut zend_execute_data) -> Option<Option<Duration>> {
 
 unsafe extern "C" fn stream_select(ex: *mut zend_execute_data, rv: *mut zval) {
     // SAFETY: PHP's frame for this call.
-    let limit = if in_coroutine() { unsafe { timeout(ex) } } else { None };
+    let limit = if in_coroutine() {
+        unsafe { timeout(ex) }
+    } else {
+        None
+    };
     let Some(limit) = limit.filter(|l| l.is_none_or(|d| !d.is_zero())) else {
         // SAFETY: the frame and return slot PHP gave this hook.
         return unsafe { call_original("stream_select", ex, rv) };

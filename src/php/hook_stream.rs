@@ -19,7 +19,9 @@ use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::time::Duration;
 
-use ext_php_rs::ffi::{php_stream, php_stream_context, php_stream_ops, zend_hash_str_find, HashTable};
+use ext_php_rs::ffi::{
+    php_stream, php_stream_context, php_stream_ops, zend_hash_str_find, HashTable,
+};
 use ext_php_rs::types::ZendStr;
 
 use super::runtime::{in_coroutine, HOOK_TCP, HOOK_UDG, HOOK_UDP, HOOK_UNIX};
@@ -282,7 +284,10 @@ fn timeout_of(tv: &libc::timeval) -> Option<Duration> {
     if tv.tv_sec < 0 {
         return None;
     }
-    Some(Duration::new(tv.tv_sec as u64, (tv.tv_usec.max(0) as u32) * 1000))
+    Some(Duration::new(
+        tv.tv_sec as u64,
+        (tv.tv_usec.max(0) as u32) * 1000,
+    ))
 }
 
 /// Swoole's fatal error for a second reader of one socket.
@@ -330,19 +335,10 @@ unsafe fn wait_ready(stream: *mut php_stream, want: Want, known_busy: bool) -> b
     if !known_busy && fdwait::ready_now(fd, want) {
         return true;
     }
-    let me = crate::coro::current();
-    if want == Want::Read {
-        let other = READERS.with(|r| r.borrow().get(&fd).copied());
-        if let Some(other) = other.filter(|o| *o != me && crate::coro::exists(*o)) {
-            bound_error(fd, other, me);
-        }
-        READERS.with(|r| r.borrow_mut().insert(fd, me));
-    }
+    let reader = (want == Want::Read).then(|| bind_reader(fd));
     let timeout = timeout_of(&sock.timeout);
     let r = fdwait::wait_busy(fd, want, timeout);
-    if want == Want::Read {
-        READERS.with(|r| r.borrow_mut().remove(&fd));
-    }
+    drop(reader);
     match r {
         Ok(true) | Err(_) => true,
         Ok(false) => {
@@ -382,70 +378,122 @@ unsafe fn fast_fd(stream: *mut php_stream) -> Option<c_int> {
     Some(sock.socket)
 }
 
-fn errno() -> c_int {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+/// Checks the bound-reader rule for `fd` and marks the current coroutine
+/// as its reader until the returned guard drops.
+fn bind_reader(fd: c_int) -> ReaderGuard {
+    let me = crate::coro::current();
+    let other = READERS.with(|r| r.borrow().get(&fd).copied());
+    if let Some(other) = other.filter(|o| *o != me && crate::coro::exists(*o)) {
+        bound_error(fd, other, me);
+    }
+    READERS.with(|r| r.borrow_mut().insert(fd, me));
+    ReaderGuard(fd)
+}
+
+struct ReaderGuard(c_int);
+
+impl Drop for ReaderGuard {
+    fn drop(&mut self) {
+        let _ = READERS.try_with(|r| r.borrow_mut().remove(&self.0));
+    }
+}
+
+/// What the fast path of a hooked read or write ended with.
+enum Fast {
+    /// Bytes moved: PHP's answer.
+    Done(isize),
+    /// The stream's timeout ran out.
+    TimedOut,
+    /// End of stream or an error: PHP's own operation sees it again and
+    /// reports it its own way.
+    Fallback,
+}
+
+/// One non-blocking `recv`/`send`, as an io::Result (`WouldBlock` on EAGAIN).
+fn sys(n: isize) -> std::io::Result<isize> {
+    if n >= 0 {
+        Ok(n)
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// The fast path of read (`want` Read) or write: try `op` at once, and on
+/// EAGAIN let the loop retry it whenever the socket is ready, within the
+/// stream's timeout.
+///
+/// # Safety
+/// `stream` is a live hooked socket stream, `fd` its socket, and `op`
+/// touches only buffers that outlive this call.
+unsafe fn fast_io(
+    stream: *mut php_stream,
+    fd: c_int,
+    want: Want,
+    mut op: impl FnMut() -> isize + 'static,
+) -> Fast {
+    loop {
+        match sys(op()) {
+            Ok(0) if want == Want::Read => return Fast::Fallback,
+            Ok(n) => return Fast::Done(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            Err(_) => return Fast::Fallback,
+        }
+    }
+    let _reader = (want == Want::Read).then(|| bind_reader(fd));
+    // SAFETY: the caller's live stream.
+    let timeout = unsafe { data(stream) }.and_then(|s| timeout_of(&s.timeout));
+    match fdwait::io(fd, want, timeout, move || sys(op())) {
+        Ok(Some(Ok(0))) if want == Want::Read => Fast::Fallback,
+        Ok(Some(Ok(n))) => Fast::Done(n),
+        Ok(Some(Err(_))) => Fast::Fallback,
+        Ok(None) => {
+            // SAFETY: the stream outlives the wait (PHP holds it for the
+            // call that is waiting); re-read after the suspension.
+            if let Some(sock) = unsafe { data(stream) } {
+                sock.timeout_event = 1;
+            }
+            Fast::TimedOut
+        }
+        // The coroutine cannot wait here: PHP's own (blocking) operation.
+        Err(_) => Fast::Fallback,
+    }
 }
 
 unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
-    // In a coroutine: recv without waiting; on EAGAIN suspend until
-    // readable (or the stream's timeout), then try again. End of stream and
-    // errors are left to PHP's read, which sees them again and reports them
-    // its own way.
+    // In a coroutine: recv without waiting; on EAGAIN suspend until the
+    // loop's retry succeeds (or the stream's timeout).
     // SAFETY: PHP's live stream for this call.
     if let Some(fd) = unsafe { fast_fd(stream) } {
-        loop {
-            // SAFETY: PHP's buffer of `count` bytes for this read.
-            let n = unsafe { libc::recv(fd, buf.cast(), count, libc::MSG_DONTWAIT) };
-            if n > 0 {
-                return n;
-            }
-            if n == 0 {
-                break;
-            }
-            match errno() {
-                libc::EINTR => continue,
-                libc::EAGAIN => {
-                    // SAFETY: as above.
-                    if !unsafe { wait_ready(stream, Want::Read, true) } {
-                        // What PHP 8.2's socket read answers on a timeout.
-                        return -1;
-                    }
-                }
-                _ => break,
-            }
+        let b = buf as usize;
+        // SAFETY: `buf` holds `count` bytes for this read, which is still
+        // running whenever the loop calls the closure (`fdwait::io`).
+        let op = move || unsafe { libc::recv(fd, b as *mut c_void, count, libc::MSG_DONTWAIT) };
+        // SAFETY: as above.
+        match unsafe { fast_io(stream, fd, Want::Read, op) } {
+            Fast::Done(n) => return n,
+            // What PHP 8.2's socket read answers on a timeout.
+            Fast::TimedOut => return -1,
+            Fast::Fallback => {}
         }
     } else if !unsafe { wait_ready(stream, Want::Read, false) } {
         return -1;
     }
     // SAFETY: PHP's read with PHP's arguments, the socket now readable.
-    unsafe {
-        with_original(
-            stream,
-            |o| o.read.map_or(-1, |f| f(stream, buf, count)),
-            -1,
-        )
-    }
+    unsafe { with_original(stream, |o| o.read.map_or(-1, |f| f(stream, buf, count)), -1) }
 }
 
 unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
     // SAFETY: PHP's live stream for this call.
     if let Some(fd) = unsafe { fast_fd(stream) } {
-        loop {
-            // SAFETY: PHP's buffer of `count` bytes for this write.
-            let n = unsafe { libc::send(fd, buf.cast(), count, libc::MSG_DONTWAIT) };
-            if n >= 0 {
-                return n;
-            }
-            match errno() {
-                libc::EINTR => continue,
-                libc::EAGAIN => {
-                    // SAFETY: as above.
-                    if !unsafe { wait_ready(stream, Want::Write, true) } {
-                        return -1;
-                    }
-                }
-                _ => break,
-            }
+        let b = buf as usize;
+        // SAFETY: as in `read`: PHP's `count` bytes, alive while waited for.
+        let op = move || unsafe { libc::send(fd, b as *const c_void, count, libc::MSG_DONTWAIT) };
+        // SAFETY: as above.
+        match unsafe { fast_io(stream, fd, Want::Write, op) } {
+            Fast::Done(n) => return n,
+            Fast::TimedOut => return -1,
+            Fast::Fallback => {}
         }
     } else if !unsafe { wait_ready(stream, Want::Write, false) } {
         return -1;
@@ -610,7 +658,9 @@ unsafe fn connect(
                         )
                     };
                     if rc != 0 {
-                        std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
+                        std::io::Error::last_os_error()
+                            .raw_os_error()
+                            .unwrap_or(libc::EIO)
                     } else {
                         err
                     }
