@@ -42,8 +42,8 @@ unsafe fn timeout(ex: *mut zend_execute_data) -> Option<Option<Duration>> {
 }
 
 unsafe extern "C" fn stream_select(ex: *mut zend_execute_data, rv: *mut zval) {
-    // SAFETY: PHP's frame for this call.
     let limit = if in_coroutine() {
+        // SAFETY: PHP's frame for this call.
         unsafe { timeout(ex) }
     } else {
         None

@@ -300,7 +300,7 @@ fn bound_error(fd: c_int, other: crate::coro::Cid, me: crate::coro::Cid) -> ! {
         super::errors::SWOOLE_ERROR_CO_HAS_BEEN_BOUND as i32,
         super::exception::error_ce(),
     );
-    let _ = ex.throw();
+    ex.throw();
     if let Some(obj) = ext_php_rs::zend::ExecutorGlobals::take_exception() {
         let raw = obj.into_raw();
         // SAFETY: a live exception object; PHP prints it as "PHP Fatal
@@ -476,8 +476,11 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
             Fast::TimedOut => return -1,
             Fast::Fallback => {}
         }
-    } else if !unsafe { wait_ready(stream, Want::Read, false) } {
-        return -1;
+    } else {
+        // SAFETY: PHP's live stream for this call.
+        if !unsafe { wait_ready(stream, Want::Read, false) } {
+            return -1;
+        }
     }
     // SAFETY: PHP's read with PHP's arguments, the socket now readable.
     unsafe { with_original(stream, |o| o.read.map_or(-1, |f| f(stream, buf, count)), -1) }
@@ -495,8 +498,11 @@ unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: u
             Fast::TimedOut => return -1,
             Fast::Fallback => {}
         }
-    } else if !unsafe { wait_ready(stream, Want::Write, false) } {
-        return -1;
+    } else {
+        // SAFETY: PHP's live stream for this call.
+        if !unsafe { wait_ready(stream, Want::Write, false) } {
+            return -1;
+        }
     }
     // SAFETY: PHP's write with PHP's arguments, the socket now writable.
     unsafe {
