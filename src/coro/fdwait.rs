@@ -41,15 +41,17 @@ impl AsRawFd for Borrowed {
 
 struct Entry {
     afd: Rc<AsyncFd<Borrowed>>,
-    ino: (u64, u64),
+    ino: (u64, u64, u32),
 }
 
 thread_local! {
     static TABLE: Box<RefCell<HashMap<RawFd, Entry>>> = Box::new(RefCell::new(HashMap::new()));
 }
 
-/// (device, inode) of `fd`, or `None` when it is not open.
-fn identity(fd: RawFd) -> Option<(u64, u64)> {
+/// (device, inode, process) of `fd`, or `None` when it is not open. The
+/// process id makes a registration inherited through fork() (made on the
+/// parent's loop) stale in the child.
+fn identity(fd: RawFd) -> Option<(u64, u64, u32)> {
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: `st` is a valid out-pointer for fstat; a bad fd only fails.
     let r = unsafe { libc::fstat(fd, st.as_mut_ptr()) };
@@ -58,7 +60,7 @@ fn identity(fd: RawFd) -> Option<(u64, u64)> {
     }
     // SAFETY: fstat succeeded and filled `st`.
     let st = unsafe { st.assume_init() };
-    Some((st.st_dev, st.st_ino))
+    Some((st.st_dev, st.st_ino, std::process::id()))
 }
 
 /// True when `fd` is ready for `want` now (an error or hang-up counts as
