@@ -1,5 +1,5 @@
 --TEST--
-swoole_runtime: Runtime::enableCoroutine()/setHookFlags()/getHookFlags(); hooked functions outside a coroutine behave as PHP's; enableCoroutine(false) and flags 0 restore the originals
+swoole_runtime: Runtime::enableCoroutine()/setHookFlags()/getHookFlags(); hooked functions outside a coroutine behave as PHP's; enableCoroutine(false) and flags 0 restore the originals; a first Co\run() turns on SWOOLE_HOOK_ALL
 --SKIPIF--
 <?php require __DIR__ . '/../include/skipif.inc'; ?>
 --FILE--
@@ -11,6 +11,9 @@ function five(callable $f): float {
 }
 $us = fn() => usleep(200000);
 var_dump(Swoole\Runtime::getHookFlags());
+// As Swoole's: a first Co\run() with no flags chosen turns on SWOOLE_HOOK_ALL.
+printf("Co\\run() default: %s, flags after: %s\n", five($us) < 0.5 ? 'concurrent' : 'serial', var_export(Swoole\Runtime::getHookFlags() === SWOOLE_HOOK_ALL, true));
+Swoole\Runtime::setHookFlags(0);
 printf("unhooked: %s\n", five($us) >= 0.95 ? 'serial' : 'concurrent');
 var_dump(Swoole\Runtime::enableCoroutine());
 var_dump(Swoole\Runtime::getHookFlags() === SWOOLE_HOOK_ALL);
@@ -36,6 +39,7 @@ var_dump(Swoole\Runtime::getHookFlags());
 ?>
 --EXPECT--
 int(0)
+Co\run() default: concurrent, flags after: true
 unhooked: serial
 bool(true)
 bool(true)

@@ -16,7 +16,7 @@ file_put_contents($script, <<<'PHP'
 $mute = stream_socket_server("tcp://127.0.0.1:0", $e, $s);
 $name = stream_socket_get_name($mute, false);
 [$host, $port] = explode(':', $name);
-if ($argv[1] === '1') Swoole\Runtime::enableCoroutine(SWOOLE_HOOK_ALL);
+Swoole\Runtime::enableCoroutine($argv[1] === '1' ? SWOOLE_HOOK_ALL : 0);
 ini_set('default_socket_timeout', '1');
 Co\run(function () use ($name, $host, $port) {
     $ticks = 0;

@@ -289,6 +289,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     args::install();
     http_response::install_fast_paths();
     table::after_classes();
+    runtime::after_classes();
     atomic::after_classes();
     Ok(())
 }

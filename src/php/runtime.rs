@@ -38,6 +38,10 @@ thread_local! {
     static FLAGS: Cell<i64> = const { Cell::new(0) };
     /// The flags whose hooks are installed now.
     static APPLIED: Cell<i64> = const { Cell::new(0) };
+    /// Set once flags were given (`enableCoroutine`, `setHookFlags`,
+    /// `hook_flags`, or a first `Co\run()`): until then `Co\run()` turns on
+    /// `SWOOLE_HOOK_ALL`, as Swoole's `Co\run()` does.
+    static CHOSEN: Cell<bool> = const { Cell::new(false) };
     /// Original handlers of the functions hooked now, by name.
     static ORIGINAL: Box<RefCell<HashMap<&'static str, Handler>>> = Box::new(RefCell::new(HashMap::new()));
 }
@@ -152,6 +156,11 @@ pub unsafe fn num_args(ex: *mut zend_execute_data) -> usize {
 
 /// Installs the hooks `flags` asks for and removes the others.
 pub fn apply(flags: i64) -> bool {
+    CHOSEN.with(|c| c.set(true));
+    install(flags)
+}
+
+fn install(flags: i64) -> bool {
     let mut flags = flags;
     // Swoole drops SWOOLE_HOOK_SOCKETS when ext-sockets is not loaded.
     if find_function("socket_create").is_none() {
@@ -231,5 +240,53 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
 /// Request shutdown: put every original back (a CLI process ends anyway;
 /// this keeps the function table as PHP built it).
 pub fn shutdown() {
-    apply(0);
+    install(0);
+    for name in CO_RUN {
+        unhook_function(name);
+    }
+}
+
+/// `Swoole\Coroutine\run()` and `Co\run()` (lowercase, as in the table).
+const CO_RUN: [&str; 2] = ["swoole\\coroutine\\run", "co\\run"];
+
+/// Module startup: `Co\run()` applies Swoole's default hooks first (see
+/// `CHOSEN`); the wrapper then runs rswoole's own `Co\run()`.
+pub fn after_classes() {
+    for name in CO_RUN {
+        hook_function(name, co_run);
+    }
+}
+
+unsafe extern "C" fn co_run(ex: *mut zend_execute_data, rv: *mut zval) {
+    if !CHOSEN.with(Cell::get)
+        && crate::coro::current() < 0
+        && crate::engine::worker::current_worker_id() < 0
+    {
+        apply(HOOK_ALL);
+    }
+    // SAFETY: the called function's name picks its original; the frame and
+    // return slot are PHP's for this call.
+    unsafe {
+        let name = if is_short(ex) { CO_RUN[1] } else { CO_RUN[0] };
+        call_original(name, ex, rv);
+    }
+}
+
+/// True when the frame calls `Co\run` (not `Swoole\Coroutine\run`).
+///
+/// # Safety
+/// `ex` is a live call frame.
+unsafe fn is_short(ex: *mut zend_execute_data) -> bool {
+    // SAFETY: a live frame's `func` is the called function.
+    unsafe {
+        let f = (*ex).func;
+        if f.is_null() || (*f).common.function_name.is_null() {
+            return false;
+        }
+        let name = &*(*f)
+            .common
+            .function_name
+            .cast::<ext_php_rs::types::ZendStr>();
+        name.as_bytes().len() == 6
+    }
 }
