@@ -17,6 +17,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use ext_php_rs::ffi::{
@@ -116,14 +117,34 @@ const TRANSPORTS: [(&str, i64); 4] = [
     ("udg", HOOK_UDG),
 ];
 
+// Process-wide (see `runtime`): the transport table is the process's.
+/// PHP's factory of each transport hooked now, by name.
+static FACTORIES: Mutex<Vec<(&'static str, Factory)>> = Mutex::new(Vec::new());
+/// (PHP's ops, our copy), as addresses, for every socket ops table met so
+/// far; the copies are leaked (a few, for the process's life).
+static OPS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+
 thread_local! {
-    /// PHP's factory of each transport hooked now, by name.
-    static FACTORIES: RefCell<HashMap<&'static str, Factory>> = RefCell::new(HashMap::new());
-    /// (PHP's ops, our copy) for every socket ops table met so far; the
-    /// copies are leaked (a few, for the process's life).
-    static OPS: RefCell<Vec<(*const php_stream_ops, *const php_stream_ops)>> = const { RefCell::new(Vec::new()) };
     /// The coroutine reading each hooked socket now, by fd.
     static READERS: RefCell<HashMap<c_int, crate::coro::Cid>> = RefCell::new(HashMap::new());
+}
+
+fn factories() -> std::sync::MutexGuard<'static, Vec<(&'static str, Factory)>> {
+    FACTORIES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn ops_table() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
+    OPS.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn factory_of(name: &str) -> Option<Factory> {
+    factories()
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, f)| *f)
 }
 
 /// The value slot of transport `name` in PHP's transport table.
@@ -143,7 +164,7 @@ fn slot(name: &str) -> Option<*mut ext_php_rs::ffi::zval> {
 /// Hooks the transports whose bits are in `flags`, unhooks the others.
 pub fn set(flags: i64) {
     for (name, bit) in TRANSPORTS {
-        let hooked = FACTORIES.with(|f| f.borrow().contains_key(name));
+        let hooked = factory_of(name).is_some();
         let Some(zv) = slot(name) else {
             continue;
         };
@@ -156,11 +177,17 @@ pub fn set(flags: i64) {
                     continue;
                 }
                 let old: Factory = std::mem::transmute::<*mut c_void, Factory>(old);
-                FACTORIES.with(|f| f.borrow_mut().insert(name, old));
+                factories().push((name, old));
                 (*zv).value.ptr = factory as *mut c_void;
             }
         } else if flags & bit == 0 && hooked {
-            if let Some(old) = FACTORIES.with(|f| f.borrow_mut().remove(name)) {
+            let old = {
+                let mut f = factories();
+                f.iter()
+                    .position(|(n, _)| *n == name)
+                    .map(|i| f.remove(i).1)
+            };
+            if let Some(old) = old {
                 // SAFETY: as above: PHP's factory goes back in its slot.
                 unsafe { (*zv).value.ptr = old as *mut c_void };
             }
@@ -184,8 +211,7 @@ unsafe extern "C" fn factory(
     // SAFETY: PHP passes the protocol name and its length.
     let name = unsafe { std::slice::from_raw_parts(proto.cast::<u8>(), protolen) };
     let name = std::str::from_utf8(name).unwrap_or("").to_ascii_lowercase();
-    let orig = FACTORIES.with(|f| f.borrow().get(name.as_str()).copied());
-    let orig = orig.or_else(|| FACTORIES.with(|f| f.borrow().get("tcp").copied()));
+    let orig = factory_of(&name).or_else(|| factory_of("tcp"));
     let Some(orig) = orig else {
         return std::ptr::null_mut();
     };
@@ -220,28 +246,34 @@ unsafe fn hook(stream: *mut php_stream) {
     if ops.is_null() {
         return;
     }
-    let hooked = OPS.with(|o| {
-        let mut o = o.borrow_mut();
-        if let Some((_, h)) = o.iter().find(|(p, h)| *p == ops || *h == ops) {
-            return *h;
+    let hooked = {
+        let mut o = ops_table();
+        let key = ops as usize;
+        if let Some((_, h)) = o.iter().find(|(p, h)| *p == key || *h == key) {
+            *h as *const php_stream_ops
+        } else {
+            // SAFETY: PHP's ops table is static data; a copy is taken.
+            let mut copy: php_stream_ops = unsafe { *ops };
+            copy.read = Some(read);
+            copy.write = Some(write);
+            copy.close = Some(close);
+            copy.set_option = Some(set_option);
+            let h: *const php_stream_ops = Box::leak(Box::new(copy));
+            o.push((key, h as usize));
+            h
         }
-        // SAFETY: PHP's ops table is static data; a copy is taken.
-        let mut copy: php_stream_ops = unsafe { *ops };
-        copy.read = Some(read);
-        copy.write = Some(write);
-        copy.close = Some(close);
-        copy.set_option = Some(set_option);
-        let h: *const php_stream_ops = Box::leak(Box::new(copy));
-        o.push((ops, h));
-        h
-    });
+    };
     // SAFETY: the caller's live stream; the new table lives forever.
     unsafe { (*stream).ops = hooked };
 }
 
 /// PHP's ops behind a hooked stream's ops.
 fn original(ops: *const php_stream_ops) -> Option<*const php_stream_ops> {
-    OPS.with(|o| o.borrow().iter().find(|(_, h)| *h == ops).map(|(p, _)| *p))
+    let key = ops as usize;
+    ops_table()
+        .iter()
+        .find(|(_, h)| *h == key)
+        .map(|(p, _)| *p as *const php_stream_ops)
 }
 
 /// Runs `f` with PHP's ops in place on `stream` (PHP's socket code compares

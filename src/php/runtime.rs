@@ -9,8 +9,8 @@
 //! `stream_select`). Hooks are process state: a worker inherits the master's
 //! at fork, and each process may change its own.
 
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Mutex;
 
 use ext_php_rs::ffi::{zend_execute_data, zend_function, zend_hash_str_find, zval};
 use ext_php_rs::prelude::*;
@@ -32,18 +32,31 @@ pub const HOOK_ALL: i64 = 2_143_285_247;
 /// `ZEND_INTERNAL_FUNCTION`.
 const ZEND_INTERNAL_FUNCTION: u8 = 1;
 
-thread_local! {
-    /// The flags last given to `setHookFlags`/`enableCoroutine` (what
-    /// `getHookFlags` reports).
-    static FLAGS: Cell<i64> = const { Cell::new(0) };
-    /// The flags whose hooks are installed now.
-    static APPLIED: Cell<i64> = const { Cell::new(0) };
-    /// Set once flags were given (`enableCoroutine`, `setHookFlags`,
-    /// `hook_flags`, or a first `Co\run()`): until then `Co\run()` turns on
-    /// `SWOOLE_HOOK_ALL`, as Swoole's `Co\run()` does.
-    static CHOSEN: Cell<bool> = const { Cell::new(false) };
-    /// Original handlers of the functions hooked now, by name.
-    static ORIGINAL: Box<RefCell<HashMap<&'static str, Handler>>> = Box::new(RefCell::new(HashMap::new()));
+// Process-wide, not thread-local: the function table is the process's,
+// and a `Process` child forked inside a loop runs PHP on a new thread.
+/// The flags last given to `setHookFlags`/`enableCoroutine` (what
+/// `getHookFlags` reports).
+static FLAGS: AtomicI64 = AtomicI64::new(0);
+/// The flags whose hooks are installed now.
+static APPLIED: AtomicI64 = AtomicI64::new(0);
+/// Set once flags were given (`enableCoroutine`, `setHookFlags`,
+/// `hook_flags`, or a first `Co\run()`): until then `Co\run()` turns on
+/// `SWOOLE_HOOK_ALL`, as Swoole's `Co\run()` does.
+static CHOSEN: AtomicBool = AtomicBool::new(false);
+/// Original handlers of the functions hooked now, by name.
+static ORIGINAL: Mutex<Vec<(&'static str, Handler)>> = Mutex::new(Vec::new());
+
+fn originals() -> std::sync::MutexGuard<'static, Vec<(&'static str, Handler)>> {
+    ORIGINAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn original_of(name: &str) -> Option<Handler> {
+    originals()
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, h)| *h)
 }
 
 /// True where a hook may suspend: inside a coroutine, and not where PHP
@@ -77,7 +90,7 @@ fn find_function(name: &str) -> Option<*mut zend_function> {
 /// Replaces `name`'s handler with `new`, keeping the original. False when
 /// the function does not exist (its extension is not loaded).
 pub fn hook_function(name: &'static str, new: Handler) -> bool {
-    if ORIGINAL.with(|o| o.borrow().contains_key(name)) {
+    if original_of(name).is_some() {
         return true;
     }
     let Some(f) = find_function(name) else {
@@ -89,7 +102,7 @@ pub fn hook_function(name: &'static str, new: Handler) -> bool {
     let old = unsafe { (*f).internal_function.handler.replace(new) };
     match old {
         Some(old) => {
-            ORIGINAL.with(|o| o.borrow_mut().insert(name, old));
+            originals().push((name, old));
             true
         }
         None => {
@@ -102,8 +115,12 @@ pub fn hook_function(name: &'static str, new: Handler) -> bool {
 
 /// Puts `name`'s original handler back.
 pub fn unhook_function(name: &'static str) {
-    let Some(old) = ORIGINAL.with(|o| o.borrow_mut().remove(name)) else {
-        return;
+    let old = {
+        let mut o = originals();
+        let Some(i) = o.iter().position(|(n, _)| *n == name) else {
+            return;
+        };
+        o.remove(i).1
     };
     if let Some(f) = find_function(name) {
         // SAFETY: as in `hook_function`.
@@ -116,7 +133,7 @@ pub fn unhook_function(name: &'static str) {
 /// # Safety
 /// `ex` and `rv` are the frame and return value PHP passed to the hook.
 pub unsafe fn call_original(name: &str, ex: *mut zend_execute_data, rv: *mut zval) {
-    let orig = ORIGINAL.with(|o| o.borrow().get(name).copied());
+    let orig = original_of(name);
     let orig = orig.or_else(|| {
         // Unhooked meanwhile: the table holds the original again.
         // SAFETY: as in `hook_function`, read only.
@@ -156,7 +173,7 @@ pub unsafe fn num_args(ex: *mut zend_execute_data) -> usize {
 
 /// Installs the hooks `flags` asks for and removes the others.
 pub fn apply(flags: i64) -> bool {
-    CHOSEN.with(|c| c.set(true));
+    CHOSEN.store(true, Ordering::SeqCst);
     install(flags)
 }
 
@@ -166,8 +183,8 @@ fn install(flags: i64) -> bool {
     if find_function("socket_create").is_none() {
         flags &= !(1 << 14);
     }
-    FLAGS.with(|f| f.set(flags));
-    let before = APPLIED.with(Cell::get);
+    FLAGS.store(flags, Ordering::SeqCst);
+    let before = APPLIED.load(Ordering::SeqCst);
     let on = |bit: i64| flags & bit != 0;
     let was = |bit: i64| before & bit != 0;
     if on(HOOK_SLEEP) != was(HOOK_SLEEP) {
@@ -180,13 +197,13 @@ fn install(flags: i64) -> bool {
         super::hook_select::set(on(HOOK_STREAM_FUNCTION));
     }
     super::hook_stream::set(flags & (HOOK_TCP | HOOK_UDP | HOOK_UNIX | HOOK_UDG));
-    APPLIED.with(|a| a.set(flags));
+    APPLIED.store(flags, Ordering::SeqCst);
     true
 }
 
 /// The flags in effect (`Runtime::getHookFlags()`).
 pub fn flags() -> i64 {
-    FLAGS.with(Cell::get)
+    FLAGS.load(Ordering::SeqCst)
 }
 
 /// The server's `hook_flags` setting, applied by `start()` before the
@@ -258,7 +275,7 @@ pub fn after_classes() {
 }
 
 unsafe extern "C" fn co_run(ex: *mut zend_execute_data, rv: *mut zval) {
-    if !CHOSEN.with(Cell::get)
+    if !CHOSEN.load(Ordering::SeqCst)
         && crate::coro::current() < 0
         && crate::engine::worker::current_worker_id() < 0
     {
