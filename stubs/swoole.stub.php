@@ -943,6 +943,16 @@ namespace Swoole\Process {
 }
 
 namespace Swoole {
+    class Runtime
+    {
+        public function __construct() {}
+        public static function enableCoroutine(int $flags = 2143285247): bool {}
+        public static function getHookFlags(): int {}
+        public static function setHookFlags(int $flags): bool {}
+    }
+}
+
+namespace Swoole {
     class Server
     {
         public ?array $setting;

@@ -15,6 +15,7 @@
 //! This layer never holds user values: the PHP layer keeps callables, args,
 //! contexts and defers in tables keyed by cid.
 
+pub mod fdwait;
 pub mod fiber;
 pub mod io;
 pub mod output;

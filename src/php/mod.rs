@@ -20,6 +20,10 @@ pub mod event;
 pub mod exception;
 pub mod exit;
 pub mod functions;
+pub mod hook_net;
+pub mod hook_select;
+pub mod hook_sleep;
+pub mod hook_stream;
 pub mod http_client_coro;
 pub mod http_request;
 pub mod http_response;
@@ -28,6 +32,7 @@ pub mod lock;
 pub mod lock_coro;
 pub mod process;
 pub mod process_pool;
+pub mod runtime;
 pub mod server;
 pub mod server_port;
 pub mod server_task;
@@ -178,6 +183,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = lock::register(m);
     let m = process::register(m);
     let m = process_pool::register(m);
+    let m = runtime::register(m);
     channel::register(m)
         .request_startup_function(rinit)
         .request_shutdown_function(rshutdown)
@@ -268,6 +274,7 @@ extern "C" fn rshutdown(_ty: i32, _module_number: i32) -> i32 {
     timer::shutdown();
     event::shutdown();
     process::shutdown();
+    runtime::shutdown();
     0
 }
 
@@ -320,6 +327,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     args::install();
     http_response::install_fast_paths();
     table::after_classes();
+    runtime::after_classes();
     atomic::after_classes();
     Ok(())
 }

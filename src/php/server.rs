@@ -255,6 +255,8 @@ impl Server {
                 self_.mode == SWOOLE_PROCESS,
             )?
         };
+        // `hook_flags`: applied here, before the workers fork (each inherits them).
+        super::runtime::apply_server_setting(self_.setting.borrow().as_ref().and_then(Zval::array));
         if cfg.task_worker_num > 0 && callbacks.task.is_none() {
             return Err(swoole_exception("require 'onTask' callback", 0));
         }

@@ -1,0 +1,107 @@
+//! SWOOLE_HOOK_STREAM_FUNCTION's `stream_select`: in a coroutine, PHP's own
+//! `stream_select` runs with a zero timeout, and while nothing is ready the
+//! coroutine sleeps a little (1 ms, growing to 10 ms) and tries again until
+//! the caller's timeout. The arrays are put back before each try (PHP
+//! replaces them with the ready subset). Outside a coroutine PHP's own
+//! function runs.
+
+use std::time::{Duration, Instant};
+
+use ext_php_rs::ffi::{zend_execute_data, zval};
+use ext_php_rs::types::Zval;
+
+use super::runtime::{self, arg, call_original, in_coroutine, num_args};
+
+pub fn set(on: bool) {
+    if on {
+        runtime::hook_function("stream_select", stream_select);
+    } else {
+        runtime::unhook_function("stream_select");
+    }
+}
+
+/// The caller's timeout: `None` is forever (`$seconds === null`).
+///
+/// # Safety
+/// `ex` is a live call frame.
+unsafe fn timeout(ex: *mut zend_execute_data) -> Option<Option<Duration>> {
+    // SAFETY: the caller's frame.
+    let secs = unsafe { arg(ex, 3) }?;
+    if secs.is_null() {
+        return Some(None);
+    }
+    let s = secs.long().filter(|s| *s >= 0)?;
+    // SAFETY: as above.
+    let us = match unsafe { arg(ex, 4) } {
+        Some(z) => z.long().filter(|u| *u >= 0)?,
+        None => 0,
+    };
+    Some(Some(
+        Duration::from_secs(s as u64) + Duration::from_micros(us as u64),
+    ))
+}
+
+unsafe extern "C" fn stream_select(ex: *mut zend_execute_data, rv: *mut zval) {
+    let limit = if in_coroutine() {
+        // SAFETY: PHP's frame for this call.
+        unsafe { timeout(ex) }
+    } else {
+        None
+    };
+    let Some(limit) = limit.filter(|l| l.is_none_or(|d| !d.is_zero())) else {
+        // SAFETY: the frame and return slot PHP gave this hook.
+        return unsafe { call_original("stream_select", ex, rv) };
+    };
+    let deadline = limit.map(|d| Instant::now() + d);
+    // The three arrays as given (each argument is a reference).
+    let saved: Vec<Option<Zval>> = (0..3)
+        .map(|i| {
+            // SAFETY: as above.
+            unsafe { arg(ex, i) }.map(|z| match z.reference() {
+                Some(inner) => inner.shallow_clone(),
+                None => z.shallow_clone(),
+            })
+        })
+        .collect();
+    // Zero timeout for PHP's own call.
+    // SAFETY: as above; argument slots of this frame are overwritten.
+    unsafe {
+        if let Some(z) = arg(ex, 3) {
+            z.set_long(0);
+        }
+        if num_args(ex) > 4 {
+            if let Some(z) = arg(ex, 4) {
+                z.set_long(0);
+            }
+        }
+    }
+    let mut pause = Duration::from_millis(1);
+    loop {
+        // SAFETY: as above.
+        unsafe { call_original("stream_select", ex, rv) };
+        // SAFETY: PHP's return slot for this call.
+        let got = unsafe { &*rv.cast::<Zval>() };
+        if got.long() != Some(0) {
+            return;
+        }
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            return;
+        }
+        let nap = deadline.map_or(pause, |d| pause.min(d - now));
+        if crate::coro::sleep(nap).is_err() {
+            return;
+        }
+        pause = (pause * 2).min(Duration::from_millis(10));
+        for (i, s) in saved.iter().enumerate() {
+            // SAFETY: as above.
+            let (Some(s), Some(z)) = (s, unsafe { arg(ex, i) }) else {
+                continue;
+            };
+            match z.reference_mut() {
+                Some(inner) => *inner = s.shallow_clone(),
+                None => *z = s.shallow_clone(),
+            }
+        }
+    }
+}

@@ -1,0 +1,724 @@
+//! SWOOLE_HOOK_TCP/UDP/UNIX/UDG: PHP's `tcp://`, `udp://`, `unix://` and
+//! `udg://` transports replaced by ones whose connect, read, write and
+//! accept suspend only the calling coroutine while the socket is not ready.
+//!
+//! PHP's own factory still builds each socket stream; ours then points the
+//! stream's `ops` at a copy of PHP's socket ops whose `read`, `write`,
+//! `set_option` and `close` first wait for readiness in the coroutine
+//! (`coro::fdwait`) and then call PHP's operation, which finds the socket
+//! ready and does not block. The stream's private data stays PHP's
+//! `php_netstream_data_t`, so libraries that read it (phpredis sets
+//! TCP_NODELAY through it) and every timeout set through the stream API
+//! (`default_socket_timeout`, a context, `stream_set_timeout`, phpredis's
+//! and mysqlnd's own) keep working: the wait uses the stream's own timeout.
+//! A connect is turned into PHP's asynchronous connect plus a wait for
+//! writability. Outside a coroutine every operation is PHP's, unchanged.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use ext_php_rs::ffi::{
+    php_stream, php_stream_context, php_stream_ops, zend_hash_str_find, HashTable,
+};
+use ext_php_rs::types::ZendStr;
+
+use super::runtime::{in_coroutine, HOOK_TCP, HOOK_UDG, HOOK_UDP, HOOK_UNIX};
+use crate::coro::fdwait::{self, Want};
+
+/// `php_netstream_data_t` (main/php_network.h, PHP 8.2): the private data
+/// of every socket stream.
+#[repr(C)]
+struct NetStreamData {
+    socket: c_int,
+    is_blocked: c_char,
+    timeout: libc::timeval,
+    timeout_event: c_char,
+    ownsize: usize,
+}
+
+/// `php_stream_xport_param` (main/streams/php_stream_transport.h, PHP 8.2).
+#[repr(C)]
+struct XportParam {
+    op: c_int,
+    /// Bit fields: want_addr:1, want_textaddr:1, want_errortext:1, how:2.
+    bits: u32,
+    inputs: XportInputs,
+    outputs: XportOutputs,
+}
+
+#[repr(C)]
+struct XportInputs {
+    name: *mut c_char,
+    namelen: usize,
+    timeout: *mut libc::timeval,
+    addr: *mut libc::sockaddr,
+    buf: *mut c_char,
+    buflen: usize,
+    addrlen: libc::socklen_t,
+    backlog: c_int,
+    flags: c_int,
+}
+
+#[repr(C)]
+struct XportOutputs {
+    client: *mut php_stream,
+    addr: *mut libc::sockaddr,
+    addrlen: libc::socklen_t,
+    textaddr: *mut ext_php_rs::ffi::zend_string,
+    error_text: *mut ext_php_rs::ffi::zend_string,
+    returncode: c_int,
+    error_code: c_int,
+}
+
+const _: () = {
+    assert!(std::mem::size_of::<NetStreamData>() == 40);
+    assert!(std::mem::offset_of!(NetStreamData, timeout) == 8);
+    assert!(std::mem::offset_of!(NetStreamData, timeout_event) == 24);
+    assert!(std::mem::offset_of!(XportParam, inputs) == 8);
+    assert!(std::mem::offset_of!(XportParam, outputs) == 72);
+    assert!(std::mem::size_of::<XportParam>() == 120);
+};
+
+const PHP_STREAM_OPTION_XPORT_API: c_int = 7;
+const STREAM_XPORT_OP_CONNECT: c_int = 1;
+const STREAM_XPORT_OP_ACCEPT: c_int = 3;
+const STREAM_XPORT_OP_CONNECT_ASYNC: c_int = 4;
+const STREAM_XPORT_OP_RECV: c_int = 7;
+const WANT_ERRORTEXT: u32 = 1 << 2;
+
+/// `php_stream_transport_factory_func` (STREAMS_DC is empty in a release
+/// build of PHP).
+type Factory = unsafe extern "C" fn(
+    proto: *const c_char,
+    protolen: usize,
+    resourcename: *const c_char,
+    resourcenamelen: usize,
+    persistent_id: *const c_char,
+    options: c_int,
+    flags: c_int,
+    timeout: *mut libc::timeval,
+    context: *mut php_stream_context,
+) -> *mut php_stream;
+
+extern "C" {
+    // PHPAPI HashTable *php_stream_xport_get_hash(void);
+    fn php_stream_xport_get_hash() -> *mut HashTable;
+    // ZEND_API ZEND_COLD zend_result zend_exception_error(zend_object *ex, int severity);
+    fn zend_exception_error(ex: *mut ext_php_rs::ffi::zend_object, severity: c_int) -> c_int;
+}
+
+const TRANSPORTS: [(&str, i64); 4] = [
+    ("tcp", HOOK_TCP),
+    ("udp", HOOK_UDP),
+    ("unix", HOOK_UNIX),
+    ("udg", HOOK_UDG),
+];
+
+// Process-wide (see `runtime`): the transport table is the process's.
+/// PHP's factory of each transport hooked now, by name.
+static FACTORIES: Mutex<Vec<(&'static str, Factory)>> = Mutex::new(Vec::new());
+/// (PHP's ops, our copy), as addresses, for every socket ops table met so
+/// far; the copies are leaked (a few, for the process's life).
+static OPS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+
+thread_local! {
+    /// The coroutine reading each hooked socket now, by fd.
+    static READERS: RefCell<HashMap<c_int, crate::coro::Cid>> = RefCell::new(HashMap::new());
+}
+
+fn factories() -> std::sync::MutexGuard<'static, Vec<(&'static str, Factory)>> {
+    FACTORIES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn ops_table() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
+    OPS.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn factory_of(name: &str) -> Option<Factory> {
+    factories()
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, f)| *f)
+}
+
+/// The value slot of transport `name` in PHP's transport table.
+fn slot(name: &str) -> Option<*mut ext_php_rs::ffi::zval> {
+    // SAFETY: the transport hash is PHP's process-wide table, used on the
+    // PHP thread; the key is passed with its length.
+    unsafe {
+        let ht = php_stream_xport_get_hash();
+        if ht.is_null() {
+            return None;
+        }
+        let zv = zend_hash_str_find(ht, name.as_ptr().cast(), name.len());
+        (!zv.is_null()).then_some(zv)
+    }
+}
+
+/// Hooks the transports whose bits are in `flags`, unhooks the others.
+pub fn set(flags: i64) {
+    for (name, bit) in TRANSPORTS {
+        let hooked = factory_of(name).is_some();
+        let Some(zv) = slot(name) else {
+            continue;
+        };
+        if flags & bit != 0 && !hooked {
+            // SAFETY: the slot holds a factory pointer (zend_hash_update_ptr
+            // in php_stream_xport_register); it is swapped in place.
+            unsafe {
+                let old = (*zv).value.ptr;
+                if old.is_null() {
+                    continue;
+                }
+                let old: Factory = std::mem::transmute::<*mut c_void, Factory>(old);
+                factories().push((name, old));
+                (*zv).value.ptr = factory as *mut c_void;
+            }
+        } else if flags & bit == 0 && hooked {
+            let old = {
+                let mut f = factories();
+                f.iter()
+                    .position(|(n, _)| *n == name)
+                    .map(|i| f.remove(i).1)
+            };
+            if let Some(old) = old {
+                // SAFETY: as above: PHP's factory goes back in its slot.
+                unsafe { (*zv).value.ptr = old as *mut c_void };
+            }
+        }
+    }
+}
+
+/// Our factory for every hooked transport: PHP's builds the stream, then
+/// its ops are swapped for the hooked copy.
+unsafe extern "C" fn factory(
+    proto: *const c_char,
+    protolen: usize,
+    resourcename: *const c_char,
+    resourcenamelen: usize,
+    persistent_id: *const c_char,
+    options: c_int,
+    flags: c_int,
+    timeout: *mut libc::timeval,
+    context: *mut php_stream_context,
+) -> *mut php_stream {
+    // SAFETY: PHP passes the protocol name and its length.
+    let name = unsafe { std::slice::from_raw_parts(proto.cast::<u8>(), protolen) };
+    let name = std::str::from_utf8(name).unwrap_or("").to_ascii_lowercase();
+    let orig = factory_of(&name).or_else(|| factory_of("tcp"));
+    let Some(orig) = orig else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: PHP's own factory with PHP's own arguments.
+    let stream = unsafe {
+        orig(
+            proto,
+            protolen,
+            resourcename,
+            resourcenamelen,
+            persistent_id,
+            options,
+            flags,
+            timeout,
+            context,
+        )
+    };
+    if !stream.is_null() {
+        // SAFETY: a stream PHP's factory just built.
+        unsafe { hook(stream) };
+    }
+    stream
+}
+
+/// Points `stream` at the hooked copy of its ops.
+///
+/// # Safety
+/// `stream` is a live socket stream.
+unsafe fn hook(stream: *mut php_stream) {
+    // SAFETY: the caller's live stream.
+    let ops = unsafe { (*stream).ops };
+    if ops.is_null() {
+        return;
+    }
+    let hooked = {
+        let mut o = ops_table();
+        let key = ops as usize;
+        if let Some((_, h)) = o.iter().find(|(p, h)| *p == key || *h == key) {
+            *h as *const php_stream_ops
+        } else {
+            // SAFETY: PHP's ops table is static data; a copy is taken.
+            let mut copy: php_stream_ops = unsafe { *ops };
+            copy.read = Some(read);
+            copy.write = Some(write);
+            copy.close = Some(close);
+            copy.set_option = Some(set_option);
+            let h: *const php_stream_ops = Box::leak(Box::new(copy));
+            o.push((key, h as usize));
+            h
+        }
+    };
+    // SAFETY: the caller's live stream; the new table lives forever.
+    unsafe { (*stream).ops = hooked };
+}
+
+/// PHP's ops behind a hooked stream's ops.
+fn original(ops: *const php_stream_ops) -> Option<*const php_stream_ops> {
+    let key = ops as usize;
+    ops_table()
+        .iter()
+        .find(|(_, h)| *h == key)
+        .map(|(p, _)| *p as *const php_stream_ops)
+}
+
+/// Runs `f` with PHP's ops in place on `stream` (PHP's socket code compares
+/// `stream->ops` with its own tables, and an accepted stream copies them).
+///
+/// # Safety
+/// `stream` is a live stream with hooked ops.
+unsafe fn with_original<R>(
+    stream: *mut php_stream,
+    f: impl FnOnce(&php_stream_ops) -> R,
+    fallback: R,
+) -> R {
+    // SAFETY: the caller's live stream.
+    let hooked = unsafe { (*stream).ops };
+    let Some(orig) = original(hooked) else {
+        return fallback;
+    };
+    // SAFETY: as above; the original table is PHP's static data.
+    unsafe {
+        (*stream).ops = orig;
+        let r = f(&*orig);
+        // The stream may be gone after a close: only the close path
+        // (`close` below) skips this.
+        (*stream).ops = hooked;
+        r
+    }
+}
+
+/// The socket data of a hooked stream (null-checked).
+///
+/// # Safety
+/// `stream` is a live socket stream.
+unsafe fn data<'a>(stream: *mut php_stream) -> Option<&'a mut NetStreamData> {
+    // SAFETY: every stream the socket factory builds has a
+    // php_netstream_data_t as its abstract.
+    unsafe { (*stream).abstract_.cast::<NetStreamData>().as_mut() }
+}
+
+fn timeout_of(tv: &libc::timeval) -> Option<Duration> {
+    if tv.tv_sec < 0 {
+        return None;
+    }
+    Some(Duration::new(
+        tv.tv_sec as u64,
+        (tv.tv_usec.max(0) as u32) * 1000,
+    ))
+}
+
+/// Swoole's fatal error for a second reader of one socket.
+fn bound_error(fd: c_int, other: crate::coro::Cid, me: crate::coro::Cid) -> ! {
+    let msg = format!(
+        "Socket#{fd} has already been bound to another coroutine#{other}, reading of the same socket in coroutine#{me} at the same time is not allowed"
+    );
+    let ex = ext_php_rs::exception::PhpException::new(
+        msg,
+        super::errors::SWOOLE_ERROR_CO_HAS_BEEN_BOUND as i32,
+        super::exception::error_ce(),
+    );
+    ex.throw();
+    if let Some(obj) = ext_php_rs::zend::ExecutorGlobals::take_exception() {
+        let raw = obj.into_raw();
+        // SAFETY: a live exception object; PHP prints it as "PHP Fatal
+        // error: Uncaught ..." (E_ERROR, printed without a bailout).
+        unsafe { zend_exception_error(raw, 1) };
+    }
+    eprint!(
+        "\n [Coroutine-{other}] Stack trace:\n -------------------------------------------------------------------\n"
+    );
+    // As Swoole: the process ends here. `_exit`, not `exit`: nothing of
+    // this process (thread-locals, PHP's shutdown) may run after a fatal.
+    // SAFETY: ends the process; nothing runs afterwards.
+    unsafe { libc::_exit(255) }
+}
+
+/// Waits in the coroutine until `stream`'s socket is ready for `want`,
+/// within the stream's timeout. False when the timeout ran out (the
+/// stream's `timed_out` is then set). `known_busy`: the caller has just
+/// seen EAGAIN, so the zero-timeout check is skipped.
+///
+/// # Safety
+/// `stream` is a live hooked socket stream.
+unsafe fn wait_ready(stream: *mut php_stream, want: Want, known_busy: bool) -> bool {
+    // SAFETY: the caller's live stream.
+    let Some(sock) = (unsafe { data(stream) }) else {
+        return true;
+    };
+    let fd = sock.socket;
+    if fd < 0 || sock.is_blocked == 0 || !in_coroutine() {
+        return true;
+    }
+    if !known_busy && fdwait::ready_now(fd, want) {
+        return true;
+    }
+    let reader = (want == Want::Read).then(|| bind_reader(fd));
+    let timeout = timeout_of(&sock.timeout);
+    let r = fdwait::wait_busy(fd, want, timeout);
+    drop(reader);
+    match r {
+        Ok(true) | Err(_) => true,
+        Ok(false) => {
+            // SAFETY: the stream outlives the wait (PHP holds it for the
+            // call that is waiting); re-read after the suspension.
+            if let Some(sock) = unsafe { data(stream) } {
+                sock.timeout_event = 1;
+            }
+            false
+        }
+    }
+}
+
+/// The socket of a blocking hooked stream used from a coroutine, when the
+/// fast path may do its I/O itself: no progress notifier on the stream's
+/// context (PHP's own read/write would call it).
+///
+/// # Safety
+/// `stream` is a live hooked socket stream.
+unsafe fn fast_fd(stream: *mut php_stream) -> Option<c_int> {
+    // SAFETY: the caller's live stream.
+    let sock = unsafe { data(stream) }?;
+    if sock.socket < 0 || sock.is_blocked == 0 || !in_coroutine() {
+        return None;
+    }
+    // SAFETY: `ctx` is null or a live context resource of the stream.
+    unsafe {
+        let ctx = (*stream).ctx;
+        if !ctx.is_null() {
+            let c = (*ctx).ptr.cast::<php_stream_context>();
+            if !c.is_null() && !(*c).notifier.is_null() {
+                return None;
+            }
+        }
+    }
+    sock.timeout_event = 0;
+    Some(sock.socket)
+}
+
+/// Checks the bound-reader rule for `fd` and marks the current coroutine
+/// as its reader until the returned guard drops.
+fn bind_reader(fd: c_int) -> ReaderGuard {
+    let me = crate::coro::current();
+    let other = READERS.with(|r| r.borrow().get(&fd).copied());
+    if let Some(other) = other.filter(|o| *o != me && crate::coro::exists(*o)) {
+        bound_error(fd, other, me);
+    }
+    READERS.with(|r| r.borrow_mut().insert(fd, me));
+    ReaderGuard(fd)
+}
+
+struct ReaderGuard(c_int);
+
+impl Drop for ReaderGuard {
+    fn drop(&mut self) {
+        let _ = READERS.try_with(|r| r.borrow_mut().remove(&self.0));
+    }
+}
+
+/// What the fast path of a hooked read or write ended with.
+enum Fast {
+    /// Bytes moved: PHP's answer.
+    Done(isize),
+    /// The stream's timeout ran out.
+    TimedOut,
+    /// End of stream or an error: PHP's own operation sees it again and
+    /// reports it its own way.
+    Fallback,
+}
+
+/// One non-blocking `recv`/`send`, as an io::Result (`WouldBlock` on EAGAIN).
+fn sys(n: isize) -> std::io::Result<isize> {
+    if n >= 0 {
+        Ok(n)
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// The fast path of read (`want` Read) or write: try `op` at once, and on
+/// EAGAIN let the loop retry it whenever the socket is ready, within the
+/// stream's timeout.
+///
+/// # Safety
+/// `stream` is a live hooked socket stream, `fd` its socket, and `op`
+/// touches only buffers that outlive this call.
+unsafe fn fast_io(
+    stream: *mut php_stream,
+    fd: c_int,
+    want: Want,
+    mut op: impl FnMut() -> isize + 'static,
+) -> Fast {
+    loop {
+        match sys(op()) {
+            Ok(0) if want == Want::Read => return Fast::Fallback,
+            Ok(n) => return Fast::Done(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            Err(_) => return Fast::Fallback,
+        }
+    }
+    let _reader = (want == Want::Read).then(|| bind_reader(fd));
+    // SAFETY: the caller's live stream.
+    let timeout = unsafe { data(stream) }.and_then(|s| timeout_of(&s.timeout));
+    match fdwait::io(fd, want, timeout, move || sys(op())) {
+        Ok(Some(Ok(0))) if want == Want::Read => Fast::Fallback,
+        Ok(Some(Ok(n))) => Fast::Done(n),
+        Ok(Some(Err(_))) => Fast::Fallback,
+        Ok(None) => {
+            // SAFETY: the stream outlives the wait (PHP holds it for the
+            // call that is waiting); re-read after the suspension.
+            if let Some(sock) = unsafe { data(stream) } {
+                sock.timeout_event = 1;
+            }
+            Fast::TimedOut
+        }
+        // The coroutine cannot wait here: PHP's own (blocking) operation.
+        Err(_) => Fast::Fallback,
+    }
+}
+
+unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
+    // In a coroutine: recv without waiting; on EAGAIN suspend until the
+    // loop's retry succeeds (or the stream's timeout).
+    // SAFETY: PHP's live stream for this call.
+    if let Some(fd) = unsafe { fast_fd(stream) } {
+        let b = buf as usize;
+        // SAFETY: `buf` holds `count` bytes for this read, which is still
+        // running whenever the loop calls the closure (`fdwait::io`).
+        let op = move || unsafe { libc::recv(fd, b as *mut c_void, count, libc::MSG_DONTWAIT) };
+        // SAFETY: as above.
+        match unsafe { fast_io(stream, fd, Want::Read, op) } {
+            Fast::Done(n) => return n,
+            // What PHP 8.2's socket read answers on a timeout.
+            Fast::TimedOut => return -1,
+            Fast::Fallback => {}
+        }
+    } else {
+        // SAFETY: PHP's live stream for this call.
+        if !unsafe { wait_ready(stream, Want::Read, false) } {
+            return -1;
+        }
+    }
+    // SAFETY: PHP's read with PHP's arguments, the socket now readable.
+    unsafe { with_original(stream, |o| o.read.map_or(-1, |f| f(stream, buf, count)), -1) }
+}
+
+unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
+    // SAFETY: PHP's live stream for this call.
+    if let Some(fd) = unsafe { fast_fd(stream) } {
+        let b = buf as usize;
+        // SAFETY: as in `read`: PHP's `count` bytes, alive while waited for.
+        let op = move || unsafe { libc::send(fd, b as *const c_void, count, libc::MSG_DONTWAIT) };
+        // SAFETY: as above.
+        match unsafe { fast_io(stream, fd, Want::Write, op) } {
+            Fast::Done(n) => return n,
+            Fast::TimedOut => return -1,
+            Fast::Fallback => {}
+        }
+    } else {
+        // SAFETY: PHP's live stream for this call.
+        if !unsafe { wait_ready(stream, Want::Write, false) } {
+            return -1;
+        }
+    }
+    // SAFETY: PHP's write with PHP's arguments, the socket now writable.
+    unsafe {
+        with_original(
+            stream,
+            |o| o.write.map_or(-1, |f| f(stream, buf, count)),
+            -1,
+        )
+    }
+}
+
+unsafe extern "C" fn close(stream: *mut php_stream, close_handle: c_int) -> c_int {
+    // SAFETY: PHP's live stream, not yet closed.
+    if let Some(sock) = unsafe { data(stream) } {
+        if sock.socket >= 0 {
+            fdwait::forget(sock.socket);
+            READERS.with(|r| r.borrow_mut().remove(&sock.socket));
+        }
+    }
+    // SAFETY: the stream's ops are hooked ones (this is their close).
+    let Some(orig) = original(unsafe { (*stream).ops }) else {
+        return 0;
+    };
+    // SAFETY: PHP's close on PHP's stream; the stream struct itself is
+    // freed by the caller afterwards, so its ops are set back first.
+    unsafe {
+        (*stream).ops = orig;
+        (*orig).close.map_or(0, |f| f(stream, close_handle))
+    }
+}
+
+/// `zend_string` of `text` for an xport error (freed by PHP).
+fn error_string(text: &str) -> *mut ext_php_rs::ffi::zend_string {
+    ZendStr::new(text, false).into_raw()
+}
+
+unsafe extern "C" fn set_option(
+    stream: *mut php_stream,
+    option: c_int,
+    value: c_int,
+    ptrparam: *mut c_void,
+) -> c_int {
+    let call = |ptrparam: *mut c_void| {
+        // SAFETY: PHP's set_option with PHP's arguments.
+        unsafe {
+            with_original(
+                stream,
+                |o| {
+                    o.set_option
+                        .map_or(-2, |f| f(stream, option, value, ptrparam))
+                },
+                -2,
+            )
+        }
+    };
+    if option != PHP_STREAM_OPTION_XPORT_API || ptrparam.is_null() {
+        return call(ptrparam);
+    }
+    let xp = ptrparam.cast::<XportParam>();
+    // SAFETY: for the transport API `ptrparam` is a php_stream_xport_param.
+    let op = unsafe { (*xp).op };
+    match op {
+        STREAM_XPORT_OP_CONNECT if in_coroutine() => {
+            // SAFETY: as above.
+            unsafe { connect(stream, xp, call) }
+        }
+        STREAM_XPORT_OP_ACCEPT => {
+            // SAFETY: as above.
+            let timeout = unsafe { (*xp).inputs.timeout.as_ref() }.and_then(timeout_of);
+            let mut zero = libc::timeval {
+                tv_sec: 0,
+                tv_usec: 0,
+            };
+            // SAFETY: the caller's live stream.
+            let fd = unsafe { data(stream) }.map_or(-1, |s| s.socket);
+            if fd >= 0 && in_coroutine() && !fdwait::ready_now(fd, Want::Read) {
+                if let Ok(false) = fdwait::wait(fd, Want::Read, timeout) {
+                    // Timed out: PHP's accept with a zero timeout reports it.
+                    // SAFETY: as above; the zero timeval outlives the call.
+                    unsafe { (*xp).inputs.timeout = &mut zero };
+                }
+            }
+            let r = call(ptrparam);
+            // SAFETY: as above; a new client stream is hooked too.
+            unsafe {
+                let client = (*xp).outputs.client;
+                if !client.is_null() {
+                    hook(client);
+                }
+            }
+            r
+        }
+        STREAM_XPORT_OP_RECV => {
+            // SAFETY: the caller's live stream.
+            if !unsafe { wait_ready(stream, Want::Read, false) } {
+                // SAFETY: as above.
+                unsafe {
+                    (*xp).outputs.returncode = -1;
+                }
+                return 0;
+            }
+            call(ptrparam)
+        }
+        _ => call(ptrparam),
+    }
+}
+
+/// A connect from a coroutine: PHP's asynchronous connect, then a wait for
+/// writability within the connect timeout, then SO_ERROR.
+///
+/// # Safety
+/// `stream` is a live hooked stream, `xp` its connect parameters.
+unsafe fn connect(
+    stream: *mut php_stream,
+    xp: *mut XportParam,
+    call: impl Fn(*mut c_void) -> c_int,
+) -> c_int {
+    // SAFETY: the caller's parameters.
+    unsafe { (*xp).op = STREAM_XPORT_OP_CONNECT_ASYNC };
+    let r = call(xp.cast());
+    // SAFETY: as above.
+    let xp = unsafe { &mut *xp };
+    xp.op = STREAM_XPORT_OP_CONNECT;
+    // SAFETY: the caller's live stream.
+    let Some(sock) = (unsafe { data(stream) }) else {
+        return r;
+    };
+    let fd = sock.socket;
+    let blocking = sock.is_blocked != 0;
+    let set_blocking = |fd: c_int| {
+        if blocking {
+            // SAFETY: fcntl on the stream's own open socket.
+            unsafe {
+                let fl = libc::fcntl(fd, libc::F_GETFL);
+                if fl >= 0 {
+                    libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK);
+                }
+            }
+        }
+    };
+    match xp.outputs.returncode {
+        0 if fd >= 0 => set_blocking(fd),
+        1 if fd >= 0 => {
+            // SAFETY: PHP passes the connect timeout (or null: none).
+            let timeout = unsafe { xp.inputs.timeout.as_ref() }.and_then(timeout_of);
+            let err = match fdwait::wait(fd, Want::Write, timeout) {
+                Ok(false) => libc::ETIMEDOUT,
+                _ => {
+                    let mut err: c_int = 0;
+                    let mut len = std::mem::size_of::<c_int>() as libc::socklen_t;
+                    // SAFETY: getsockopt into a c_int of the given length.
+                    let rc = unsafe {
+                        libc::getsockopt(
+                            fd,
+                            libc::SOL_SOCKET,
+                            libc::SO_ERROR,
+                            (&mut err as *mut c_int).cast(),
+                            &mut len,
+                        )
+                    };
+                    if rc != 0 {
+                        std::io::Error::last_os_error()
+                            .raw_os_error()
+                            .unwrap_or(libc::EIO)
+                    } else {
+                        err
+                    }
+                }
+            };
+            if err == 0 {
+                set_blocking(fd);
+                xp.outputs.returncode = 0;
+                xp.outputs.error_code = 0;
+            } else {
+                xp.outputs.returncode = -1;
+                xp.outputs.error_code = err;
+                if xp.bits & WANT_ERRORTEXT != 0 && xp.outputs.error_text.is_null() {
+                    // SAFETY: strerror returns a static, NUL-terminated text.
+                    let text = unsafe { CStr::from_ptr(libc::strerror(err)) };
+                    xp.outputs.error_text = error_string(&text.to_string_lossy());
+                }
+            }
+        }
+        _ => {}
+    }
+    r
+}
