@@ -16,6 +16,7 @@ pub mod ipc;
 pub mod listener;
 #[macro_use]
 pub mod log;
+pub mod metrics;
 pub mod pool;
 pub mod process;
 pub mod reactor;
@@ -26,6 +27,7 @@ pub mod table;
 pub mod tcp;
 pub mod timer;
 pub mod user_process;
+pub mod watchdog;
 pub mod worker;
 pub mod ws;
 pub mod ws_deflate;

@@ -85,6 +85,7 @@ pub struct WorkerCtx {
 impl WorkerCtx {
     pub fn poison(&self, code: i32) {
         if self.poisoned.get().is_none() {
+            super::stats::set_exit_reason(super::stats::ExitReason::Fatal);
             self.poisoned.set(Some(code));
         }
         self.wake.notify_one();
@@ -98,6 +99,11 @@ impl WorkerCtx {
             self.state.get(),
             s
         );
+        super::stats::set_state(match s {
+            WorkerState::Starting => super::stats::ProcState::Starting,
+            WorkerState::Ready => super::stats::ProcState::Ready,
+            WorkerState::Draining | WorkerState::Exited => super::stats::ProcState::Draining,
+        });
         self.state.set(s);
     }
 
@@ -114,6 +120,7 @@ impl WorkerCtx {
         }
         let n = self.requests.get();
         if self.request_limit > 0 && n >= self.request_limit {
+            super::stats::set_exit_reason(super::stats::ExitReason::MaxRequest);
             if is_task_worker() {
                 self.retire(&format!("task_max_request reached ({n} tasks)"));
             } else {
@@ -125,6 +132,7 @@ impl WorkerCtx {
         if max_mem > 0 {
             if let Some(rss) = super::stats::my_rss() {
                 if rss > max_mem {
+                    super::stats::set_exit_reason(super::stats::ExitReason::MaxMemory);
                     self.retire(&format!(
                         "max_worker_memory exceeded (rss={rss} > {max_mem} bytes)"
                     ));
@@ -524,6 +532,8 @@ pub async fn serve_ports(
             ctx.clone(),
         )));
     }
+    // Loop lag, blocking detection, request deadlines (engine::watchdog).
+    background.extend(super::watchdog::start(&cfg));
     if let Some((interval, idle)) = cfg.heartbeat() {
         background.push(tokio::task::spawn_local(super::tcp::heartbeat(
             interval, idle,

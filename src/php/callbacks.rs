@@ -205,7 +205,7 @@ impl PhpHooks {
             ZendClassObject::new(Response::new(resp.clone(), fd)).into();
         let mut args = [object_zval(req_obj), object_zval(resp_obj)];
         if self.coroutine {
-            return self.request_in_coroutine(cb, args, resp);
+            return self.request_in_coroutine(cb, args, resp, fd);
         }
         let result = boundary::call(cb, &mut args);
         drop(args);
@@ -228,26 +228,42 @@ impl PhpHooks {
         }
     }
 
-    fn request_in_coroutine(&self, cb: &Zval, args: [Zval; 2], resp: Responder) -> Outcome {
+    fn request_in_coroutine(
+        &self,
+        cb: &Zval,
+        args: [Zval; 2],
+        resp: Responder,
+        fd: i64,
+    ) -> Outcome {
         let fatal = self.fatal.clone();
         let refused = resp.clone();
         let job = Job {
             callable: cb.shallow_clone(),
             args: args.into(),
-            done: Some(Box::new(move |result| match result {
-                Ok(()) => {}
-                Err(CallError::Exception) | Err(CallError::Unwind) => resp.fail(500),
-                Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
-                    resp.fail(500);
-                    fatal.set(Some(code));
-                    // After the coroutine's first wait nobody returns an
-                    // Outcome any more: drain this worker the usual way.
-                    // SAFETY: raise() on our own process.
-                    unsafe { libc::raise(libc::SIGTERM) };
+            done: Some(Box::new(move |result| {
+                super::watchdog::untrack(fd);
+                match result {
+                    Ok(()) => {}
+                    Err(CallError::Exception) | Err(CallError::Unwind) => resp.fail(500),
+                    Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+                        resp.fail(500);
+                        fatal.set(Some(code));
+                        // After the coroutine's first wait nobody returns an
+                        // Outcome any more: drain this worker the usual way.
+                        // SAFETY: raise() on our own process.
+                        unsafe { libc::raise(libc::SIGTERM) };
+                    }
                 }
             })),
         };
-        if let Err(coro::Error::Limit(n)) = coroutine::spawn(job) {
+        let spawned = coroutine::spawn(job);
+        if let Ok(cid) = spawned {
+            // request_timeout: the coroutine to wake when it passes.
+            if coro::exists(cid) {
+                super::watchdog::track(fd, cid);
+            }
+        }
+        if let Err(coro::Error::Limit(n)) = spawned {
             // Swoole's answer at `max_coroutine`: two warnings and a 503.
             php_error(
                 &ErrorType::Warning,
@@ -499,6 +515,10 @@ impl Hooks for PhpHooks {
             return Outcome::Done;
         };
         self.call_http(cb, req, resp, true)
+    }
+
+    fn on_request_timeout(&self, fd: i64) {
+        super::watchdog::cancel(fd);
     }
 
     fn websocket(&self) -> bool {

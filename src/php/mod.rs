@@ -32,6 +32,7 @@ pub mod settings;
 pub mod table;
 pub mod timer;
 pub mod waitgroup;
+pub mod watchdog;
 pub mod websocket_frame;
 pub mod websocket_server;
 
@@ -193,8 +194,19 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
 }
 
 /// `swoole.use_shortname` (default On): `go()`, `defer()`, `Co\run()`, `Co`, `Chan`.
-static INI: IniEntryDefs<2> = IniEntryDefs::new([
+static INI: IniEntryDefs<4> = IniEntryDefs::new([
     IniEntryDef::new(c"swoole.use_shortname", c"On", IniEntryPermission::System),
+    // Blocking-call detection (php/watchdog.rs); threshold in microseconds.
+    IniEntryDef::new(
+        c"swoole.blocking_detection",
+        c"Off",
+        IniEntryPermission::System,
+    ),
+    IniEntryDef::new(
+        c"swoole.blocking_threshold",
+        c"100000",
+        IniEntryPermission::System,
+    ),
     IniEntryDef::end(),
 ]);
 
@@ -342,6 +354,7 @@ extern "C" fn minit(ty: i32, module_number: i32) -> i32 {
             });
         }
         IniEntryDef::register(INI.as_slice(), module_number);
+        watchdog::install();
         if let Some(startup) = STARTUP.lock().as_ref() {
             startup.startup(ty, module_number)?;
         }
