@@ -395,6 +395,12 @@ pub fn render() -> String {
         for i in 0..n {
             cum += h.counts[i].load(Ordering::Relaxed);
             let le = h.bounds_us[i].load(Ordering::Relaxed) as f64 / 1e6;
+            // OpenMetrics writes a whole bound as "1.0".
+            let le = if le.fract() == 0.0 {
+                format!("{le:.1}")
+            } else {
+                format!("{le}")
+            };
             let _ = writeln!(
                 o,
                 "rswoole_request_duration_seconds_bucket{{le=\"{le}\"}} {cum}"

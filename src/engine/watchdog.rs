@@ -41,6 +41,9 @@ static BLOCKED_MS: AtomicU64 = AtomicU64::new(0);
 static RUNNING: AtomicBool = AtomicBool::new(false);
 /// `fn()` that interrupts PHP (sets `EG(vm_interrupt)`), from the PHP layer.
 static INTERRUPT: AtomicUsize = AtomicUsize::new(0);
+/// `fn()` run on the watchdog thread when it finds the loop blocked
+/// (records the PHP stack's lines), from the PHP layer.
+static SAMPLER: AtomicUsize = AtomicUsize::new(0);
 /// `fn() -> u64`: live coroutines, from the PHP layer.
 static COROUTINES: AtomicUsize = AtomicUsize::new(0);
 /// The worker's main thread, which the deadline's signal wakes.
@@ -50,6 +53,21 @@ static MAIN: AtomicU64 = AtomicU64::new(0);
 /// work (an atomic store into `EG(vm_interrupt)`).
 pub fn set_interrupt(f: fn()) {
     INTERRUPT.store(f as usize, Ordering::Release);
+}
+
+/// The PHP layer's stack sampler (called on the watchdog thread; it must
+/// not allocate or lock).
+pub fn set_sampler(f: fn()) {
+    SAMPLER.store(f as usize, Ordering::Release);
+}
+
+fn sample() {
+    let f = SAMPLER.load(Ordering::Acquire);
+    if f != 0 {
+        // SAFETY: the value was stored from a `fn()` by `set_sampler`.
+        let f: fn() = unsafe { std::mem::transmute::<usize, fn()>(f) };
+        f();
+    }
 }
 
 /// The PHP layer's coroutine counter (called on the loop's thread).
@@ -164,6 +182,7 @@ fn watch_loop(threshold: Option<Duration>) {
                 REPORTED_TICK.store(tick, Ordering::Relaxed);
                 BLOCKED_MS.store(silent, Ordering::Relaxed);
                 stats::on_blocked();
+                sample();
                 PENDING.fetch_or(BLOCKED, Ordering::AcqRel);
                 interrupt();
             }

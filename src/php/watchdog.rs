@@ -12,11 +12,13 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use ext_php_rs::error::php_error;
-use ext_php_rs::ffi::{zend_execute_data, zend_interrupt_function, ZEND_USER_FUNCTION};
+use ext_php_rs::ffi::{
+    zend_execute_data, zend_function, zend_interrupt_function, ZEND_USER_FUNCTION,
+};
 use ext_php_rs::flags::ErrorType;
 use ext_php_rs::types::ZendStr;
 use ext_php_rs::zend::ExecutorGlobals;
@@ -49,7 +51,56 @@ pub fn install() {
         zend_interrupt_function = Some(on_interrupt);
     }
     watchdog::set_interrupt(request_interrupt);
+    watchdog::set_sampler(sample);
     watchdog::set_coroutine_counter(|| coro::count() as u64);
+}
+
+const SNAP_MAX: usize = 64;
+#[allow(clippy::declare_interior_mutable_const)]
+const ZERO: AtomicUsize = AtomicUsize::new(0);
+/// The stack as the watchdog thread saw it when it found the loop
+/// blocked: (frame address, function address, line) per frame.
+static SNAP_FRAME: [AtomicUsize; SNAP_MAX] = [ZERO; SNAP_MAX];
+static SNAP_FUNC: [AtomicUsize; SNAP_MAX] = [ZERO; SNAP_MAX];
+static SNAP_LINE: [AtomicUsize; SNAP_MAX] = [ZERO; SNAP_MAX];
+static SNAP_LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// From the watchdog thread, while the PHP thread is blocked: records
+/// where each frame stands. Only addresses and integers are read (no
+/// string, no allocation), with volatile reads. The race is documented in
+/// docs/internals.md ("Blocking-call detection"): the PHP thread may be
+/// running (a spinning loop), so a frame may change under us; what we read
+/// is then only used if the same frame is still there when PHP calls
+/// `on_interrupt` on its own thread.
+fn sample() {
+    // SAFETY: see above. The executor globals are a static of the PHP
+    // thread's process; the frames live on the VM stack, which is not
+    // unmapped while the PHP thread is blocked in a call (the case this
+    // serves); at worst a stale value is read, never written.
+    unsafe {
+        let mut ex = std::ptr::read_volatile(std::ptr::addr_of!(
+            ext_php_rs::ffi::executor_globals.current_execute_data
+        ));
+        let mut n = 0;
+        while !ex.is_null() && n < SNAP_MAX {
+            let f = std::ptr::read_volatile(std::ptr::addr_of!((*ex).func));
+            let op = std::ptr::read_volatile(std::ptr::addr_of!((*ex).opline));
+            let mut line = 0usize;
+            if !f.is_null()
+                && u32::from(std::ptr::read_volatile(std::ptr::addr_of!((*f).type_)))
+                    == ZEND_USER_FUNCTION
+                && !op.is_null()
+            {
+                line = std::ptr::read_volatile(std::ptr::addr_of!((*op).lineno)) as usize;
+            }
+            SNAP_FRAME[n].store(ex as usize, Ordering::Relaxed);
+            SNAP_FUNC[n].store(f as usize, Ordering::Relaxed);
+            SNAP_LINE[n].store(line, Ordering::Relaxed);
+            n += 1;
+            ex = std::ptr::read_volatile(std::ptr::addr_of!((*ex).prev_execute_data));
+        }
+        SNAP_LEN.store(n, Ordering::Release);
+    }
 }
 
 /// From the watchdog thread: ask PHP to call `on_interrupt` soon.
@@ -106,42 +157,61 @@ fn report(ex: *mut zend_execute_data) -> String {
         std::process::id(),
         watchdog::blocked_for().as_millis()
     );
-    let mut frame = ex;
+    let snap_len = SNAP_LEN.swap(0, Ordering::Acquire);
+    let snap: Vec<(usize, usize, usize)> = (0..snap_len)
+        .map(|i| {
+            (
+                SNAP_FRAME[i].load(Ordering::Relaxed),
+                SNAP_FUNC[i].load(Ordering::Relaxed),
+                SNAP_LINE[i].load(Ordering::Relaxed),
+            )
+        })
+        .collect();
     let mut n = 0;
     // SAFETY: on the PHP thread inside the interrupt hook: `ex` and its
     // `prev_execute_data` chain are live frames of the running VM, and
     // their functions, names and oplines are owned by the engine for as
-    // long as the frames exist.
+    // long as the frames exist. An internal function seen by the sampler
+    // is a persistent `zend_function` (internal functions live until
+    // module shutdown).
     unsafe {
+        // Blocked inside an internal call (usleep, a blocking read): the
+        // sampler saw it on top, and PHP's lines of that moment are the
+        // ones to show (PHP 8.2 checks interrupts only at the next jump
+        // or user call, a few opcodes later).
+        let in_call = snap.first().is_some_and(|&(_, f, _)| {
+            f != 0 && u32::from((*(f as *const zend_function)).type_) != ZEND_USER_FUNCTION
+        });
+        if in_call {
+            let f = snap[0].1 as *const zend_function;
+            let _ = writeln!(out, "  #{n} [internal] {}", func_label(f));
+            n += 1;
+        }
+        let mut frame = ex;
         while !frame.is_null() && n < 64 {
             let f = (*frame).func;
             if !f.is_null() {
                 let name = zstr((*f).common.function_name);
-                let scope = (*f).common.scope;
-                let class = if scope.is_null() {
-                    String::new()
-                } else {
-                    format!("{}::", zstr((*scope).name))
-                };
-                let func = if name.is_empty() {
-                    "{main}".to_string()
-                } else {
-                    format!("{class}{name}()")
-                };
                 if u32::from((*f).type_) == ZEND_USER_FUNCTION {
                     let file = zstr((*f).op_array.filename);
-                    let line = if (*frame).opline.is_null() {
+                    let now = if (*frame).opline.is_null() {
                         (*f).op_array.line_start
                     } else {
                         (*(*frame).opline).lineno
                     };
-                    let _ = writeln!(out, "  #{n} {file}:{line} {func}");
+                    let seen = snap
+                        .iter()
+                        .find(|&&(fr, fu, _)| fr == frame as usize && fu == f as usize)
+                        .map(|&(_, _, l)| l as u32)
+                        .filter(|l| in_call && *l > 0);
+                    let line = seen.unwrap_or(now);
+                    let _ = writeln!(out, "  #{n} {file}:{line} {}", func_label(f));
                 } else if name.is_empty() {
                     // The bottom frame of a fiber: nothing to name.
                     frame = (*frame).prev_execute_data;
                     continue;
                 } else {
-                    let _ = writeln!(out, "  #{n} [internal] {func}");
+                    let _ = writeln!(out, "  #{n} [internal] {}", func_label(f));
                 }
                 n += 1;
             }
@@ -149,6 +219,27 @@ fn report(ex: *mut zend_execute_data) -> String {
         }
     }
     out
+}
+
+/// `Class::name()`, `name()` or `{main}`.
+///
+/// # Safety
+/// `f` is a live `zend_function`.
+unsafe fn func_label(f: *const zend_function) -> String {
+    // SAFETY: the caller passes a live function; its name and scope are
+    // engine strings and classes that outlive it.
+    unsafe {
+        let name = zstr((*f).common.function_name);
+        if name.is_empty() {
+            return "{main}".into();
+        }
+        let scope = (*f).common.scope;
+        if scope.is_null() {
+            format!("{name}()")
+        } else {
+            format!("{}::{name}()", zstr((*scope).name))
+        }
+    }
 }
 
 fn zstr(s: *mut ext_php_rs::ffi::zend_string) -> String {
