@@ -17,7 +17,7 @@ SO=${1:-target/release/librswoole.so}
 case "$SO" in /*) ;; *) SO="$PWD/$SO" ;; esac
 PORT=${2:-19601}
 WORK=$(mktemp -d /tmp/rsw_cg.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+[ -n "${RSW_CG_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
 cat >"$WORK/hello.php" <<'EOF'
 <?php

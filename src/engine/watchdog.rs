@@ -39,6 +39,8 @@ static FIRED_DEADLINE: AtomicU64 = AtomicU64::new(0);
 /// How long the loop was blocked when the block was seen (ms).
 static BLOCKED_MS: AtomicU64 = AtomicU64::new(0);
 static RUNNING: AtomicBool = AtomicBool::new(false);
+/// The ticker is gone (the worker is leaving): nothing to watch any more.
+static PAUSED: AtomicBool = AtomicBool::new(false);
 /// `fn()` that interrupts PHP (sets `EG(vm_interrupt)`), from the PHP layer.
 static INTERRUPT: AtomicUsize = AtomicUsize::new(0);
 /// `fn()` run on the watchdog thread when it finds the loop blocked
@@ -147,6 +149,16 @@ pub fn start(cfg: &ServerConfig) -> Option<tokio::task::JoinHandle<()>> {
 /// Stamps the time every `every`; every second also measures how late it
 /// woke (the loop lag) and samples the coroutine count.
 async fn ticker(every: Duration) {
+    /// Dropped with the task (the worker is leaving): the watchdog stops
+    /// reading the stamps.
+    struct Paused;
+    impl Drop for Paused {
+        fn drop(&mut self) {
+            PAUSED.store(true, Ordering::Relaxed);
+        }
+    }
+    let _paused = Paused;
+    PAUSED.store(false, Ordering::Relaxed);
     let second = Duration::from_secs(1);
     let mut since = Instant::now();
     let mut expected = since + every;
@@ -174,6 +186,9 @@ fn watch_loop(threshold: Option<Duration>) {
         .unwrap_or(Duration::from_millis(25));
     loop {
         std::thread::sleep(nap);
+        if PAUSED.load(Ordering::Relaxed) {
+            continue;
+        }
         let now = stats::now_ms();
         let tick = TICK_MS.load(Ordering::Relaxed);
         let silent = now.saturating_sub(tick);
