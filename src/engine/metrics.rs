@@ -152,10 +152,14 @@ fn state_name(state: u32, inflight: i64) -> &'static str {
 
 /// The whole exposition, Prometheus text format 0.0.4.
 pub fn render() -> String {
+    match stats::shared() {
+        Some(s) => render_from(s),
+        None => String::new(),
+    }
+}
+
+fn render_from(s: &stats::Shared) -> String {
     let mut o = String::with_capacity(8192);
-    let Some(s) = stats::shared() else {
-        return o;
-    };
     let now = stats::now_ms();
     struct W {
         id: i32,
@@ -449,16 +453,51 @@ mod tests {
 
     #[test]
     fn renders_counters_and_histogram() {
-        stats::init().expect("mmap");
-        stats::set_buckets(&[0.01, 0.1]);
-        stats::observe_duration(5_000);
-        stats::observe_duration(50_000);
-        stats::observe_duration(5_000_000);
-        let text = render();
+        // A mapping of our own: the process-wide one is shared with other tests.
+        let p =
+            super::super::shm_lock::map_shared(std::mem::size_of::<stats::Shared>()).expect("mmap");
+        // SAFETY: a fresh zero-filled mapping sized for `Shared` (all atomics,
+        // zero-valid), never unmapped during the test.
+        let s: &stats::Shared = unsafe { &*p.cast::<stats::Shared>() };
+        let h = &s.histogram;
+        h.bounds_us[0].store(10_000, Ordering::Relaxed);
+        h.bounds_us[1].store(1_000_000, Ordering::Relaxed);
+        h.len.store(2, Ordering::Relaxed);
+        h.counts[0].store(1, Ordering::Relaxed);
+        h.counts[1].store(1, Ordering::Relaxed);
+        h.counts[2].store(1, Ordering::Relaxed);
+        h.sum_us.store(5_055_000, Ordering::Relaxed);
+        s.accept_count.store(5, Ordering::Relaxed);
+        s.close_count.store(3, Ordering::Relaxed);
+        s.slots[0]
+            .pid
+            .store(std::process::id() as i32, Ordering::Relaxed);
+        s.slots[0]
+            .state
+            .store(ProcState::Ready as u32, Ordering::Relaxed);
+        s.slots[0].concurrency.store(1, Ordering::Relaxed);
+        s.slots[0]
+            .loop_tick_ms
+            .store(stats::now_ms().saturating_sub(3500), Ordering::Relaxed);
+        let text = render_from(s);
         assert!(text.contains("rswoole_request_duration_seconds_bucket{le=\"0.01\"} 1"));
-        assert!(text.contains("rswoole_request_duration_seconds_bucket{le=\"0.1\"} 2"));
+        assert!(text.contains("rswoole_request_duration_seconds_bucket{le=\"1.0\"} 2"));
         assert!(text.contains("rswoole_request_duration_seconds_bucket{le=\"+Inf\"} 3"));
         assert!(text.contains("rswoole_request_duration_seconds_count 3"));
+        assert!(text.contains("rswoole_request_duration_seconds_sum 5.055000"));
+        assert!(text.contains("rswoole_connections 2\n"));
         assert!(text.contains("# TYPE rswoole_accepts_total counter"));
+        let me = std::process::id();
+        assert!(text.contains(&format!(
+            "rswoole_worker_state{{worker=\"0\",pid=\"{me}\",state=\"busy\"}} 1"
+        )));
+        // The loop has not ticked for 3.5 s: 2.5 s of lag (1 s is the ticker's period).
+        let lag = text
+            .lines()
+            .find(|l| l.starts_with("rswoole_worker_loop_lag_seconds{"))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse::<f64>().ok())
+            .expect("lag line");
+        assert!((2.4..3.0).contains(&lag), "{lag}");
     }
 }

@@ -285,3 +285,20 @@ impl Drop for Deadline {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn earliest_deadline_is_published_and_withdrawn() {
+        assert!(Deadline::start(None).is_none());
+        let late = Deadline::start(Some(Duration::from_secs(10))).expect("deadline");
+        let soon = Deadline::start(Some(Duration::from_secs(1))).expect("deadline");
+        assert_eq!(DEADLINE_MS.load(Ordering::Relaxed), soon.at_ms);
+        drop(soon);
+        assert_eq!(DEADLINE_MS.load(Ordering::Relaxed), late.at_ms);
+        drop(late);
+        assert_eq!(DEADLINE_MS.load(Ordering::Relaxed), 0);
+    }
+}
