@@ -96,6 +96,12 @@ fn coroutines() -> u64 {
     f()
 }
 
+/// True once the watchdog interrupted PHP for a deadline in this process
+/// (the worker is then being replaced).
+pub fn deadline_fired() -> bool {
+    FIRED_DEADLINE.load(Ordering::Relaxed) != 0
+}
+
 /// On the PHP thread, from the interrupt function: what to act on.
 pub fn take_pending() -> u32 {
     PENDING.swap(0, Ordering::AcqRel)

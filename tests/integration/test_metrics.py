@@ -243,6 +243,12 @@ class MetricsTest(unittest.TestCase):
             self.assertGreater(took, 0.9, path)
             self.assertLess(took, 2.5, path)
             self.assertTrue(s.wait_workers(2, 5), path)
+            if path == "/co":
+                # Its coroutine was woken at the deadline, not 3 s later: it went on and added a row.
+                deadline = time.monotonic() + 0.8
+                while time.monotonic() < deadline and s.value("rswoole_table_rows") < 4:
+                    time.sleep(0.05)
+                self.assertEqual(s.value("rswoole_table_rows"), 4)
         self.assertEqual(s.value("rswoole_request_timeouts"), 3)
         # The two handlers running PHP were interrupted: their workers were replaced.
         deadline = time.monotonic() + 5
@@ -253,6 +259,33 @@ class MetricsTest(unittest.TestCase):
         self.assertGreaterEqual(s.value("rswoole_worker_last_restart", reason="request_timeout"), 1)
         self.assertEqual(s.get("/x")[0], 200)
         self.assertIn("Maximum execution time of 1 second exceeded (request_timeout)", s.read_log())
+
+    def test_other_requests_of_an_interrupted_worker_are_answered(self):
+        s = self.start({"worker_num": 1, "request_timeout": 1})
+        results = {}
+
+        def req(path, delay):
+            time.sleep(delay)
+            try:
+                results[path] = s.get(path, timeout=6)
+            except Exception as e:  # noqa: BLE001
+                results[path] = (repr(e), 0)
+
+        ts = [threading.Thread(target=req, args=a) for a in [("/co", 0), ("/spin", 0.3), ("/x", 0.6)]]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        # /co passed its deadline while /spin held the loop: 504. /spin was interrupted for it: 503
+        # as the worker is replaced. /x connected while the loop was stuck: still queued on the
+        # listening socket, the replacement serves it (200); never dropped.
+        self.assertEqual(results["/co"][0], 504, results)
+        self.assertEqual(results["/spin"][0], 503, results)
+        self.assertIn(results["/x"][0], (200, 503), results)
+        for path, (status, took) in results.items():
+            self.assertLess(took, 2.5, (path, results))
+        self.assertTrue(s.wait_workers(1, 5))
+        self.assertEqual(s.get("/x")[0], 200)
 
     def test_deadlines_base(self):
         self.deadlines("base")

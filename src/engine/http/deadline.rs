@@ -35,6 +35,16 @@ pub async fn wait_head(
                 // was interrupted failed (500); the client is owed a 504.
                 let late = std::time::Instant::now() >= deadline.at;
                 match r {
+                    // Interrupted for another request's deadline while it
+                    // ran: this one is a victim of the replacement, 503.
+                    Ok(resp)
+                        if !late
+                            && resp.status() == 500
+                            && ctx.poisoned.get().is_some()
+                            && crate::engine::watchdog::deadline_fired() =>
+                    {
+                        return simple(503, "", true)
+                    }
                     Ok(resp) if !(late && resp.status() == 500) => return resp,
                     Err(_) if !late => {
                         return simple(500, "", ctx.poisoned.get().is_some() || !keep_alive)
