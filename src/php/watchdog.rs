@@ -28,6 +28,11 @@ use crate::engine::watchdog;
 
 type InterruptFn = unsafe extern "C" fn(*mut zend_execute_data);
 
+extern "C" {
+    // ZEND_API void zend_unset_timeout(void);
+    fn zend_unset_timeout();
+}
+
 /// The interrupt function that was installed before ours (pcntl's, say).
 static mut PREVIOUS: Option<InterruptFn> = None;
 /// A deadline is on for this server (coroutines are tracked by request).
@@ -289,6 +294,13 @@ pub fn max_execution_time() -> Option<Duration> {
 
 /// At `start()`: the deadline in force, and where it came from.
 pub fn configure(timeout: Option<Duration>, from_ini: bool) {
+    if from_ini && timeout.is_some() {
+        // max_execution_time now means "per request": PHP's own timer
+        // (ITIMER_PROF, counting the whole process's CPU time) would end
+        // the master after that much CPU over the server's life.
+        // SAFETY: on the PHP thread (server start); disarms PHP's timer.
+        unsafe { zend_unset_timeout() };
+    }
     TRACK.store(timeout.is_some(), Ordering::Relaxed);
     FROM_INI.store(from_ini, Ordering::Relaxed);
     TIMEOUT_MS.store(
