@@ -67,7 +67,7 @@ pub fn spawn(cfg: &ServerConfig) -> Option<i32> {
         }
         p if p > 0 => {
             crate::rlog!(
-                Debug,
+                Info,
                 "metrics: serving http://{}:{}{} (pid {p})",
                 m.host,
                 listener.local_addr().map(|a| a.port()).unwrap_or(m.port),
