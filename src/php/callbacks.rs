@@ -240,19 +240,16 @@ impl PhpHooks {
         let job = Job {
             callable: cb.shallow_clone(),
             args: args.into(),
-            done: Some(Box::new(move |result| {
-                super::watchdog::untrack(fd);
-                match result {
-                    Ok(()) => {}
-                    Err(CallError::Exception) | Err(CallError::Unwind) => resp.fail(500),
-                    Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
-                        resp.fail(500);
-                        fatal.set(Some(code));
-                        // After the coroutine's first wait nobody returns an
-                        // Outcome any more: drain this worker the usual way.
-                        // SAFETY: raise() on our own process.
-                        unsafe { libc::raise(libc::SIGTERM) };
-                    }
+            done: Some(Box::new(move |result| match result {
+                Ok(()) => {}
+                Err(CallError::Exception) | Err(CallError::Unwind) => resp.fail(500),
+                Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+                    resp.fail(500);
+                    fatal.set(Some(code));
+                    // After the coroutine's first wait nobody returns an
+                    // Outcome any more: drain this worker the usual way.
+                    // SAFETY: raise() on our own process.
+                    unsafe { libc::raise(libc::SIGTERM) };
                 }
             })),
         };

@@ -44,6 +44,7 @@ static TIMEOUT_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::
 thread_local! {
     /// Connection id -> the coroutine answering its current request.
     static BY_FD: Box<RefCell<HashMap<i64, Cid>>> = Box::new(RefCell::new(HashMap::new()));
+    static SWEEP_AT: std::cell::Cell<usize> = const { std::cell::Cell::new(256) };
 }
 
 /// At MINIT: our interrupt function, in front of any earlier one.
@@ -310,17 +311,22 @@ pub fn configure(timeout: Option<Duration>, from_ini: bool) {
 }
 
 /// A request's coroutine `cid` answers connection `fd` (only with a deadline).
+/// Entries of ended coroutines are dropped when the table grows past
+/// twice what was live at the last sweep (amortised O(1) per request).
 pub fn track(fd: i64, cid: Cid) {
-    if TRACK.load(Ordering::Relaxed) {
-        BY_FD.with(|m| m.borrow_mut().insert(fd, cid));
+    if !TRACK.load(Ordering::Relaxed) {
+        return;
     }
-}
-
-/// The coroutine of connection `fd`'s request ended.
-pub fn untrack(fd: i64) {
-    if TRACK.load(Ordering::Relaxed) {
-        BY_FD.with(|m| m.borrow_mut().remove(&fd));
-    }
+    BY_FD.with(|m| {
+        let mut m = m.borrow_mut();
+        m.insert(fd, cid);
+        SWEEP_AT.with(|at| {
+            if m.len() >= at.get() {
+                m.retain(|_, c| coro::exists(*c));
+                at.set((m.len() * 2).max(256));
+            }
+        });
+    });
 }
 
 /// Request `fd` was answered 504: wake its coroutine if it waits in a
