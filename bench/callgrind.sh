@@ -5,6 +5,7 @@
 #
 # Usage: bash bench/callgrind.sh [path/to/librswoole.so] [port]
 #   (default target/release/librswoole.so, port 19601; needs valgrind, ab, curl)
+#   RSW_CG_SETTINGS='{"metrics_port":19700}' adds settings to the server's set() (a feature on vs off).
 #
 # Method: the server (worker_num 1, SWOOLE_BASE, default settings: coroutines on) runs under
 # `valgrind --tool=callgrind --trace-children=yes`; `ab -q -k -c 10 -n N` sends N keep-alive
@@ -16,12 +17,13 @@ SO=${1:-target/release/librswoole.so}
 case "$SO" in /*) ;; *) SO="$PWD/$SO" ;; esac
 PORT=${2:-19601}
 WORK=$(mktemp -d /tmp/rsw_cg.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+[ -n "${RSW_CG_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
 cat >"$WORK/hello.php" <<'EOF'
 <?php
 $http = new Swoole\Http\Server("127.0.0.1", (int)$argv[1], SWOOLE_BASE);
-$http->set(['worker_num' => 1, 'log_level' => SWOOLE_LOG_WARNING]);
+$http->set(['worker_num' => 1, 'log_level' => SWOOLE_LOG_WARNING]
+    + (json_decode(getenv('RSW_CG_SETTINGS') ?: '[]', true) ?: []));
 $http->on('request', function ($request, $response) {
     $response->header('Last-Modified', 'Thu, 18 Jun 2015 10:24:27 GMT');
     $response->header('E-Tag', '55829c5b-17');

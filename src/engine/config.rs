@@ -139,7 +139,32 @@ pub struct ServerConfig {
     pub user: Option<String>,
     pub group: Option<String>,
     pub chroot: Option<String>,
+    /// `metrics_port` / `metrics`: where the OpenMetrics endpoint listens
+    /// (an rswoole setting; `None`: no endpoint).
+    pub metrics: Option<MetricsListen>,
+    /// `metrics_buckets`: upper bounds (seconds) of the request-duration
+    /// histogram.
+    pub metrics_buckets: Vec<f64>,
+    /// `request_timeout` (an rswoole setting), else PHP's
+    /// `max_execution_time`: a request still running past it is answered 504.
+    pub request_timeout: Option<Duration>,
+    /// `swoole.blocking_detection` with `swoole.blocking_threshold`: the
+    /// event loop blocked this long is reported with the PHP stack.
+    pub blocking_threshold: Option<Duration>,
 }
+
+/// The OpenMetrics listener (`metrics` => ['host' =>, 'port' =>, 'path' =>]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricsListen {
+    pub host: String,
+    pub port: u16,
+    pub path: String,
+}
+
+/// Prometheus' default histogram buckets, in seconds.
+pub const DEFAULT_BUCKETS: [f64; 11] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
 
 impl ServerConfig {
     /// Every process that serves: workers then task workers.
@@ -234,6 +259,10 @@ impl Default for ServerConfig {
             user: None,
             group: None,
             chroot: None,
+            metrics: None,
+            metrics_buckets: DEFAULT_BUCKETS.to_vec(),
+            request_timeout: None,
+            blocking_threshold: None,
         }
     }
 }

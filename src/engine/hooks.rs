@@ -39,6 +39,9 @@ pub trait Hooks {
     fn on_worker_error(&self, _worker_id: usize, _pid: i32, _exit_code: i32, _signal: i32) {}
     /// In a worker, for every request. The response goes through `resp`.
     fn on_request(&self, req: HttpRequest, resp: Responder) -> Outcome;
+    /// Request `fd` passed `request_timeout` and was answered 504: stop
+    /// what it waits for (its coroutine), if anything.
+    fn on_request_timeout(&self, _fd: i64) {}
     /// In the master, after every worker has exited.
     fn on_shutdown(&self) {}
     /// In the master, when a stop is requested, before the workers are told.

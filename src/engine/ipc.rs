@@ -338,6 +338,9 @@ pub fn send(dst: usize, mut m: Msg) -> std::io::Result<()> {
         // SAFETY: sends from a live buffer on a descriptor this module owns.
         let n = unsafe { libc::send(wr, buf.as_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
         if n >= 0 {
+            if m.kind == Kind::Task {
+                super::stats::on_task_queued();
+            }
             return Ok(());
         }
         let e = std::io::Error::last_os_error();
@@ -516,7 +519,10 @@ pub async fn inbox_loop(dispatch: Dispatch) {
 /// Hands a message to the right hook (what every worker's loop does).
 pub fn dispatch_to(hooks: &Rc<dyn Hooks>, m: Msg) -> Outcome {
     match m.kind {
-        Kind::Task => hooks.on_task(m.id, m.src, m.data, m.flags),
+        Kind::Task => {
+            super::stats::on_task_taken();
+            hooks.on_task(m.id, m.src, m.data, m.flags)
+        }
         Kind::Finish => hooks.on_finish(m.id, m.src, m.data, m.flags),
         Kind::Send => {
             super::tcp::send(m.id, m.data);

@@ -548,6 +548,14 @@ impl Master<'_> {
             return Ok(());
         };
         if let Some(s) = p.slot {
+            let seen = if code != 0 || sig != 0 {
+                stats::ExitReason::Crash
+            } else if p.term_at.is_some() {
+                stats::ExitReason::Reload
+            } else {
+                stats::ExitReason::Stopped
+            };
+            stats::note_exit(s, p.id, seen);
             stats::free_slot(s);
         }
         if self.stopping.is_some() {
@@ -816,11 +824,14 @@ pub fn run_ports(mut cfg: ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
             ));
         }
     }
+    // The OpenMetrics endpoint: its own process, forked before anything else.
+    let metrics = super::metrics::spawn(&cfg);
     let result = if cfg.mode == Mode::Process {
         run_process_mode(&cfg, ports, hooks)
     } else {
         supervise(&cfg, &ports, hooks, true)
     };
+    super::metrics::stop(metrics);
     ipc::teardown();
     if let Some(p) = &cfg.pid_file {
         let _ = std::fs::remove_file(p);

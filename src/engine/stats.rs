@@ -7,7 +7,7 @@
 //! worker id but different slots. Outside a server (engine tests) nothing is
 //! mapped and every counter call is a no-op.
 
-use std::sync::atomic::{AtomicI32, AtomicI64, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 /// Worker processes that can exist at once (old ones draining included).
 pub const MAX_SLOTS: usize = 1024;
@@ -23,6 +23,43 @@ pub struct Slot {
     pub response_count: AtomicU64,
     pub accept_count: AtomicU64,
     pub close_count: AtomicU64,
+    /// [`ProcState`] as a number (written by the worker itself).
+    pub state: AtomicU32,
+    /// Live coroutines, sampled by the worker's loop ticker every second.
+    pub coroutines: AtomicU64,
+    /// When the worker's event loop last ran its ticker ([`now_ms`]).
+    pub loop_tick_ms: AtomicU64,
+    /// The ticker's last measured lateness, in microseconds.
+    pub loop_lag_us: AtomicU64,
+    /// Times the watchdog saw the loop blocked past `swoole.blocking_threshold`.
+    pub blocked_count: AtomicU64,
+    /// Requests answered 504 by `request_timeout`.
+    pub timeout_count: AtomicU64,
+    /// Why this process is leaving ([`ExitReason`]), set before it exits.
+    pub exit_reason: AtomicU32,
+}
+
+/// What the master remembers per worker id across restarts.
+#[repr(C)]
+pub struct IdInfo {
+    pub restarts: AtomicU64,
+    /// [`ExitReason`] of the last process with this id that was replaced.
+    pub last_reason: AtomicU32,
+}
+
+/// Largest number of `metrics_buckets`.
+pub const MAX_BUCKETS: usize = 32;
+
+/// The request-duration histogram (`metrics_buckets`), server-wide.
+#[repr(C)]
+pub struct Histogram {
+    /// Number of finite buckets in use (0: histogram off).
+    pub len: AtomicU32,
+    /// Upper bounds in microseconds, ascending.
+    pub bounds_us: [AtomicU64; MAX_BUCKETS],
+    /// Per bucket (not cumulative); the last one is `+Inf`.
+    pub counts: [AtomicU64; MAX_BUCKETS + 1],
+    pub sum_us: AtomicU64,
 }
 
 #[repr(C)]
@@ -36,6 +73,80 @@ pub struct Shared {
     pub total_recv_bytes: AtomicU64,
     pub total_send_bytes: AtomicU64,
     pub slots: [Slot; MAX_SLOTS],
+    /// Tasks sent to a task worker, and tasks a task worker took.
+    pub task_queued: AtomicU64,
+    pub task_taken: AtomicU64,
+    pub timeouts_total: AtomicU64,
+    pub blocked_total: AtomicU64,
+    pub ids: [IdInfo; MAX_SLOTS],
+    pub histogram: Histogram,
+}
+
+/// A worker's state as the metrics show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcState {
+    Starting = 0,
+    Ready = 1,
+    Draining = 2,
+}
+
+/// Why a worker process was replaced (the `reason` label of
+/// `rswoole_worker_last_restart`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitReason {
+    None = 0,
+    MaxRequest = 1,
+    MaxMemory = 2,
+    Reload = 3,
+    RequestTimeout = 4,
+    Fatal = 5,
+    Crash = 6,
+    Stopped = 7,
+}
+
+impl ExitReason {
+    pub fn from_u32(n: u32) -> ExitReason {
+        match n {
+            1 => ExitReason::MaxRequest,
+            2 => ExitReason::MaxMemory,
+            3 => ExitReason::Reload,
+            4 => ExitReason::RequestTimeout,
+            5 => ExitReason::Fatal,
+            6 => ExitReason::Crash,
+            7 => ExitReason::Stopped,
+            _ => ExitReason::None,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ExitReason::None => "none",
+            ExitReason::MaxRequest => "max_request",
+            ExitReason::MaxMemory => "max_worker_memory",
+            ExitReason::Reload => "reload",
+            ExitReason::RequestTimeout => "request_timeout",
+            ExitReason::Fatal => "fatal_error",
+            ExitReason::Crash => "crash",
+            ExitReason::Stopped => "stopped",
+        }
+    }
+}
+
+/// Milliseconds of `CLOCK_MONOTONIC`: one clock for every process of the
+/// server (the metrics process compares a worker's loop tick with it).
+pub fn now_ms() -> u64 {
+    now_us() / 1000
+}
+
+/// Microseconds of `CLOCK_MONOTONIC`.
+pub fn now_us() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the live local timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1000
 }
 
 static SHARED: AtomicPtr<Shared> = AtomicPtr::new(std::ptr::null_mut());
@@ -84,9 +195,127 @@ fn reset() {
     ] {
         c.store(0, Ordering::Relaxed);
     }
+    for c in [
+        &s.task_queued,
+        &s.task_taken,
+        &s.timeouts_total,
+        &s.blocked_total,
+        &s.histogram.sum_us,
+    ] {
+        c.store(0, Ordering::Relaxed);
+    }
+    for c in &s.histogram.counts {
+        c.store(0, Ordering::Relaxed);
+    }
     for slot in &s.slots {
         slot.pid.store(0, Ordering::Relaxed);
     }
+    for id in &s.ids {
+        id.restarts.store(0, Ordering::Relaxed);
+        id.last_reason.store(0, Ordering::Relaxed);
+    }
+}
+
+/// In the master, before the first fork: the histogram's bucket bounds
+/// (seconds, ascending; at most [`MAX_BUCKETS`]); empty turns it off.
+pub fn set_buckets(bounds: &[f64]) {
+    let Some(s) = shared() else { return };
+    let h = &s.histogram;
+    let n = bounds.len().min(MAX_BUCKETS);
+    for (i, b) in bounds.iter().take(n).enumerate() {
+        h.bounds_us[i].store((b * 1e6) as u64, Ordering::Relaxed);
+    }
+    h.len.store(n as u32, Ordering::Release);
+}
+
+/// One request took `us` microseconds (from its head to its response head).
+pub fn observe_duration(us: u64) {
+    let Some(s) = shared() else { return };
+    let h = &s.histogram;
+    let n = h.len.load(Ordering::Relaxed) as usize;
+    if n == 0 {
+        return;
+    }
+    let i = h.bounds_us[..n]
+        .iter()
+        .position(|b| us <= b.load(Ordering::Relaxed))
+        .unwrap_or(n);
+    h.counts[i].fetch_add(1, Ordering::Relaxed);
+    h.sum_us.fetch_add(us, Ordering::Relaxed);
+}
+
+/// True when the histogram is on (a `metrics` listener was set).
+pub fn histogram_on() -> bool {
+    shared().is_some_and(|s| s.histogram.len.load(Ordering::Relaxed) > 0)
+}
+
+/// In the worker: its state for the metrics.
+pub fn set_state(st: ProcState) {
+    if let Some(slot) = my_slot() {
+        slot.state.store(st as u32, Ordering::Relaxed);
+    }
+}
+
+/// In the worker: why it is about to leave (the first reason sticks).
+pub fn set_exit_reason(r: ExitReason) {
+    if let Some(slot) = my_slot() {
+        let _ =
+            slot.exit_reason
+                .compare_exchange(0, r as u32, Ordering::Relaxed, Ordering::Relaxed);
+    }
+}
+
+/// In the master, when it reaps slot `i`'s process (worker `id`): records
+/// why it was replaced: what the worker said, else `fallback` (what the
+/// master saw: a reload, a crash).
+pub fn note_exit(i: usize, id: usize, fallback: ExitReason) {
+    let Some(s) = shared() else { return };
+    let (Some(slot), Some(info)) = (s.slots.get(i), s.ids.get(id)) else {
+        return;
+    };
+    let mut r = ExitReason::from_u32(slot.exit_reason.load(Ordering::Relaxed));
+    if r == ExitReason::None {
+        r = fallback;
+    }
+    info.restarts.fetch_add(1, Ordering::Relaxed);
+    info.last_reason.store(r as u32, Ordering::Relaxed);
+}
+
+/// A request was answered 504 by `request_timeout`.
+pub fn on_request_timeout() {
+    add(|s| &s.timeouts_total, 1);
+    if let Some(slot) = my_slot() {
+        slot.timeout_count.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The watchdog saw the event loop blocked past the threshold.
+pub fn on_blocked() {
+    add(|s| &s.blocked_total, 1);
+    if let Some(slot) = my_slot() {
+        slot.blocked_count.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The loop ticker ran: its lateness and the coroutine count.
+pub fn on_tick(lag_us: Option<u64>, coroutines: u64) {
+    if let Some(slot) = my_slot() {
+        slot.loop_tick_ms.store(now_ms(), Ordering::Relaxed);
+        if let Some(l) = lag_us {
+            slot.loop_lag_us.store(l, Ordering::Relaxed);
+        }
+        slot.coroutines.store(coroutines, Ordering::Relaxed);
+    }
+}
+
+/// A task was sent to a task worker's inbox.
+pub fn on_task_queued() {
+    add(|s| &s.task_queued, 1);
+}
+
+/// A task worker took a task from its inbox.
+pub fn on_task_taken() {
+    add(|s| &s.task_taken, 1);
 }
 
 /// In the master: a free slot for a worker about to be forked.
@@ -105,6 +334,18 @@ pub fn alloc_slot(worker_id: usize) -> Option<usize> {
             ] {
                 c.store(0, Ordering::Relaxed);
             }
+            for c in [
+                &slot.coroutines,
+                &slot.loop_lag_us,
+                &slot.blocked_count,
+                &slot.timeout_count,
+            ] {
+                c.store(0, Ordering::Relaxed);
+            }
+            slot.state
+                .store(ProcState::Starting as u32, Ordering::Relaxed);
+            slot.exit_reason.store(0, Ordering::Relaxed);
+            slot.loop_tick_ms.store(now_ms(), Ordering::Relaxed);
             slot.concurrency.store(0, Ordering::Relaxed);
             return Some(i);
         }

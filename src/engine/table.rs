@@ -290,6 +290,57 @@ impl Drop for Guard<'_> {
     }
 }
 
+impl Drop for Table {
+    fn drop(&mut self) {
+        registry::remove(self.map.as_ptr() as usize);
+    }
+}
+
+/// Every table this process has mapped, in creation order, for the metrics
+/// endpoint (`rswoole_table_rows`): the process serving metrics is forked
+/// from the master and reads the headers of the tables it inherited.
+pub mod registry {
+    use std::sync::atomic::Ordering;
+    use std::sync::Mutex;
+
+    /// (creation number, mapping address, capacity).
+    static TABLES: Mutex<Vec<(u64, usize, u32)>> = Mutex::new(Vec::new());
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    pub(super) fn add(addr: usize, capacity: u32) {
+        let n = SERIAL.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut t) = TABLES.lock() {
+            t.push((n, addr, capacity));
+        }
+    }
+
+    pub(super) fn remove(addr: usize) {
+        if let Ok(mut t) = TABLES.lock() {
+            t.retain(|e| e.1 != addr);
+        }
+    }
+
+    /// (creation number, rows used, rows in total) of every live table.
+    pub fn usage() -> Vec<(u64, u64, u64)> {
+        let Ok(t) = TABLES.lock() else {
+            return Vec::new();
+        };
+        t.iter()
+            .map(|&(n, addr, cap)| {
+                // SAFETY: the entry is removed when its table (and mapping)
+                // is dropped, so `addr` is a live mapping starting with a
+                // Header of atomics.
+                let h = unsafe { &*(addr as *const super::Header) };
+                (
+                    n,
+                    u64::from(h.count.load(Ordering::Relaxed)),
+                    u64::from(cap),
+                )
+            })
+            .collect()
+    }
+}
+
 impl Table {
     /// Maps and initializes a table of `rounded_size(requested)` rows.
     pub fn create(schema: Schema, requested: i64) -> io::Result<Table> {
@@ -308,6 +359,7 @@ impl Table {
         // Zero-filled: an all-zero header, bucket and row are valid (empty
         // table, free locks, empty chains, everything still to bump-allocate).
         let map = ShmMap::new(len)?;
+        registry::add(map.as_ptr() as usize, capacity);
         Ok(Table {
             map,
             schema,

@@ -89,6 +89,7 @@ pub struct WorkerCtx {
 impl WorkerCtx {
     pub fn poison(&self, code: i32) {
         if self.poisoned.get().is_none() {
+            super::stats::set_exit_reason(super::stats::ExitReason::Fatal);
             self.poisoned.set(Some(code));
             self.poisoned_at.set(Some(Instant::now()));
             self.poison_note.notify_waiters();
@@ -120,6 +121,11 @@ impl WorkerCtx {
             self.state.get(),
             s
         );
+        super::stats::set_state(match s {
+            WorkerState::Starting => super::stats::ProcState::Starting,
+            WorkerState::Ready => super::stats::ProcState::Ready,
+            WorkerState::Draining | WorkerState::Exited => super::stats::ProcState::Draining,
+        });
         self.state.set(s);
     }
 
@@ -136,6 +142,7 @@ impl WorkerCtx {
         }
         let n = self.requests.get();
         if self.request_limit > 0 && n >= self.request_limit {
+            super::stats::set_exit_reason(super::stats::ExitReason::MaxRequest);
             if is_task_worker() {
                 self.retire(&format!("task_max_request reached ({n} tasks)"));
             } else {
@@ -147,6 +154,7 @@ impl WorkerCtx {
         if max_mem > 0 {
             if let Some(rss) = super::stats::my_rss() {
                 if rss > max_mem {
+                    super::stats::set_exit_reason(super::stats::ExitReason::MaxMemory);
                     self.retire(&format!(
                         "max_worker_memory exceeded (rss={rss} > {max_mem} bytes)"
                     ));
@@ -557,6 +565,8 @@ pub async fn serve_ports(
             ctx.clone(),
         )));
     }
+    // Loop lag, blocking detection, request deadlines (engine::watchdog).
+    background.extend(super::watchdog::start(&cfg));
     if let Some((interval, idle)) = cfg.heartbeat() {
         background.push(tokio::task::spawn_local(super::tcp::heartbeat(
             interval, idle,

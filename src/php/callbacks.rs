@@ -211,7 +211,7 @@ impl PhpHooks {
             ZendClassObject::new(Response::new(resp.clone(), fd)).into();
         let mut args = [object_zval(req_obj), object_zval(resp_obj)];
         if self.coroutine {
-            return self.request_in_coroutine(cb, args, resp);
+            return self.request_in_coroutine(cb, args, resp, fd);
         }
         let result = boundary::call(cb, &mut args);
         drop(args);
@@ -234,7 +234,13 @@ impl PhpHooks {
         }
     }
 
-    fn request_in_coroutine(&self, cb: &Zval, args: [Zval; 2], resp: Responder) -> Outcome {
+    fn request_in_coroutine(
+        &self,
+        cb: &Zval,
+        args: [Zval; 2],
+        resp: Responder,
+        fd: i64,
+    ) -> Outcome {
         let fatal = self.fatal.clone();
         let refused = resp.clone();
         let job = Job {
@@ -253,7 +259,14 @@ impl PhpHooks {
                 }
             })),
         };
-        if let Err(coro::Error::Limit(n)) = coroutine::spawn(job) {
+        let spawned = coroutine::spawn(job);
+        if let Ok(cid) = spawned {
+            // request_timeout: the coroutine to wake when it passes.
+            if coro::exists(cid) {
+                super::watchdog::track(fd, cid);
+            }
+        }
+        if let Err(coro::Error::Limit(n)) = spawned {
             // Swoole's answer at `max_coroutine`: two warnings and a 503.
             php_error(
                 &ErrorType::Warning,
@@ -534,6 +547,10 @@ impl Hooks for PhpHooks {
             return Outcome::Done;
         };
         self.call_http(cb, req, resp, true)
+    }
+
+    fn on_request_timeout(&self, fd: i64) {
+        super::watchdog::cancel(fd);
     }
 
     fn websocket(&self) -> bool {

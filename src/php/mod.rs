@@ -42,6 +42,7 @@ pub mod system_coro;
 pub mod table;
 pub mod timer;
 pub mod waitgroup;
+pub mod watchdog;
 pub mod websocket_frame;
 pub mod websocket_server;
 
@@ -232,6 +233,19 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
 static INI: IniEntryDefs<3> = IniEntryDefs::new([
     IniEntryDef::new(c"swoole.use_shortname", c"On", IniEntryPermission::System),
     IniEntryDef::new(c"swoole.enable_library", c"On", IniEntryPermission::All),
+static INI: IniEntryDefs<4> = IniEntryDefs::new([
+    IniEntryDef::new(c"swoole.use_shortname", c"On", IniEntryPermission::System),
+    // Blocking-call detection (php/watchdog.rs); threshold in microseconds.
+    IniEntryDef::new(
+        c"swoole.blocking_detection",
+        c"Off",
+        IniEntryPermission::System,
+    ),
+    IniEntryDef::new(
+        c"swoole.blocking_threshold",
+        c"100000",
+        IniEntryPermission::System,
+    ),
     IniEntryDef::end(),
 ]);
 
@@ -388,6 +402,7 @@ extern "C" fn minit(ty: i32, module_number: i32) -> i32 {
             });
         }
         IniEntryDef::register(INI.as_slice(), module_number);
+        watchdog::install();
         if let Some(startup) = STARTUP.lock().as_ref() {
             startup.startup(ty, module_number)?;
         }

@@ -197,6 +197,10 @@ const KNOWN: &[&str] = &[
     "http_body_timeout",
     "http_body_buffer_size",
     "max_worker_memory",
+    "metrics_port",
+    "metrics",
+    "metrics_buckets",
+    "request_timeout",
 ];
 
 /// The option types rswoole checks before it acts on a value.
@@ -233,6 +237,7 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "tcp_keepinterval"
         | "tcp_keepcount"
         | "http_max_headers" => Kind::Int,
+        | "metrics_port" => Kind::Int,
         "package_max_length"
         | "http_compression_min_length"
         | "compression_min_length"
@@ -251,7 +256,8 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "send_timeout"
         | "http_body_timeout"
         | "heartbeat_check_interval"
-        | "heartbeat_idle_time" => Kind::Float,
+        | "heartbeat_idle_time"
+        | "request_timeout" => Kind::Float,
         "http_parse_post"
         | "http_parse_cookie"
         | "http_parse_files"
@@ -419,6 +425,11 @@ pub fn to_config(
     if mode_process {
         c.mode = crate::engine::config::Mode::Process;
     }
+    // From php.ini: blocking detection, and max_execution_time as the
+    // request deadline unless `request_timeout` says otherwise.
+    c.blocking_threshold = super::watchdog::blocking_threshold();
+    c.request_timeout = super::watchdog::max_execution_time();
+    super::watchdog::configure(c.request_timeout, true);
     let Some(arr) = arr else {
         return Ok(c);
     };
@@ -632,7 +643,73 @@ pub fn to_config(
     };
     c.heartbeat_check_interval = secs("heartbeat_check_interval")?;
     c.heartbeat_idle_time = secs("heartbeat_idle_time")?;
+    if get("request_timeout").is_some() {
+        c.request_timeout = secs("request_timeout")?;
+        super::watchdog::configure(c.request_timeout, false);
+    }
+    metrics_options(class, &get, &mut c)?;
     Ok(c)
+}
+
+/// `metrics_port`, `metrics` => ['host' =>, 'port' =>, 'path' =>] and
+/// `metrics_buckets` (rswoole's own; docs/metrics.md).
+fn metrics_options<'a>(
+    class: &str,
+    get: &dyn Fn(&str) -> Option<&'a Zval>,
+    c: &mut ServerConfig,
+) -> Result<(), PhpException> {
+    use crate::engine::config::MetricsListen;
+    let mut m = MetricsListen {
+        host: "127.0.0.1".into(),
+        port: 0,
+        path: "/metrics".into(),
+    };
+    let mut on = false;
+    if let Some(z) = get("metrics_port") {
+        let p = as_int(class, "metrics_port", z, false)?;
+        if p > 0 {
+            m.port = p.clamp(0, 65535) as u16;
+            on = true;
+        }
+    }
+    if let Some(z) = get("metrics") {
+        let Some(a) = z.array() else {
+            return Err(wrong(class, "metrics", "array", z));
+        };
+        if let Some(h) = a.get("host").filter(|z| !z.is_null()) {
+            m.host = as_str(class, "metrics.host", h)?;
+        }
+        if let Some(p) = a.get("port").filter(|z| !z.is_null()) {
+            m.port = as_int(class, "metrics.port", p, false)?.clamp(0, 65535) as u16;
+        }
+        if let Some(p) = a.get("path").filter(|z| !z.is_null()) {
+            let p = as_str(class, "metrics.path", p)?;
+            m.path = if p.starts_with('/') {
+                p
+            } else {
+                format!("/{p}")
+            };
+        }
+        on = true;
+    }
+    if let Some(z) = get("metrics_buckets") {
+        let Some(a) = z.array() else {
+            return Err(wrong(class, "metrics_buckets", "array", z));
+        };
+        let mut b: Vec<f64> = a
+            .values()
+            .filter_map(|v| v.double().or_else(|| v.long().map(|n| n as f64)))
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .collect();
+        b.sort_by(f64::total_cmp);
+        b.dedup();
+        b.truncate(crate::engine::stats::MAX_BUCKETS);
+        c.metrics_buckets = b;
+    }
+    if on {
+        c.metrics = Some(m);
+    }
+    Ok(())
 }
 
 /// A port's socket and framing options from its settings array (the

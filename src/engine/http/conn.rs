@@ -383,8 +383,13 @@ async fn handle(
     flow: Rc<Outflow>,
 ) -> Result<Response<RespBody>, Infallible> {
     stats::on_request_start();
+    // The duration histogram (metrics): one clock read each way when on.
+    let began = stats::histogram_on().then(Instant::now);
     let Ok(mut resp) = handle_inner(req, &ctx, fd, peer, local, port, flow).await;
     stats::on_request_end();
+    if let Some(t) = began {
+        stats::observe_duration(t.elapsed().as_micros() as u64);
+    }
     if ctx.is_draining() {
         // The last response on this connection: say so, and hyper closes
         // the connection after writing it.
@@ -562,9 +567,19 @@ async fn handle_inner(
         outflow: Some(flow),
     });
     ctx.requests.set(ctx.requests.get() + 1);
+    // request_timeout: armed before the handler runs (the watchdog
+    // interrupts PHP that is still running past it).
+    let deadline = crate::engine::watchdog::Deadline::start(cfg.request_timeout);
     let outcome = ctx.hooks.on_request(request, responder);
     if let Outcome::Fatal(code) = outcome {
         ctx.poison(code);
+    }
+    if let Some(d) = deadline {
+        let mut resp = super::deadline::wait_head(head_rx, d, ctx, fd, keep_alive).await;
+        if chunked_in {
+            leave_connection_to_hyper(&mut resp);
+        }
+        return Ok(resp);
     }
     // Most handlers answer before returning: no wait at all.
     let mut head_rx = head_rx;

@@ -2,6 +2,7 @@
 
 pub mod body;
 pub mod conn;
+pub mod deadline;
 pub mod form;
 pub mod header_timer;
 pub mod mime;
