@@ -230,11 +230,9 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
 }
 
 /// `swoole.use_shortname` (default On): `go()`, `defer()`, `Co\run()`, `Co`, `Chan`.
-static INI: IniEntryDefs<3> = IniEntryDefs::new([
+static INI: IniEntryDefs<5> = IniEntryDefs::new([
     IniEntryDef::new(c"swoole.use_shortname", c"On", IniEntryPermission::System),
     IniEntryDef::new(c"swoole.enable_library", c"On", IniEntryPermission::All),
-static INI: IniEntryDefs<4> = IniEntryDefs::new([
-    IniEntryDef::new(c"swoole.use_shortname", c"On", IniEntryPermission::System),
     // Blocking-call detection (php/watchdog.rs); threshold in microseconds.
     IniEntryDef::new(
         c"swoole.blocking_detection",
