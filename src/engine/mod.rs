@@ -16,9 +16,9 @@ pub mod ipc;
 pub mod listener;
 #[macro_use]
 pub mod log;
+pub mod metrics;
 pub mod net_socket;
 pub mod outflow;
-pub mod metrics;
 pub mod pool;
 pub mod process;
 pub mod reactor;

@@ -237,7 +237,7 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "tcp_keepinterval"
         | "tcp_keepcount"
         | "http_max_headers" => Kind::Int,
-        | "metrics_port" => Kind::Int,
+        "metrics_port" => Kind::Int,
         "package_max_length"
         | "http_compression_min_length"
         | "compression_min_length"
