@@ -12,7 +12,8 @@
 # /work/swoole-build/modules/swoole.so) exists, on real Swoole with the same script. The seed
 # measured 4,900 (blocking) and 6,500 (coroutine) req/s on its machine. Both coroutine runs get
 # memory_limit=1G: with 2,000 connections there are 2,000 coroutines, more than Swoole fits in
-# PHP's default 128M.
+# PHP's default 128M. Last, the same variant with Swoole's Database\RedisPool (bench/seed001/pool_server.php)
+# on both.
 #
 # Environment: SO (default target/release/librswoole.so), SWOOLE_SO, SEED1_N, SEED1_TIME, SEED1_CONNS (2000),
 # BENCH_OUT (bench/out). Output: bench/out/seed001.md (+ raw ab output in bench/out/raw/).
@@ -120,6 +121,11 @@ if [ -f "$SWOOLE_SO" ]; then
 else
     log "no $SWOOLE_SO: real Swoole not measured"
 fi
+# The same coroutine variant written with Swoole's RedisPool (bench/seed001/pool_server.php, issue 15's row).
+run_variant "rswoole, coroutine variant with Swoole\\Database\\RedisPool of 100" "$HERE/seed001/pool_server.php" 0 pool "${EXT[@]}" -d memory_limit=1G
+if [ -f "$SWOOLE_SO" ]; then
+    run_variant "Swoole $(php -n -d extension="$SWOOLE_SO" -r 'echo SWOOLE_VERSION;' 2>/dev/null), RedisPool variant (same script)" "$HERE/seed001/pool_server.php" 0 swoole_pool "${REDIS_EXT[@]}" -d "extension=$SWOOLE_SO" -d memory_limit=1G
+fi
 rps_of() { awk -v k="$1" '$1 == k {print $2}' "$RPS_FILE"; }
 ratio() { awk -v a="$(rps_of "$1")" -v b="$(rps_of "$2")" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2fx", a / b }'; }
 
@@ -135,5 +141,6 @@ ratio() { awk -v a="$(rps_of "$1")" -v b="$(rps_of "$2")" 'BEGIN { if (a == "" |
     echo
     echo "- rswoole coroutine / rswoole blocking: $(ratio coro blocking) (target >= 1.1x; the seed measured 6,500 / 4,900 = 1.33x)"
     echo "- rswoole coroutine / Swoole coroutine: $(ratio coro swoole_coro) (target >= 1.0x)"
+    echo "- rswoole RedisPool / Swoole RedisPool: $(ratio pool swoole_pool) (target >= 1.0x)"
 } >"$OUT/seed001.md"
 cat "$OUT/seed001.md"
