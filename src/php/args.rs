@@ -373,7 +373,7 @@ fn constructor_not_called() {
         return;
     }
     drop(ex);
-    let _ = ext_php_rs::exception::PhpException::new(
+    ext_php_rs::exception::PhpException::new(
         "must call constructor first".into(),
         0,
         super::exception::error_ce(),
