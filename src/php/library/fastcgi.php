@@ -45,7 +45,7 @@ namespace Swoole\FastCGI {
         protected int $reserved1 = 0;
         protected string $contentData = '';
 
-        public function __toString(): string
+        final public function __toString(): string
         {
             $payload = $this->packPayload();
             $length = strlen($payload);
@@ -99,12 +99,12 @@ namespace Swoole\FastCGI {
             return $this;
         }
 
-        public function getContentLength(): int
+        final public function getContentLength(): int
         {
             return strlen($this->packPayload());
         }
 
-        public function getPaddingLength(): int
+        final public function getPaddingLength(): int
         {
             return (8 - $this->getContentLength() % 8) % 8;
         }
@@ -1184,5 +1184,13 @@ namespace Swoole\Coroutine\FastCGI {
             }
             return true;
         }
+    }
+}
+
+namespace {
+    if (SWOOLE_USE_SHORTNAME) {
+        class_alias(Swoole\Coroutine\FastCGI\Client::class, 'Co\FastCGI\Client');
+        class_alias(Swoole\Coroutine\FastCGI\Client\Exception::class, 'Co\FastCGI\Client\Exception');
+        class_alias(Swoole\Coroutine\FastCGI\Proxy::class, 'Co\FastCGI\Proxy');
     }
 }

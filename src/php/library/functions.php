@@ -107,9 +107,9 @@ namespace {
         return $table;
     }
 
-    function swoole_array_list(...$array): Swoole\ArrayObject
+    function swoole_array_list(...$arrray): Swoole\ArrayObject
     {
-        return new Swoole\ArrayObject($array);
+        return new Swoole\ArrayObject($arrray);
     }
 
     function swoole_array_default_value(array $array, $key, $default_value = null)
@@ -156,7 +156,7 @@ namespace Swoole\Coroutine {
          * Prints Swoole's "all coroutines are asleep - deadlock!" report with each live coroutine's backtrace
          * (Coroutine::set() options deadlock_check_disable_trace, deadlock_check_limit, deadlock_check_depth).
          */
-        function deadlock_check(): void
+        function deadlock_check()
         {
             $count = \Swoole\Coroutine::stats()['coroutine_num'];
             $rule = str_repeat('=', 64 + strlen((string) $count));

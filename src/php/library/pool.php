@@ -96,7 +96,7 @@ namespace Swoole\Database {
 
     class ObjectProxy extends \Swoole\ObjectProxy
     {
-        public function __clone(): void
+        final public function __clone(): void
         {
             throw new \Error('Trying to clone an uncloneable database proxy object');
         }
