@@ -98,9 +98,13 @@ abstract class RswService
         $this->dir = rsw_tmpdir('rsw_svc_');
     }
 
-    public static function start(): static
+    /** Starts one; $prepare (if given) sets it up first (config files, options) once its port and dir exist. */
+    public static function start(?callable $prepare = null): static
     {
         $s = new static();
+        if ($prepare !== null) {
+            $prepare($s);
+        }
         $s->launch();
         register_shutdown_function(fn() => $s->stop());
         return $s;
@@ -244,8 +248,8 @@ function rsw_have_nginx(): bool
 }
 
 /**
- * php-fpm serving $docroot on a free 127.0.0.1 port, static pool of 4, no php.ini (-n) but the given
- * extensions; `RswPhpFpm::start()` then `->withRoot($dir)` is not needed: pass the root to startIn().
+ * php-fpm on a free 127.0.0.1 port, static pool of 4, no php.ini (-n); RswPhpFpm::startIn($docroot) starts it
+ * for that document root.
  */
 final class RswPhpFpm extends RswService
 {
@@ -253,11 +257,9 @@ final class RswPhpFpm extends RswService
 
     public static function startIn(string $root): self
     {
-        $s = new self();
-        $s->root = $root;
-        $s->launch();
-        register_shutdown_function(fn() => $s->stop());
-        return $s;
+        return self::start(function (self $s) use ($root): void {
+            $s->root = $root;
+        });
     }
 
     protected function command(): array
@@ -296,9 +298,9 @@ final class RswNginx extends RswService
 {
     public static function proxyTo(int $fpmPort, string $root): self
     {
-        $s = new self();
-        $conf = $s->dir . '/nginx.conf';
-        file_put_contents($conf, <<<CONF
+        return self::start(function (self $s) use ($fpmPort, $root): void {
+            $conf = $s->dir . '/nginx.conf';
+            file_put_contents($conf, <<<CONF
 daemon off;
 master_process off;
 worker_processes 1;
@@ -343,9 +345,7 @@ http {
     }
 }
 CONF);
-        $s->launch();
-        register_shutdown_function(fn() => $s->stop());
-        return $s;
+        });
     }
 
     protected function command(): array
