@@ -21,6 +21,8 @@ pub struct PortOptions {
     pub tcp_keepalive: Option<(u32, u32, u32)>,
     /// `socket_buffer_size`/`kernel_socket_*_buffer_size`: SO_SNDBUF/SO_RCVBUF.
     pub socket_buffer_size: Option<usize>,
+    /// `SWOOLE_SSL`: the port's TLS acceptor.
+    pub tls: Option<std::sync::Arc<super::tls::ServerTls>>,
 }
 
 impl Default for PortOptions {
@@ -31,6 +33,7 @@ impl Default for PortOptions {
             open_tcp_nodelay: true,
             tcp_keepalive: None,
             socket_buffer_size: None,
+            tls: None,
         }
     }
 }

@@ -159,6 +159,7 @@ pub fn open(worker: i32, port_index: usize, server_port: u16, peer: SocketAddr) 
 pub fn close(fd: i64) {
     // PROCESS mode: the master holds a copy of the socket; end it for real.
     super::held::release(fd);
+    super::tls::forget(fd);
     if let Some(t) = table() {
         let slot = fd as usize % CAP;
         let s = &t.slots[slot];

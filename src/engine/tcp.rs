@@ -17,8 +17,8 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpStream, UdpSocket};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
 use super::config::PortOptions;
@@ -27,6 +27,7 @@ use super::hooks::Outcome;
 use super::ipc;
 use super::session;
 use super::stats;
+use super::tls::NetStream;
 use super::worker::WorkerCtx;
 
 enum Cmd {
@@ -154,7 +155,7 @@ pub async fn heartbeat(interval: Duration, idle: Duration) {
 
 /// Serves one raw TCP connection until it closes.
 pub async fn serve_conn(
-    stream: TcpStream,
+    stream: NetStream,
     fd: i64,
     port: usize,
     opts: Rc<PortOptions>,
@@ -172,7 +173,60 @@ pub async fn serve_conn(
     if let Outcome::Fatal(code) = ctx.hooks.on_connect(fd, reactor, port) {
         ctx.poison(code);
     }
-    let (mut rd, mut wr) = stream.into_split();
+    let (aborted, _reset) = match stream {
+        NetStream::Plain(stream) => {
+            let (mut rd, mut wr) = stream.into_split();
+            let r = pump(&mut rd, &mut wr, &mut rx, &conn, fd, port, &opts, &ctx).await;
+            // Dropping the write half alone would send a FIN; put the halves
+            // back together so a reset closes with an RST only.
+            if let Ok(stream) = rd.reunite(wr) {
+                if r.1 {
+                    let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
+                }
+                drop(stream);
+            }
+            r
+        }
+        tls => {
+            let (mut rd, mut wr) = tokio::io::split(tls);
+            let r = pump(&mut rd, &mut wr, &mut rx, &conn, fd, port, &opts, &ctx).await;
+            let stream = rd.unsplit(wr);
+            if r.1 {
+                let _ = socket2::SockRef::from(stream.tcp()).set_linger(Some(Duration::ZERO));
+            }
+            drop(stream);
+            r
+        }
+    };
+    // No more commands: `send()` from onClose on fails.
+    rx.close();
+    if let Outcome::Fatal(code) = ctx.hooks.on_close(fd, reactor, port) {
+        ctx.poison(code);
+    }
+    with(|t| t.conns.remove(&fd));
+    session::close(fd);
+    stats::on_close(aborted);
+    ctx.conn_closed();
+}
+
+/// Reads and frames `rd`, runs the connection's commands on `wr`, until
+/// either side ends it; `(aborted, reset)`.
+#[allow(clippy::too_many_arguments)]
+async fn pump<R, W>(
+    rd: &mut R,
+    wr: &mut W,
+    rx: &mut mpsc::UnboundedReceiver<Cmd>,
+    conn: &Conn,
+    fd: i64,
+    port: usize,
+    opts: &PortOptions,
+    ctx: &WorkerCtx,
+) -> (bool, bool)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let reactor = ctx.id as i32;
     let mut shutdown = ctx.shutdown.subscribe();
     let mut buf = BytesMut::with_capacity(64 * 1024);
     let mut frames = Vec::new();
@@ -243,23 +297,7 @@ pub async fn serve_conn(
         // FIN after everything queued was written.
         let _ = wr.shutdown().await;
     }
-    // Dropping the write half alone would send a FIN; put the halves back
-    // together so a reset closes with an RST only.
-    if let Ok(stream) = rd.reunite(wr) {
-        if reset {
-            let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
-        }
-        drop(stream);
-    }
-    // No more commands: `send()` from onClose on fails.
-    rx.close();
-    if let Outcome::Fatal(code) = ctx.hooks.on_close(fd, reactor, port) {
-        ctx.poison(code);
-    }
-    with(|t| t.conns.remove(&fd));
-    session::close(fd);
-    stats::on_close(aborted);
-    ctx.conn_closed();
+    (aborted, reset)
 }
 
 /// Receives datagrams on a UDP port until the task is dropped.

@@ -25,6 +25,7 @@ use super::http::conn;
 use super::listener::{Port, PortKind, PortSocket};
 use super::log::{self, Role};
 use super::reactor;
+use super::tls::NetStream;
 
 /// Worker id of this process; -1 in the master and manager.
 static WORKER_ID: AtomicI32 = AtomicI32::new(-1);
@@ -323,13 +324,56 @@ fn start_conn(
         return;
     }
     super::listener::apply_stream_options(&stream, opts);
+    let Some(tls) = opts.tls.clone() else {
+        open_conn(
+            NetStream::Plain(stream),
+            peer,
+            kind,
+            index,
+            port_num,
+            opts,
+            ctx,
+        );
+        return;
+    };
+    // SWOOLE_SSL: the handshake first (in its own task, bounded by
+    // tls::HANDSHAKE_TIMEOUT); the connection exists for the script (id,
+    // onConnect) only once it is done, as in Swoole.
+    let opts = opts.clone();
+    let ctx = ctx.clone();
+    tokio::task::spawn_local(async move {
+        match tls.accept(stream).await {
+            Ok(s) => open_conn(s, peer, kind, index, port_num, &opts, &ctx),
+            Err(e) => crate::rlog!(
+                Notice,
+                "SSL connection[{peer}] on port {port_num} closed: {e}"
+            ),
+        }
+    });
+}
+
+/// A connection ready for its protocol (after the TLS handshake on a TLS port).
+fn open_conn(
+    stream: NetStream,
+    peer: SocketAddr,
+    kind: PortKind,
+    index: usize,
+    port_num: u16,
+    opts: &Rc<PortOptions>,
+    ctx: &Rc<WorkerCtx>,
+) {
     super::stats::on_accept();
     ctx.conn_opened();
     // HTTP connections are in the session table too (close(), exists(),
     // getClientInfo() on `$request->fd`), under the same kind of id.
     let fd = super::session::open(ctx.id as i32, index, port_num, peer);
     if ctx.cfg.mode == super::config::Mode::Process {
-        super::held::adopt(fd, stream.as_fd());
+        super::held::adopt(fd, stream.tcp().as_fd());
+    }
+    if opts.tls.as_ref().is_some_and(|t| t.keep_client_cert) {
+        if let Some(pem) = stream.client_cert_pem() {
+            super::tls::remember_client_cert(fd, pem);
+        }
     }
     if kind == PortKind::Http {
         tokio::task::spawn_local(conn::serve(stream, peer, fd, port_num, ctx.clone()));

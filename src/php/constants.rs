@@ -18,6 +18,8 @@ pub const SWOOLE_SOCK_TCP6: i64 = 3;
 pub const SWOOLE_SOCK_UDP6: i64 = 4;
 pub const SWOOLE_SOCK_UNIX_STREAM: i64 = 5;
 pub const SWOOLE_SOCK_UNIX_DGRAM: i64 = 6;
+/// Or-ed into a socket type: the port speaks TLS.
+pub const SWOOLE_SSL: i64 = 512;
 
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     let ints: &[(&str, i64)] = &[

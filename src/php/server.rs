@@ -23,7 +23,7 @@ use bytes::Bytes;
 use super::callbacks::{Callbacks, PhpHooks, PortCallbacks};
 use super::constants::{
     SWOOLE_BASE, SWOOLE_PROCESS, SWOOLE_SOCK_TCP, SWOOLE_SOCK_TCP6, SWOOLE_SOCK_UDP,
-    SWOOLE_SOCK_UDP6,
+    SWOOLE_SOCK_UDP6, SWOOLE_SSL,
 };
 use super::exception::swoole_exception;
 use super::server_port::{Port as PortObj, PortState};
@@ -273,7 +273,7 @@ impl Server {
                 Some(arr) => Some(settings::port_options("Swoole\\Server\\Port", Some(arr))?),
                 None => None,
             };
-            let opts = own.unwrap_or_else(|| main_opts.clone());
+            let mut opts = own.unwrap_or_else(|| main_opts.clone());
             let socket = if index == 0 {
                 self_.listener.borrow_mut().take()
             } else {
@@ -300,6 +300,24 @@ impl Server {
                 PortSocket::Tcp(_) if http_wanted => PortKind::Http,
                 PortSocket::Tcp(_) | PortSocket::Dispatched(_) => PortKind::Stream,
             };
+            if st.sock_type & SWOOLE_SSL != 0 && kind != PortKind::Datagram {
+                let setting = self_.setting.borrow();
+                let main_arr = setting.as_ref().and_then(Zval::array);
+                let own_arr = st.setting.as_ref().and_then(Zval::array);
+                let arr = if index > 0 && settings::has_tls_cert(own_arr) {
+                    own_arr
+                } else {
+                    main_arr
+                };
+                let mut t = settings::tls_settings(&class, arr)?;
+                t.alpn_http1 = kind == PortKind::Http;
+                let (tls, warnings) = crate::engine::tls::build(&t)
+                    .map_err(|e| swoole_exception(e.to_string(), 1019))?;
+                for w in warnings {
+                    php_error(&ErrorType::Warning, &format!("{class}::start(): {w}"));
+                }
+                opts.tls = Some(std::sync::Arc::new(tls));
+            }
             st.started = true;
             callbacks
                 .ports
@@ -592,10 +610,10 @@ impl Server {
         worker::is_task_worker()
     }
 
-    /// rswoole serves no TLS.
+    /// True when the main port was created with `SWOOLE_SSL`.
     #[php(getter, name = "ssl")]
     pub fn prop_ssl(&self) -> bool {
-        false
+        self.sock_type & SWOOLE_SSL != 0
     }
 
     /// Swoole's stats timer and admin server objects; rswoole has neither.
@@ -987,6 +1005,9 @@ fn client_info(fd: i64) -> Zval {
     let _ = ht.insert("server_socket", s.port_index as i64);
     if s.ws_status > 0 {
         let _ = ht.insert("websocket_status", s.ws_status as i64);
+    }
+    if let Some(cert) = crate::engine::tls::client_cert(fd) {
+        let _ = ht.insert("ssl_client_cert", &*cert);
     }
     let mut z = Zval::new();
     z.set_hashtable(ht);

@@ -151,10 +151,10 @@ impl Port {
         self.state.borrow().sock_type
     }
 
-    /// rswoole serves no TLS.
+    /// True when the port was created with `SWOOLE_SSL`.
     #[php(getter, name = "ssl")]
     pub fn prop_ssl(&self) -> bool {
-        false
+        self.state.borrow().sock_type & super::constants::SWOOLE_SSL != 0
     }
 
     #[php(getter, name = "setting")]

@@ -12,6 +12,7 @@ use ext_php_rs::types::{ArrayKey, ZendHashTable, Zval};
 use super::exception::type_error;
 use crate::engine::config::{PortOptions, ServerConfig};
 use crate::engine::framing::{Framing, LengthType};
+use crate::engine::tls::{CertFiles, TlsSettings};
 
 /// Every option name Swoole 6 accepts on a server or port (lower-case).
 /// Anything else gets Swoole's "unsupported option" warning.
@@ -803,6 +804,86 @@ pub fn port_options(class: &str, arr: Option<&ZendHashTable>) -> Result<PortOpti
         };
     }
     Ok(o)
+}
+
+/// True when `arr` carries a certificate of its own (`ssl_cert_file` or
+/// `ssl_sni_certs`): a `listen()` port with one does not inherit the server's.
+pub fn has_tls_cert(arr: Option<&ZendHashTable>) -> bool {
+    arr.is_some_and(|a| a.get("ssl_cert_file").is_some() || a.get("ssl_sni_certs").is_some())
+}
+
+/// The `ssl_*` settings of a `SWOOLE_SSL` port.
+pub fn tls_settings(class: &str, arr: Option<&ZendHashTable>) -> Result<TlsSettings, PhpException> {
+    let mut t = TlsSettings::default();
+    let Some(arr) = arr else {
+        return Ok(t);
+    };
+    let get = |k: &str| arr.get(k).filter(|z| !z.is_null());
+    let string = |k: &str| -> Result<Option<String>, PhpException> {
+        get(k).map(|z| as_str(class, k, z)).transpose()
+    };
+    let files = |a: &ZendHashTable| -> Result<CertFiles, PhpException> {
+        let f = |k: &str| -> Result<String, PhpException> {
+            Ok(match a.get(k).filter(|z| !z.is_null()) {
+                Some(z) => as_str(class, k, z)?,
+                None => String::new(),
+            })
+        };
+        Ok(CertFiles {
+            cert_file: f("ssl_cert_file")?,
+            key_file: f("ssl_key_file")?,
+        })
+    };
+    t.cert = files(arr)?;
+    if let Some(z) = get("ssl_protocols") {
+        t.protocols = as_int(class, "ssl_protocols", z, false)?.max(0) as u32;
+    }
+    t.ciphers = string("ssl_ciphers")?;
+    if let Some(z) = get("ssl_verify_peer") {
+        t.verify_peer = as_bool(class, "ssl_verify_peer", z)?;
+    }
+    if let Some(z) = get("ssl_allow_self_signed") {
+        t.allow_self_signed = as_bool(class, "ssl_allow_self_signed", z)?;
+    }
+    if let Some(z) = get("ssl_prefer_server_ciphers") {
+        t.prefer_server_ciphers = as_bool(class, "ssl_prefer_server_ciphers", z)?;
+    }
+    t.client_cert_file = string("ssl_client_cert_file")?;
+    if t.client_cert_file.is_none() {
+        // Swoole verifies clients against ssl_cafile too.
+        t.client_cert_file = string("ssl_cafile")?;
+    }
+    if let Some(z) = get("ssl_verify_depth") {
+        t.verify_depth = Some(as_int(class, "ssl_verify_depth", z, false)?);
+    }
+    if let Some(z) = get("ssl_sni_certs") {
+        let Some(map) = z.array() else {
+            return Err(super::exception::swoole_exception(
+                "ssl_sni_certs requires an array mapping host names to cert paths",
+                0,
+            ));
+        };
+        for (key, v) in map.iter() {
+            let host = match key {
+                ext_php_rs::types::ArrayKey::String(h) => h,
+                ext_php_rs::types::ArrayKey::Str(h) => h.to_string(),
+                _ => {
+                    return Err(super::exception::swoole_exception(
+                        "ssl_sni_certs array requires string host name keys",
+                        0,
+                    ))
+                }
+            };
+            let Some(a) = v.array() else {
+                return Err(super::exception::swoole_exception(
+                    "invalid SNI_cert setting",
+                    0,
+                ));
+            };
+            t.sni.push((host, files(a)?));
+        }
+    }
+    Ok(t)
 }
 
 #[cfg(test)]

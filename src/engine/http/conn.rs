@@ -38,6 +38,7 @@ use super::static_files;
 use crate::engine::hooks::Outcome;
 use crate::engine::outflow::{Limits, Outflow};
 use crate::engine::stats;
+use crate::engine::tls::NetStream;
 use crate::engine::worker::WorkerCtx;
 
 /// Header lines hyper parses into a stack buffer (its `DEFAULT_MAX_HEADERS`).
@@ -85,7 +86,7 @@ const DRAIN_IDLE_GRACE: Duration = Duration::from_secs(1);
 /// The client socket, counting bytes for `stats()` and noting when data
 /// last moved (for the heartbeat).
 /// (`Send`, because hyper's upgrade hands the socket over as a `Send` box.)
-struct Counted(TcpStream, Activity);
+struct Counted(NetStream, Activity);
 
 /// When data last moved, in milliseconds since `Activity::base()`.
 #[derive(Clone)]
@@ -221,7 +222,7 @@ pub fn is_local(fd: i64) -> bool {
 /// Serves one HTTP connection accepted on local port `port`, known as
 /// connection id `fd` (its session slot is freed when it ends, unless a
 /// WebSocket task took it over).
-pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx: Rc<WorkerCtx>) {
+pub async fn serve(stream: NetStream, peer: SocketAddr, fd: i64, port: u16, ctx: Rc<WorkerCtx>) {
     let kill = Rc::new(Kill::default());
     OPEN.with(|t| t.borrow_mut().insert(fd, kill.clone()));
     let flow = Outflow::new(fd, Limits::from_config(&ctx.cfg));
@@ -229,8 +230,12 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, fd: i64, port: u16, ctx:
     let local = stream.local_addr().ok();
     let last = Activity::new();
     let inflight = Rc::new(Cell::new(0usize));
-    let many_headers =
-        ctx.cfg.http_max_headers > HYPER_HEADERS && first_head_is_long(&stream).await;
+    // (Under TLS the head cannot be peeked: the configured count is used.)
+    let many_headers = ctx.cfg.http_max_headers > HYPER_HEADERS
+        && match &stream {
+            NetStream::Plain(s) => first_head_is_long(s).await,
+            NetStream::Tls(_) => true,
+        };
     let io = TokioIo::new(Counted(stream, last.clone()));
     let svc_ctx = ctx.clone();
     let svc_inflight = inflight.clone();
