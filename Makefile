@@ -15,7 +15,7 @@ SO := $(CURDIR)/target/release/librswoole.so
 # mariadb-server, php-mysql, php-curl, php-fpm, nghttp2-client, guzzle: runtime hooks, pools, FastCGI and HTTP/2 tests
 # (php-tests/include/services.php starts private instances on free ports and stops them by pid).
 # python3-websockets: the WebSocket battery (tests/integration/test_websockets_lib.py) uses that client.
-APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 python3-websockets python3-prometheus-client build-essential pkg-config redis-server php8.2-redis mariadb-server php8.2-mysql php8.2-curl php8.2-fpm nghttp2-client php-guzzlehttp-guzzle nginx-light
+APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 python3-websockets python3-prometheus-client build-essential pkg-config redis-server php8.2-redis mariadb-server php8.2-mysql php8.2-curl php8.2-fpm nghttp2-client php-guzzlehttp-guzzle nginx-light python3-brotli
 APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets python3-prometheus-client build-essential pkg-config redis-server php-redis mariadb-server php-mysql php-curl php-fpm nghttp2-client php-guzzlehttp-guzzle nginx-light
 
 

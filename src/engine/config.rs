@@ -61,6 +61,9 @@ pub struct ServerConfig {
     pub http_compression: bool,
     pub http_compression_level: u32,
     pub http_compression_min_length: usize,
+    /// `http_compression_types`: only these content types are compressed
+    /// (None: every type).
+    pub http_compression_types: Option<std::sync::Arc<[String]>>,
     pub document_root: Option<PathBuf>,
     pub enable_static_handler: bool,
     /// `http_index_files`: tried in order when a request names a directory.
@@ -225,6 +228,7 @@ impl Default for ServerConfig {
             http_compression: true,
             http_compression_level: 1,
             http_compression_min_length: 20,
+            http_compression_types: None,
             document_root: None,
             enable_static_handler: false,
             http_index_files: Vec::new(),

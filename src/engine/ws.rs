@@ -703,6 +703,7 @@ pub async fn upgrade<B>(
             keep_alive: true,
             coding: None,
             compression: None,
+            compression_types: None,
             outflow: None,
         });
         if let Outcome::Fatal(code) = ctx.hooks.on_ws_handshake(request, responder) {
@@ -812,6 +813,7 @@ async fn before_handshake_response(
         keep_alive: true,
         coding: None,
         compression: None,
+        compression_types: None,
         outflow: None,
     });
     let _ = responder.status(101, None);

@@ -330,6 +330,7 @@ impl Response {
             keep_alive: false,
             coding: None,
             compression: None,
+            compression_types: None,
             outflow: None,
         });
         crate::engine::event_loop::spawn(held::answer(head, sock, fd));

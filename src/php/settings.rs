@@ -481,7 +481,21 @@ pub fn to_config(
         "http_gzip_level",
     ] {
         if let Some(z) = get(key) {
-            c.http_compression_level = as_int(class, key, z, false)?.clamp(1, 9) as u32;
+            // 1..9 for gzip/deflate, up to 11 for brotli (clamped per coding).
+            c.http_compression_level = as_int(class, key, z, false)?.clamp(1, 11) as u32;
+        }
+    }
+    for key in ["http_compression_types", "compression_types"] {
+        if let Some(z) = get(key) {
+            let Some(a) = z.array() else {
+                return Err(wrong(class, key, "array", z));
+            };
+            let types: Vec<String> = a
+                .values()
+                .filter_map(|v| v.string())
+                .map(|t| t.trim().to_ascii_lowercase())
+                .collect();
+            c.http_compression_types = Some(std::sync::Arc::from(types));
         }
     }
     for key in ["http_compression_min_length", "compression_min_length"] {

@@ -569,6 +569,7 @@ async fn handle_inner(
         compression: cfg
             .http_compression
             .then_some((cfg.http_compression_level, cfg.http_compression_min_length)),
+        compression_types: cfg.http_compression_types.clone(),
         outflow: Some(flow),
     });
     ctx.requests.set(ctx.requests.get() + 1);

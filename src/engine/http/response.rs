@@ -107,31 +107,81 @@ fn header_name(name: &[u8]) -> Option<HeaderName> {
 /// Content coding chosen from the request's `Accept-Encoding`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Coding {
+    Brotli,
     Gzip,
     Deflate,
 }
 
 impl Coding {
-    /// Picks gzip over deflate, as Swoole does when both are offered.
+    /// The coding the client weighs highest (q-values; `*` stands for any
+    /// coding not named); on a tie br, then gzip, then deflate, Swoole's
+    /// order of preference. None when nothing acceptable is offered.
     pub fn from_accept(accept: &[u8]) -> Option<Coding> {
         let s = String::from_utf8_lossy(accept).to_ascii_lowercase();
-        let offered = |name: &str| {
-            s.split(',').any(|item| {
-                let mut it = item.trim().split(';');
-                let n = it.next().unwrap_or("").trim();
-                let q_zero = it.any(|p| {
-                    let p = p.trim();
-                    p == "q=0" || p == "q=0.0" || p == "q=0.00" || p == "q=0.000"
-                });
-                n == name && !q_zero
-            })
-        };
-        if offered("gzip") {
-            Some(Coding::Gzip)
-        } else if offered("deflate") {
-            Some(Coding::Deflate)
-        } else {
-            None
+        let mut q = [None::<f32>; 3];
+        let mut star = None::<f32>;
+        for item in s.split(',') {
+            let mut it = item.trim().split(';');
+            let name = it.next().unwrap_or("").trim();
+            let mut weight = 1.0f32;
+            for p in it {
+                if let Some(v) = p.trim().strip_prefix("q=") {
+                    weight = v.trim().parse().unwrap_or(0.0);
+                }
+            }
+            let slot = match name {
+                "br" => 0,
+                "gzip" | "x-gzip" => 1,
+                "deflate" => 2,
+                "*" => {
+                    star = Some(weight);
+                    continue;
+                }
+                _ => continue,
+            };
+            q[slot] = Some(weight);
+        }
+        let mut best: Option<(f32, usize)> = None;
+        for (i, w) in q.iter().enumerate() {
+            let w = w.or(star).unwrap_or(0.0);
+            if w > 0.0 && best.is_none_or(|(b, _)| w > b) {
+                best = Some((w, i));
+            }
+        }
+        best.map(|(_, i)| [Coding::Brotli, Coding::Gzip, Coding::Deflate][i])
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Coding::Brotli => "br",
+            Coding::Gzip => "gzip",
+            Coding::Deflate => "deflate",
+        }
+    }
+}
+
+/// Compresses `data` with `coding` at `level` (1..9 for zlib, up to 11 for brotli).
+pub fn compress(coding: Coding, level: u32, data: &[u8]) -> std::io::Result<Vec<u8>> {
+    match coding {
+        Coding::Brotli => {
+            let mut out = Vec::with_capacity(data.len() / 2);
+            let params = brotli::enc::BrotliEncoderParams {
+                quality: level.min(11) as i32,
+                size_hint: data.len(),
+                ..Default::default()
+            };
+            brotli::BrotliCompress(&mut &data[..], &mut out, &params)?;
+            Ok(out)
+        }
+        Coding::Gzip => {
+            let level = flate2::Compression::new(level.clamp(1, 9));
+            let mut e = flate2::write::GzEncoder::new(Vec::with_capacity(data.len() / 2), level);
+            e.write_all(data).and_then(|_| e.finish())
+        }
+        Coding::Deflate => {
+            let level = flate2::Compression::new(level.clamp(1, 9));
+            let mut e = flate2::write::ZlibEncoder::new(Vec::with_capacity(data.len() / 2), level);
+            e.write_all(data).and_then(|_| e.finish())
         }
     }
 }
@@ -144,6 +194,8 @@ pub struct RespContext {
     pub coding: Option<Coding>,
     /// `(level, min_length)` when `http_compression` is on.
     pub compression: Option<(u32, usize)>,
+    /// `http_compression_types` (None: any content type).
+    pub compression_types: Option<std::sync::Arc<[String]>>,
     /// The connection's output bound, for `write()` (None: unbounded).
     pub outflow: Option<Rc<Outflow>>,
 }
@@ -412,19 +464,19 @@ impl State {
         if data.len() < min_len || self.has(&http::header::CONTENT_ENCODING) {
             return (data, None);
         }
-        let level = flate2::Compression::new(level.clamp(1, 9));
-        let out = match coding {
-            Coding::Gzip => {
-                let mut e =
-                    flate2::write::GzEncoder::new(Vec::with_capacity(data.len() / 2), level);
-                e.write_all(&data).and_then(|_| e.finish())
+        if let Some(types) = &self.ctx.compression_types {
+            let ct = self
+                .headers
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("text/html")
+                .to_ascii_lowercase();
+            let media = ct.split(';').next().unwrap_or("").trim();
+            if !types.iter().any(|t| *t == ct || t == media) {
+                return (data, None);
             }
-            Coding::Deflate => {
-                let mut e =
-                    flate2::write::ZlibEncoder::new(Vec::with_capacity(data.len() / 2), level);
-                e.write_all(&data).and_then(|_| e.finish())
-            }
-        };
+        }
+        let out = compress(coding, level, &data);
         match out {
             Ok(v) => (Bytes::from(v), Some(coding)),
             Err(_) => (data, None),
@@ -468,10 +520,7 @@ impl State {
         if let Some(c) = coding {
             h.insert(
                 http::header::CONTENT_ENCODING,
-                HeaderValue::from_static(match c {
-                    Coding::Gzip => "gzip",
-                    Coding::Deflate => "deflate",
-                }),
+                HeaderValue::from_static(c.name()),
             );
             h.append(
                 http::header::VARY,
@@ -505,6 +554,7 @@ mod tests {
             keep_alive: true,
             coding: Some(Coding::Gzip),
             compression: Some((1, 20)),
+            compression_types: None,
             outflow: None,
         }
     }
@@ -547,12 +597,38 @@ mod tests {
 
     #[test]
     fn accept_encoding_choice() {
+        // The highest q-value wins; a tie goes to br, then gzip.
         assert_eq!(
             Coding::from_accept(b"deflate, gzip;q=0.5"),
+            Some(Coding::Deflate)
+        );
+        assert_eq!(Coding::from_accept(b"deflate, gzip"), Some(Coding::Gzip));
+        assert_eq!(
+            Coding::from_accept(b"gzip, deflate, br"),
+            Some(Coding::Brotli)
+        );
+        assert_eq!(
+            Coding::from_accept(b"br;q=0.8, gzip;q=0.9"),
             Some(Coding::Gzip)
         );
         assert_eq!(Coding::from_accept(b"deflate"), Some(Coding::Deflate));
-        assert_eq!(Coding::from_accept(b"gzip;q=0, br"), None);
+        assert_eq!(Coding::from_accept(b"gzip;q=0, br"), Some(Coding::Brotli));
+        assert_eq!(Coding::from_accept(b"gzip;q=0, identity"), None);
+        assert_eq!(
+            Coding::from_accept(b"*;q=0.5, gzip;q=0"),
+            Some(Coding::Brotli)
+        );
+        assert_eq!(Coding::from_accept(b"*;q=0"), None);
+    }
+
+    #[test]
+    fn brotli_round_trip() {
+        let data = b"hello hello hello hello hello hello hello".repeat(10);
+        let out = compress(Coding::Brotli, 5, &data).expect("compress");
+        assert!(out.len() < data.len());
+        let mut back = Vec::new();
+        brotli::BrotliDecompress(&mut &out[..], &mut back).expect("decompress");
+        assert_eq!(back, data);
     }
 
     #[test]
