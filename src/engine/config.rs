@@ -23,6 +23,18 @@ pub struct PortOptions {
     pub socket_buffer_size: Option<usize>,
     /// `SWOOLE_SSL`: the port's TLS acceptor.
     pub tls: Option<std::sync::Arc<super::tls::ServerTls>>,
+    /// `open_http2_protocol` with its `http2_*` settings.
+    pub http2: Option<Http2Settings>,
+}
+
+/// The `http2_*` settings (None: hyper's default).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Http2Settings {
+    pub header_table_size: Option<u32>,
+    pub initial_window_size: Option<u32>,
+    pub max_concurrent_streams: Option<u32>,
+    pub max_frame_size: Option<u32>,
+    pub max_header_list_size: Option<u32>,
 }
 
 impl Default for PortOptions {
@@ -34,6 +46,7 @@ impl Default for PortOptions {
             tcp_keepalive: None,
             socket_buffer_size: None,
             tls: None,
+            http2: None,
         }
     }
 }

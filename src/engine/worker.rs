@@ -376,7 +376,14 @@ fn open_conn(
         }
     }
     if kind == PortKind::Http {
-        tokio::task::spawn_local(conn::serve(stream, peer, fd, port_num, ctx.clone()));
+        tokio::task::spawn_local(conn::serve(
+            stream,
+            peer,
+            fd,
+            port_num,
+            opts.http2,
+            ctx.clone(),
+        ));
     } else {
         tokio::task::spawn_local(super::tcp::serve_conn(
             stream,

@@ -677,6 +677,7 @@ pub async fn upgrade<B>(
     let request = HttpRequest {
         fd,
         protocol: "HTTP/1.1",
+        stream_id: 0,
         method: parts.method,
         uri: parts.uri,
         headers: parts.headers,

@@ -419,7 +419,7 @@ impl Request {
 
     #[php(getter, name = "streamId")]
     pub fn prop_stream_id(&self) -> i64 {
-        0
+        self.req.stream_id as i64
     }
 
     #[php(getter, name = "header")]

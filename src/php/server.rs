@@ -311,6 +311,7 @@ impl Server {
                 };
                 let mut t = settings::tls_settings(&class, arr)?;
                 t.alpn_http1 = kind == PortKind::Http;
+                t.alpn_h2 = kind == PortKind::Http && opts.http2.is_some();
                 let (tls, warnings) = crate::engine::tls::build(&t)
                     .map_err(|e| swoole_exception(e.to_string(), 1019))?;
                 for w in warnings {

@@ -775,6 +775,26 @@ pub fn port_options(class: &str, arr: Option<&ZendHashTable>) -> Result<PortOpti
             }
         }
     }
+    if flag("open_http2_protocol")? {
+        let mut h = crate::engine::config::Http2Settings::default();
+        let size = |k: &str| -> Result<Option<u32>, PhpException> {
+            match get(k) {
+                Some(z) => Ok(Some(
+                    as_int(class, k, z, true)?.clamp(0, u32::MAX as i64) as u32
+                )),
+                None => Ok(None),
+            }
+        };
+        h.header_table_size = size("http2_header_table_size")?;
+        h.initial_window_size = match size("http2_init_window_size")? {
+            Some(n) => Some(n),
+            None => size("http2_initial_window_size")?,
+        };
+        h.max_concurrent_streams = size("http2_max_concurrent_streams")?;
+        h.max_frame_size = size("http2_max_frame_size")?;
+        h.max_header_list_size = size("http2_max_header_list_size")?;
+        o.http2 = Some(h);
+    }
     let eof_split = flag("open_eof_split")?;
     if flag("open_length_check")? {
         let letter = match get("package_length_type") {

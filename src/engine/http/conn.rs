@@ -23,7 +23,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 use http::{header, Request, Response, Version};
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
+use hyper::server::conn::{http1, http2};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -35,6 +35,7 @@ use super::reqbody::{self, BodyError};
 use super::request::HttpRequest;
 use super::response::{simple, Coding, RespContext, Responder};
 use super::static_files;
+use crate::engine::config::Http2Settings;
 use crate::engine::hooks::Outcome;
 use crate::engine::outflow::{Limits, Outflow};
 use crate::engine::stats;
@@ -75,6 +76,44 @@ async fn first_head_is_long(stream: &TcpStream) -> bool {
         }
         // Part of the head is in: look again once more may have arrived.
         tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
+/// The client connection preface of HTTP/2 (RFC 9113 §3.4).
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// True when `stream` starts with the HTTP/2 preface (h2c by prior
+/// knowledge). Peeked, like `first_head_is_long`; a client whose first
+/// bytes differ from it is HTTP/1 at once.
+async fn starts_with_h2_preface(stream: &TcpStream) -> bool {
+    let deadline = Instant::now() + FIRST_HEAD_WAIT;
+    let mut buf = [0u8; 24];
+    loop {
+        let n = match tokio::time::timeout_at(deadline.into(), stream.peek(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => n,
+            _ => return false,
+        };
+        if buf[..n] != H2_PREFACE[..n] {
+            return false;
+        }
+        if n == H2_PREFACE.len() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
+/// hyper's executor for HTTP/2 streams: each is a task on the worker's
+/// `LocalSet` (the service futures are `!Send`).
+#[derive(Clone, Copy)]
+struct LocalExec;
+
+impl<F: std::future::Future + 'static> hyper::rt::Executor<F> for LocalExec {
+    fn execute(&self, fut: F) {
+        tokio::task::spawn_local(fut);
     }
 }
 
@@ -219,10 +258,74 @@ pub fn is_local(fd: i64) -> bool {
     OPEN.with(|t| t.borrow().contains_key(&fd))
 }
 
+/// Runs a hyper connection (HTTP/1 or HTTP/2: different types, the same
+/// methods) until it ends, the script closes it, the heartbeat drops it, or
+/// the worker drains.
+macro_rules! drive {
+    ($conn:expr, $ctx:expr, $fd:expr, $kill:expr, $idle:expr) => {{
+        let conn = $conn;
+        let ctx = $ctx;
+        let fd = $fd;
+        let kill = $kill;
+        let mut idle = $idle;
+        tokio::pin!(conn);
+        let mut shutdown = ctx.shutdown.subscribe();
+        if !*shutdown.borrow_and_update() {
+            tokio::select! {
+                // In order (no random start): the connection is what wakes us.
+                biased;
+                res = conn.as_mut() => {
+                    finish(&ctx, fd, res);
+                    return;
+                }
+                _ = shutdown.changed() => {}
+                _ = kill.notify.notified() => {
+                    finish(&ctx, fd, Ok(()));
+                    return;
+                }
+                _ = &mut idle => {
+                    // heartbeat_idle_time passed in silence: drop (close) it.
+                    crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
+                    finish(&ctx, fd, Ok(()));
+                    return;
+                }
+            }
+        }
+        // Draining. A request arriving now is answered with `Connection: close`
+        // (see `handle`) and hyper closes after it (HTTP/2: GOAWAY). hyper's
+        // graceful_shutdown would close an idle connection at once, racing a
+        // client that is sending its next request right now; so wait a little.
+        let grace = DRAIN_IDLE_GRACE.min(ctx.cfg.max_wait_time / 2);
+        tokio::select! {
+            res = conn.as_mut() => {
+                finish(&ctx, fd, res);
+                return;
+            }
+            _ = kill.notify.notified() => {
+                finish(&ctx, fd, Ok(()));
+                return;
+            }
+            _ = tokio::time::sleep(grace) => {}
+        }
+        conn.as_mut().graceful_shutdown();
+        tokio::select! {
+            res = conn.as_mut() => finish(&ctx, fd, res),
+            _ = kill.notify.notified() => finish(&ctx, fd, Ok(())),
+        }
+    }};
+}
+
 /// Serves one HTTP connection accepted on local port `port`, known as
 /// connection id `fd` (its session slot is freed when it ends, unless a
 /// WebSocket task took it over).
-pub async fn serve(stream: NetStream, peer: SocketAddr, fd: i64, port: u16, ctx: Rc<WorkerCtx>) {
+pub async fn serve(
+    stream: NetStream,
+    peer: SocketAddr,
+    fd: i64,
+    port: u16,
+    http2: Option<Http2Settings>,
+    ctx: Rc<WorkerCtx>,
+) {
     let kill = Rc::new(Kill::default());
     OPEN.with(|t| t.borrow_mut().insert(fd, kill.clone()));
     let flow = Outflow::new(fd, Limits::from_config(&ctx.cfg));
@@ -230,8 +333,16 @@ pub async fn serve(stream: NetStream, peer: SocketAddr, fd: i64, port: u16, ctx:
     let local = stream.local_addr().ok();
     let last = Activity::new();
     let inflight = Rc::new(Cell::new(0usize));
+    // HTTP/2: chosen by ALPN under TLS, by its preface in clear text (h2c
+    // with prior knowledge).
+    let h2 = match (&http2, &stream) {
+        (None, _) => false,
+        (Some(_), NetStream::Tls(_)) => stream.alpn_h2(),
+        (Some(_), NetStream::Plain(s)) => starts_with_h2_preface(s).await,
+    };
     // (Under TLS the head cannot be peeked: the configured count is used.)
-    let many_headers = ctx.cfg.http_max_headers > HYPER_HEADERS
+    let many_headers = !h2
+        && ctx.cfg.http_max_headers > HYPER_HEADERS
         && match &stream {
             NetStream::Plain(s) => first_head_is_long(s).await,
             NetStream::Tls(_) => true,
@@ -240,14 +351,24 @@ pub async fn serve(stream: NetStream, peer: SocketAddr, fd: i64, port: u16, ctx:
     let svc_ctx = ctx.clone();
     let svc_inflight = inflight.clone();
     let svc_kill = kill.clone();
+    // HTTP/2 stream ids, in the order hyper hands the streams over (a
+    // client opens them in increasing order: 1, 3, 5, ...).
+    let next_stream = Cell::new(1u32);
     let svc = service_fn(move |req| {
         let ctx = svc_ctx.clone();
         let inflight = svc_inflight.clone();
         let kill = svc_kill.clone();
         let flow = flow.clone();
+        let stream_id = if h2 {
+            let id = next_stream.get();
+            next_stream.set(id.wrapping_add(2));
+            id
+        } else {
+            0
+        };
         inflight.set(inflight.get() + 1);
         async move {
-            let r = handle(req, ctx, fd, peer, local, port, flow).await;
+            let r = handle(req, ctx, fd, peer, local, port, stream_id, flow).await;
             inflight.set(inflight.get() - 1);
             if kill.set.get() {
                 // Closed by the script: write nothing; the task drops the
@@ -257,8 +378,23 @@ pub async fn serve(stream: NetStream, peer: SocketAddr, fd: i64, port: u16, ctx:
             r
         }
     });
-    let idle = idle_watch(ctx.clone(), last, inflight);
-    tokio::pin!(idle);
+    let idle = Box::pin(idle_watch(ctx.clone(), last, inflight));
+    if h2 {
+        let mut b = http2::Builder::new(LocalExec);
+        let h = http2.unwrap_or_default();
+        b.timer(hyper_util::rt::TokioTimer::new())
+            .initial_stream_window_size(h.initial_window_size)
+            .max_frame_size(h.max_frame_size)
+            .max_concurrent_streams(h.max_concurrent_streams.or(Some(128)));
+        if let Some(n) = h.header_table_size {
+            b.header_table_size(n);
+        }
+        if let Some(n) = h.max_header_list_size {
+            b.max_header_list_size(n);
+        }
+        drive!(b.serve_connection(io, svc), ctx, fd, kill, idle);
+        return;
+    }
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
     // a hello-world request's user CPU (bench/RESULTS.md); drop-in wins.
     let mut builder = http1::Builder::new();
@@ -277,51 +413,13 @@ pub async fn serve(stream: NetStream, peer: SocketAddr, fd: i64, port: u16, ctx:
     if max < HYPER_HEADERS || (max > HYPER_HEADERS && many_headers) {
         builder.max_headers(max);
     }
-    let conn = builder.serve_connection(io, svc).with_upgrades();
-    tokio::pin!(conn);
-    let mut shutdown = ctx.shutdown.subscribe();
-    if !*shutdown.borrow_and_update() {
-        tokio::select! {
-            // In order (no random start): the connection is what wakes us.
-            biased;
-            res = conn.as_mut() => {
-                finish(&ctx, fd, res);
-                return;
-            }
-            _ = shutdown.changed() => {}
-            _ = kill.notify.notified() => {
-                finish(&ctx, fd, Ok(()));
-                return;
-            }
-            _ = &mut idle => {
-                // heartbeat_idle_time passed in silence: drop (close) it.
-                crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
-                finish(&ctx, fd, Ok(()));
-                return;
-            }
-        }
-    }
-    // Draining. A request arriving now is answered with `Connection: close`
-    // (see `handle`) and hyper closes after it. hyper's graceful_shutdown
-    // would close an idle connection at once, racing a client that is
-    // sending its next request right now; so wait a little first.
-    let grace = DRAIN_IDLE_GRACE.min(ctx.cfg.max_wait_time / 2);
-    tokio::select! {
-        res = conn.as_mut() => {
-            finish(&ctx, fd, res);
-            return;
-        }
-        _ = kill.notify.notified() => {
-            finish(&ctx, fd, Ok(()));
-            return;
-        }
-        _ = tokio::time::sleep(grace) => {}
-    }
-    conn.as_mut().graceful_shutdown();
-    tokio::select! {
-        res = conn.as_mut() => finish(&ctx, fd, res),
-        _ = kill.notify.notified() => finish(&ctx, fd, Ok(())),
-    }
+    drive!(
+        builder.serve_connection(io, svc).with_upgrades(),
+        ctx,
+        fd,
+        kill,
+        idle
+    );
 }
 
 /// The response head of a handler that did not answer before returning;
@@ -378,6 +476,7 @@ fn wants_keep_alive<B>(req: &Request<B>) -> bool {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn handle(
     req: Request<Incoming>,
     ctx: Rc<WorkerCtx>,
@@ -385,12 +484,13 @@ async fn handle(
     peer: SocketAddr,
     local: Option<SocketAddr>,
     port: u16,
+    stream_id: u32,
     flow: Rc<Outflow>,
 ) -> Result<Response<RespBody>, Infallible> {
     stats::on_request_start();
     // The duration histogram (metrics): one clock read each way when on.
     let began = stats::histogram_on().then(Instant::now);
-    let Ok(mut resp) = handle_inner(req, &ctx, fd, peer, local, port, flow).await;
+    let Ok(mut resp) = handle_inner(req, &ctx, fd, peer, local, port, stream_id, flow).await;
     stats::on_request_end();
     if let Some(t) = began {
         stats::observe_duration(t.elapsed().as_micros() as u64);
@@ -411,6 +511,19 @@ async fn handle(
 /// HTTP/1.0 one at most one). In absolute form (`GET http://a/b`) the
 /// target's authority is the host, whatever Host said (§3.2.2).
 fn check_host(req: &mut Request<Incoming>) -> bool {
+    if req.version() == Version::HTTP_2 {
+        // RFC 9113 §8.3.1: :authority stands for Host.
+        if !req.headers().contains_key(header::HOST) {
+            if let Some(v) = req
+                .uri()
+                .authority()
+                .and_then(|a| header::HeaderValue::from_str(a.as_str()).ok())
+            {
+                req.headers_mut().insert(header::HOST, v);
+            }
+        }
+        return true;
+    }
     let mut hosts = req.headers().get_all(header::HOST).iter();
     let first = hosts.next().is_some();
     if hosts.next().is_some() || (!first && req.version() != Version::HTTP_10) {
@@ -443,6 +556,7 @@ fn leave_connection_to_hyper(resp: &mut Response<RespBody>) {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn handle_inner(
     mut req: Request<Incoming>,
     ctx: &Rc<WorkerCtx>,
@@ -450,6 +564,7 @@ async fn handle_inner(
     peer: SocketAddr,
     local: Option<SocketAddr>,
     port: u16,
+    stream_id: u32,
     flow: Rc<Outflow>,
 ) -> Result<Response<RespBody>, Infallible> {
     if ctx.poisoned.get().is_some() {
@@ -547,11 +662,12 @@ async fn handle_inner(
         .and_then(|v| Coding::from_accept(v.as_bytes()));
     let request = HttpRequest {
         fd,
-        protocol: if parts.version == Version::HTTP_10 {
-            "HTTP/1.0"
-        } else {
-            "HTTP/1.1"
+        protocol: match parts.version {
+            Version::HTTP_10 => "HTTP/1.0",
+            Version::HTTP_2 => "HTTP/2",
+            _ => "HTTP/1.1",
         },
+        stream_id,
         method: parts.method,
         uri: parts.uri,
         headers: parts.headers,

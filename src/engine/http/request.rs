@@ -15,8 +15,10 @@ pub struct HttpRequest {
     pub method: Method,
     /// The request target as sent (`/path?query`).
     pub uri: Uri,
-    /// `HTTP/1.1` or `HTTP/1.0`.
+    /// `HTTP/1.1`, `HTTP/1.0` or `HTTP/2`.
     pub protocol: &'static str,
+    /// HTTP/2: the stream's id (`$request->streamId`); 0 over HTTP/1.
+    pub stream_id: u32,
     /// Names lower-cased, in arrival order.
     pub headers: HeaderMap,
     pub body: Bytes,
