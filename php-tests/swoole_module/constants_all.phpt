@@ -47,4 +47,4 @@ WEBSOCKET_CLOSE_CLOSE_SERVICE_RESTART=1012
 SWOOLE_USE_HTTP2=false
 SWOOLE_HAVE_ZLIB=true
 bool(false)
-bool(false)
+bool(true)

@@ -87,9 +87,8 @@ use Value::{Bool, Float, Int, Str};
 ///   `SWOOLE_WORKER_EXIT`: the process classes (the `SWOOLE_WORKER_*` are in `register` above);
 /// - `SWOOLE_EXIT_IN_COROUTINE`, `SWOOLE_EXIT_IN_SERVER`: `Swoole\ExitException`.
 ///
-/// Left out on purpose (see docs/compat.md): `SWOOLE_HAVE_BROTLI` (Swoole
-/// defines it only when built with brotli; rswoole has none) and
-/// `SWOOLE_USE_HTTP2`, which is `false` here: rswoole serves HTTP/1.1 only.
+/// Different on purpose (see docs/compat.md): `SWOOLE_USE_HTTP2` is `false`
+/// here: the HTTP/2 server exists, `Coroutine\Http2\Client` does not yet.
 pub static SWOOLE_CONSTANTS: &[(&str, Value)] = &[
     ("SWOOLE_VERSION", Str("6.2.2")),
     ("SWOOLE_VERSION_ID", Int(60202)),
@@ -100,6 +99,7 @@ pub static SWOOLE_CONSTANTS: &[(&str, Value)] = &[
     ("SWOOLE_DEBUG", Bool(false)),
     ("SWOOLE_HAVE_COMPRESSION", Bool(true)),
     ("SWOOLE_HAVE_ZLIB", Bool(true)),
+    ("SWOOLE_HAVE_BROTLI", Bool(true)),
     ("SWOOLE_SOCK_TCP", Int(1)),
     ("SWOOLE_SOCK_TCP6", Int(3)),
     ("SWOOLE_SOCK_UDP", Int(2)),
