@@ -64,7 +64,7 @@ run_one() { # name port cmd...
     out=$("${PIN_CLI[@]}" h2load -c10 -m10 -D"$DURATION" "https://127.0.0.1:$port/" 2>&1)
     echo "$out" >"$OUT/$name-h2load.txt"
     H2[$name]=$(echo "$out" | awk '/^finished in/ {print $4}')
-    H2P[$name]=$(echo "$out" | grep -E '^(requests|status codes):' | tr '\n' ' ')
+    H2P[$name]=$(echo "$out" | awk -F', ' '/^requests:/ {print $4 ", " $5}')
     log "$name: keep-alive ${KA[$name]:-?} req/s, handshakes ${HS[$name]:-?}/s, h2 ${H2[$name]:-?} req/s"
     stop_server "$CUR_PID"
 }
@@ -95,7 +95,7 @@ trap - EXIT INT TERM
     echo "- $PINNING; ${DURATION} s per row; RSA-2048 certificate; $(ver nginx -v); $(ver wrk -v | sed 's/ Copyright.*//'); $(h2load --version 2>&1 | head -1)"
     [ -n "$SW_NOTE" ] && echo "- $SW_NOTE"
     echo
-    echo "| contender | HTTPS keep-alive req/s (wrk -c100) | p99 | new handshakes/s (wrk -c50, Connection: close) | h2load -c10 -m10 req/s | h2load result |"
+    echo "| contender | HTTPS keep-alive req/s (wrk -c100) | p99 | new handshakes/s (wrk -c50, Connection: close) | h2load -c10 -m10 req/s | h2load requests |"
     echo "|---|---:|---:|---:|---:|---|"
     for n in rswoole swoole nginx; do
         [ -n "${KA[$n]:-}" ] || continue

@@ -52,16 +52,17 @@ type Sink = Rc<dyn Fn(i64, bool)>;
 
 thread_local! {
     /// This process's buffer-event handler, set by the worker at start.
-    static SINK: RefCell<Option<Sink>> = const { RefCell::new(None) };
+    /// Boxed (a thin pointer): the dlopen()ed extension has little static TLS room.
+    static SINK: RefCell<Option<Box<Sink>>> = const { RefCell::new(None) };
 }
 
 /// Sets the handler `onBufferFull`/`onBufferEmpty` go to (None: none).
 pub fn set_sink(sink: Option<Sink>) {
-    SINK.with(|s| *s.borrow_mut() = sink);
+    SINK.with(|s| *s.borrow_mut() = sink.map(Box::new));
 }
 
 fn fire(fd: i64, full: bool) {
-    let Some(sink) = SINK.with(|s| s.borrow().clone()) else {
+    let Some(sink) = SINK.with(|s| s.borrow().as_deref().cloned()) else {
         return;
     };
     super::event_loop::spawn(async move { sink(fd, full) });

@@ -7,7 +7,6 @@
 //! name it has no suite for, TLS 1.0/1.1, `ssl_verify_depth`) is reported as a
 //! warning by [`build`], never silently dropped.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::io;
@@ -638,30 +637,41 @@ pub fn pem(label: &str, der: &[u8]) -> String {
     out
 }
 
-thread_local! {
-    /// Client certificates of this worker's TLS connections, by connection
-    /// id (`getClientInfo()['ssl_client_cert']`; like Swoole, only the
-    /// worker holding the connection sees it).
-    static CLIENT_CERTS: Box<RefCell<HashMap<i64, Arc<str>>>> = Box::new(RefCell::new(HashMap::new()));
+/// Client certificates of this process's TLS connections, by connection id
+/// (`getClientInfo()['ssl_client_cert']`; like Swoole, only the worker
+/// holding the connection sees it). A process-wide map, not a thread-local:
+/// the static TLS block of the extension is nearly full (docs/internals.md).
+static CLIENT_CERTS: std::sync::Mutex<Option<HashMap<i64, Arc<str>>>> = std::sync::Mutex::new(None);
+
+fn certs<R>(f: impl FnOnce(&mut HashMap<i64, Arc<str>>) -> R) -> R {
+    let mut g = CLIENT_CERTS.lock().unwrap_or_else(|e| e.into_inner());
+    f(g.get_or_insert_with(HashMap::new))
 }
+
+/// Set once a certificate was remembered: a process that never kept one
+/// pays nothing per closed connection.
+static ANY_CERTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Remembers connection `fd`'s client certificate.
 pub fn remember_client_cert(fd: i64, pem: String) {
-    CLIENT_CERTS.with(|t| t.borrow_mut().insert(fd, Arc::from(pem)));
+    ANY_CERTS.store(true, std::sync::atomic::Ordering::Relaxed);
+    certs(|t| t.insert(fd, Arc::from(pem)));
 }
 
 /// Connection `fd`'s client certificate, when this worker holds it.
 pub fn client_cert(fd: i64) -> Option<Arc<str>> {
-    CLIENT_CERTS.with(|t| t.borrow().get(&fd).cloned())
+    if !ANY_CERTS.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    certs(|t| t.get(&fd).cloned())
 }
 
 /// Connection `fd` ended.
 pub fn forget(fd: i64) {
-    CLIENT_CERTS.with(|t| {
-        if let Ok(mut t) = t.try_borrow_mut() {
-            t.remove(&fd);
-        }
-    });
+    if !ANY_CERTS.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    certs(|t| t.remove(&fd));
 }
 
 #[cfg(test)]
