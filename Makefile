@@ -15,8 +15,9 @@ SO := $(CURDIR)/target/release/librswoole.so
 # mariadb-server, php-mysql, php-curl, php-fpm, nghttp2-client, guzzle: runtime hooks, pools, FastCGI and HTTP/2 tests
 # (php-tests/include/services.php starts private instances on free ports and stops them by pid).
 # python3-websockets: the WebSocket battery (tests/integration/test_websockets_lib.py) uses that client.
+# python3-brotli: tests/integration/test_compression.py decodes br bodies with it.
 APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 python3-websockets python3-prometheus-client build-essential pkg-config redis-server php8.2-redis mariadb-server php8.2-mysql php8.2-curl php8.2-fpm nghttp2-client php-guzzlehttp-guzzle nginx-light python3-brotli
-APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets python3-prometheus-client build-essential pkg-config redis-server php-redis mariadb-server php-mysql php-curl php-fpm nghttp2-client php-guzzlehttp-guzzle nginx-light
+APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets python3-prometheus-client build-essential pkg-config redis-server php-redis mariadb-server php-mysql php-curl php-fpm nghttp2-client php-guzzlehttp-guzzle nginx-light python3-brotli
 
 
 .PHONY: deps-frameworks test-frameworks tls-check
@@ -33,6 +34,7 @@ deps:
 	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	{ python3 -c 'import websockets' || PYTHONPATH=/usr/lib/python3/dist-packages python3 -c 'import websockets'; } >/dev/null 2>&1 || missing="$$missing python3-websockets"; \
+	{ python3 -c 'import brotli' || PYTHONPATH=/usr/lib/python3/dist-packages python3 -c 'import brotli'; } >/dev/null 2>&1 || missing="$$missing python3-brotli"; \
 	{ python3 -c 'import prometheus_client' || PYTHONPATH=/usr/lib/python3/dist-packages python3 -c 'import prometheus_client'; } >/dev/null 2>&1 || missing="$$missing python3-prometheus-client"; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
 	$(PHP) -n -d extension=igbinary -d extension=redis -r 'exit(extension_loaded("redis") ? 0 : 1);' >/dev/null 2>&1 || missing="$$missing php-redis"; \
