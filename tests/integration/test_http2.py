@@ -90,6 +90,13 @@ class Http2Base:
         self.assertRegex(out, r"x-stream: [13579]\d*\r\n")
         self.assertNotIn("connection:", out.lower())
 
+    def test_head_is_answered(self):
+        # A HEAD response carries no DATA frame (one would be a protocol error: curl exit 92).
+        for url in (self.h2c + "/h", self.h2 + "/h"):
+            rc, out, err = self.curl("--http2-prior-knowledge" if url.startswith("http:") else "--http2", "-I", url)
+            self.assertEqual(rc, 0, err)
+            self.assertTrue(out.startswith("HTTP/2 200"), out)
+
     def test_http1_still_served_on_the_same_port(self):
         rc, out, err = self.curl("--http1.1", self.h2c + "/one")
         self.assertEqual(rc, 0, err)

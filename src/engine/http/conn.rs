@@ -490,7 +490,13 @@ async fn handle(
     stats::on_request_start();
     // The duration histogram (metrics): one clock read each way when on.
     let began = stats::histogram_on().then(Instant::now);
+    // HTTP/1: hyper leaves out a HEAD response's body itself; HTTP/2 sends
+    // what it is given, and a DATA frame on a HEAD stream is a protocol error.
+    let head_h2 = req.version() == Version::HTTP_2 && req.method() == http::Method::HEAD;
     let Ok(mut resp) = handle_inner(req, &ctx, fd, peer, local, port, stream_id, flow).await;
+    if head_h2 {
+        *resp.body_mut() = RespBody::empty();
+    }
     stats::on_request_end();
     if let Some(t) = began {
         stats::observe_duration(t.elapsed().as_micros() as u64);
