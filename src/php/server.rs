@@ -267,6 +267,9 @@ impl Server {
         // Every port: its socket, kind, options and callbacks.
         let states: Vec<Rc<RefCell<PortState>>> = self_.ports.borrow().clone();
         let mut ports = Vec::with_capacity(states.len());
+        // What a port's ssl_* settings ask for and rustls cannot honour:
+        // logged (like Swoole's warnings, to log_file) once the log is set up.
+        let mut tls_warnings: Vec<String> = Vec::new();
         for (index, st) in states.iter().enumerate() {
             let mut st = st.borrow_mut();
             let own = match st.setting.as_ref().and_then(Zval::array) {
@@ -314,9 +317,7 @@ impl Server {
                 t.alpn_h2 = kind == PortKind::Http && opts.http2.is_some();
                 let (tls, warnings) = crate::engine::tls::build(&t)
                     .map_err(|e| swoole_exception(e.to_string(), 1019))?;
-                for w in warnings {
-                    php_error(&ErrorType::Warning, &format!("{class}::start(): {w}"));
-                }
+                tls_warnings.extend(warnings);
                 opts.tls = Some(std::sync::Arc::new(tls));
             }
             st.started = true;
@@ -334,6 +335,9 @@ impl Server {
         if let Some(f) = &cfg.log_file {
             log::set_file(Some(f))
                 .map_err(|e| swoole_exception(format!("open log_file {f}: {e}"), 0))?;
+        }
+        for w in tls_warnings {
+            crate::rlog!(Warning, "{class}::start(): {w}");
         }
         self_.started.set(true);
         self_.fill_default_settings(&cfg);

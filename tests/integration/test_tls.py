@@ -243,6 +243,42 @@ class TlsProcessModeTest(TlsBase, unittest.TestCase):
     MODE = 2
 
 
+CIPHERS = r"""<?php
+[$port, $dir] = [(int)$argv[1], $argv[2]];
+$s = new Swoole\Http\Server('127.0.0.1', $port, SWOOLE_BASE, SWOOLE_SOCK_TCP | SWOOLE_SSL);
+$s->set(['worker_num' => 1, 'ssl_cert_file' => "$dir/server.pem", 'ssl_key_file' => "$dir/server.key",
+         'ssl_protocols' => SWOOLE_SSL_TLSv1 | SWOOLE_SSL_TLSv1_2,
+         'ssl_ciphers' => 'DHE-RSA-AES128-SHA:ECDHE-RSA-CHACHA20-POLY1305:!aNULL']);
+$s->on('request', function ($req, $resp) { $resp->end('ok'); });
+$s->start();
+"""
+
+
+class TlsSettingsTest(unittest.TestCase):
+    def test_protocols_and_ciphers_mapped_with_warnings(self):
+        d = tempfile.mkdtemp(prefix="rsw_tls_c_")
+        try:
+            make_certs(d)
+            script = os.path.join(d, "s.php")
+            with open(script, "w") as f:
+                f.write(CIPHERS)
+            srv = ServerProcess(script, args=(d,))
+            try:
+                c = ssl.create_default_context(cafile=os.path.join(d, "ca.pem"))
+                with socket.create_connection(("127.0.0.1", srv.port), timeout=T) as raw:
+                    with c.wrap_socket(raw, server_hostname="localhost") as s:
+                        # TLS 1.3 is off; of the TLS 1.2 suites only the one named is offered.
+                        self.assertEqual(s.version(), "TLSv1.2")
+                        self.assertEqual(s.cipher()[0], "ECDHE-RSA-CHACHA20-POLY1305")
+                log = srv.read_log()
+                self.assertIn("ssl_protocols: TLSv1 not supported", log)
+                self.assertIn("rustls has no cipher suite for DHE-RSA-AES128-SHA", log)
+            finally:
+                srv.cleanup()
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+
 class TlsStartErrorTest(unittest.TestCase):
     def run_php(self, cert, key):
         with tempfile.NamedTemporaryFile("w", suffix=".php", delete=False) as f:
