@@ -279,6 +279,45 @@ class TlsSettingsTest(unittest.TestCase):
             shutil.rmtree(d, ignore_errors=True)
 
 
+SNI = r"""<?php
+[$port, $dir] = [(int)$argv[1], $argv[2]];
+$s = new Swoole\Http\Server('127.0.0.1', $port, SWOOLE_BASE, SWOOLE_SOCK_TCP | SWOOLE_SSL);
+$s->set(['worker_num' => 1, 'ssl_cert_file' => "$dir/server.pem", 'ssl_key_file' => "$dir/server.key",
+         'ssl_sni_certs' => ['other.test' => ['ssl_cert_file' => "$dir/other.pem", 'ssl_key_file' => "$dir/other.key"]]]);
+$s->on('request', function ($req, $resp) { $resp->end('ok'); });
+$s->start();
+"""
+
+
+class TlsSniTest(unittest.TestCase):
+    def test_sni_certs(self):
+        d = tempfile.mkdtemp(prefix="rsw_tls_sni_")
+        try:
+            make_certs(d)
+            with open(os.path.join(d, "other.ext"), "w") as f:
+                f.write("subjectAltName=DNS:other.test\n")
+            for args in (["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "other.key", "-out", "other.csr",
+                          "-subj", "/CN=other.test"],
+                         ["x509", "-req", "-in", "other.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                          "-out", "other.pem", "-days", "2", "-extfile", "other.ext"]):
+                subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True, timeout=60)
+            script = os.path.join(d, "s.php")
+            with open(script, "w") as f:
+                f.write(SNI)
+            srv = ServerProcess(script, args=(d,))
+            try:
+                c = ssl.create_default_context(cafile=os.path.join(d, "ca.pem"))
+                for name, cn in (("other.test", "other.test"), ("localhost", "rswoole server")):
+                    with socket.create_connection(("127.0.0.1", srv.port), timeout=T) as raw:
+                        with c.wrap_socket(raw, server_hostname=name) as s:
+                            subject = dict(x[0] for x in s.getpeercert()["subject"])
+                            self.assertEqual(subject["commonName"], cn)
+            finally:
+                srv.cleanup()
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+
 class TlsStartErrorTest(unittest.TestCase):
     def run_php(self, cert, key):
         with tempfile.NamedTemporaryFile("w", suffix=".php", delete=False) as f:
