@@ -28,6 +28,7 @@ pub mod stats;
 pub mod table;
 pub mod tcp;
 pub mod timer;
+pub mod tls_client;
 pub mod user_process;
 pub mod watchdog;
 pub mod worker;
