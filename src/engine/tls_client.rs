@@ -18,7 +18,11 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore};
+use rustls::server::WebPkiClientVerifier;
+use rustls::{
+    CertificateError, ClientConfig, ClientConnection, Connection, DigitallySignedStruct,
+    RootCertStore, ServerConfig, ServerConnection,
+};
 
 /// `SW_ERROR_SSL_EMPTY_PEER_CERTIFICATE`.
 pub const ERR_EMPTY_PEER_CERT: i32 = 1013;
@@ -44,6 +48,8 @@ pub struct TlsOptions {
     pub capath: Option<String>,
     pub cert_file: Option<String>,
     pub key_file: Option<String>,
+    /// `ssl_client_cert_file`: the CAs a server side checks clients with.
+    pub client_cert_file: Option<String>,
     /// `ssl_protocols` (0 = TLS 1.2 and 1.3).
     pub protocols: i64,
     /// ALPN protocols offered, in order.
@@ -249,6 +255,62 @@ pub fn client_config(o: &TlsOptions) -> Result<Arc<ClientConfig>, String> {
     Ok(cfg)
 }
 
+fn versions(o: &TlsOptions) -> Result<Vec<&'static rustls::SupportedProtocolVersion>, String> {
+    let mut v: Vec<&'static rustls::SupportedProtocolVersion> = Vec::new();
+    if o.protocols == 0 || o.protocols & PROTO_TLS13 != 0 {
+        v.push(&rustls::version::TLS13);
+    }
+    if o.protocols == 0 || o.protocols & PROTO_TLS12 != 0 {
+        v.push(&rustls::version::TLS12);
+    }
+    if v.is_empty() {
+        return Err("ssl_protocols: no protocol this build supports (TLS 1.2, TLS 1.3)".into());
+    }
+    Ok(v)
+}
+
+/// The server side of an accepted `Coroutine\Socket` (`ssl_cert_file`,
+/// `ssl_key_file`; with `ssl_verify_peer` a client certificate signed by
+/// `ssl_client_cert_file` is required).
+pub fn server_config(o: &TlsOptions) -> Result<Arc<ServerConfig>, String> {
+    static CACHE: OnceLock<Mutex<HashMap<TlsOptions, Arc<ServerConfig>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(c) = cache.lock().ok().and_then(|m| m.get(o).cloned()) {
+        return Ok(c);
+    }
+    let (Some(cert), Some(key)) = (&o.cert_file, &o.key_file) else {
+        return Err("ssl_cert_file and ssl_key_file are required on the server side".into());
+    };
+    let p = provider();
+    let b = ServerConfig::builder_with_provider(Arc::clone(&p))
+        .with_protocol_versions(&versions(o)?)
+        .map_err(|e| e.to_string())?;
+    let b = if o.verify_peer {
+        let mut store = RootCertStore::empty();
+        for f in [&o.client_cert_file, &o.cafile].into_iter().flatten() {
+            store.add_parsable_certificates(read_certs(f)?);
+        }
+        let v = WebPkiClientVerifier::builder_with_provider(Arc::new(store), p)
+            .build()
+            .map_err(|e| e.to_string())?;
+        b.with_client_cert_verifier(v)
+    } else {
+        b.with_no_client_auth()
+    };
+    let mut cfg = b
+        .with_single_cert(read_certs(cert)?, read_key(key)?)
+        .map_err(|e| e.to_string())?;
+    cfg.alpn_protocols = o.alpn.clone();
+    let cfg = Arc::new(cfg);
+    if let Ok(mut m) = cache.lock() {
+        if m.len() > 64 {
+            m.clear();
+        }
+        m.insert(o.clone(), Arc::clone(&cfg));
+    }
+    Ok(cfg)
+}
+
 fn build_config(o: &TlsOptions) -> Result<ClientConfig, String> {
     let p = provider();
     let inner = if o.verify_peer {
@@ -271,18 +333,8 @@ fn build_config(o: &TlsOptions) -> Result<ClientConfig, String> {
         inner,
         provider: Arc::clone(&p),
     });
-    let mut versions: Vec<&'static rustls::SupportedProtocolVersion> = Vec::new();
-    if o.protocols == 0 || o.protocols & PROTO_TLS13 != 0 {
-        versions.push(&rustls::version::TLS13);
-    }
-    if o.protocols == 0 || o.protocols & PROTO_TLS12 != 0 {
-        versions.push(&rustls::version::TLS12);
-    }
-    if versions.is_empty() {
-        return Err("ssl_protocols: no protocol this build supports (TLS 1.2, TLS 1.3)".into());
-    }
     let b = ClientConfig::builder_with_provider(p)
-        .with_protocol_versions(&versions)
+        .with_protocol_versions(&versions(o)?)
         .map_err(|e| e.to_string())?
         .dangerous()
         .with_custom_certificate_verifier(verifier);
@@ -416,10 +468,11 @@ impl Write for FdIo {
     }
 }
 
-/// A TLS client session over a non-blocking socket, driven by one attempt
-/// at a time (`WouldBlock` = wait for the socket and call again).
+/// A TLS session (client, or the server side of an accepted socket) over a
+/// non-blocking socket, driven by one attempt at a time (`WouldBlock` =
+/// wait for the socket and call again).
 pub struct Session {
-    conn: ClientConnection,
+    conn: Connection,
     /// Plaintext accepted by a `send_step` whose records are not all out.
     accepted: Option<usize>,
 }
@@ -433,7 +486,17 @@ impl Session {
         let cfg = client_config(o)?;
         let conn = ClientConnection::new(cfg, server_name(o, host)).map_err(|e| e.to_string())?;
         Ok(Session {
-            conn,
+            conn: Connection::Client(conn),
+            accepted: None,
+        })
+    }
+
+    /// The server side of an accepted connection.
+    pub fn new_server(o: &TlsOptions) -> Result<Self, String> {
+        let cfg = server_config(o)?;
+        let conn = ServerConnection::new(cfg).map_err(|e| e.to_string())?;
+        Ok(Session {
+            conn: Connection::Server(conn),
             accepted: None,
         })
     }

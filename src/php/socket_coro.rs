@@ -272,6 +272,8 @@ pub struct Core {
     pub tls_set: RefCell<TlsOptions>,
     /// The host `connect()` was given (SNI and the verified name).
     pub tls_host: RefCell<String>,
+    /// An accepted socket: `sslHandshake()` is the server side.
+    pub tls_server: std::cell::Cell<bool>,
 }
 
 impl Core {
@@ -285,6 +287,7 @@ impl Core {
             tls: RefCell::new(None),
             tls_set: RefCell::new(TlsOptions::default()),
             tls_host: RefCell::new(String::new()),
+            tls_server: std::cell::Cell::new(false),
         }
     }
 
@@ -301,7 +304,12 @@ impl Core {
         }
         let opts = self.tls.borrow().clone().unwrap_or_default();
         let host = self.tls_host.borrow().clone();
-        match Session::new(&opts, &host) {
+        let sess = if self.tls_server.get() {
+            Session::new_server(&opts)
+        } else {
+            Session::new(&opts, &host)
+        };
+        match sess {
             Ok(sess) => self.sock.start_tls(sess),
             Err(msg) => {
                 self.set_err_msg(i64::from(tls_client::ERR_CREATE_CONTEXT_FAILED), msg);
@@ -783,6 +791,10 @@ impl Socket {
                 let child = Socket::from_net(n);
                 *child.core.sock.proto.borrow_mut() = self.core.sock.proto.borrow().clone();
                 *child.core.timeouts.borrow_mut() = *self.core.timeouts.borrow();
+                // Swoole's accepted socket shares the listener's SSL context.
+                *child.core.tls.borrow_mut() = self.core.tls.borrow().clone();
+                *child.core.tls_set.borrow_mut() = self.core.tls_set.borrow().clone();
+                child.core.tls_server.set(true);
                 Ok(child.into_zval())
             }
             Err(e) => {
@@ -1315,6 +1327,21 @@ pub fn send_file_impl(c: &Core, file: &str, offset: i64, length: i64) -> PhpResu
         c.set_err(i64::from(libc::EINVAL));
         return Ok(false);
     }
+    if c.sock.tls_on() {
+        // No sendfile(2) through TLS: the file's bytes are sent as records.
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = f;
+        let mut buf = Vec::with_capacity((end - off) as usize);
+        let r = f
+            .seek(SeekFrom::Start(off as u64))
+            .and_then(|_| f.take((end - off) as u64).read_to_end(&mut buf));
+        if let Err(e) = r {
+            c.set_err(errno_of(&e));
+            return Ok(false);
+        }
+        let n = buf.len();
+        return Ok(c.send_all(buf, 0.0)?.is_some_and(|sent| sent == n));
+    }
     let f = Rc::new(f);
     let mut at = off;
     while at < end {
@@ -1391,6 +1418,7 @@ pub fn tls_setting(t: &mut TlsOptions, key: &str, v: &Zval) -> bool {
         "ssl_host_name" => t.host_name = Some(text()),
         "ssl_cafile" => t.cafile = Some(text()).filter(|s| !s.is_empty()),
         "ssl_capath" => t.capath = Some(text()).filter(|s| !s.is_empty()),
+        "ssl_client_cert_file" => t.client_cert_file = Some(text()).filter(|s| !s.is_empty()),
         "ssl_protocols" => t.protocols = zval_i64(v),
         "ssl_cert_file" | "ssl_key_file" => {
             let f = text();
