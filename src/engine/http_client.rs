@@ -4,7 +4,8 @@
 //! and the WebSocket client (handshake, masked frames, fragments joined,
 //! ping answered, close echoed).
 //!
-//! Plain async Rust over tokio's `TcpStream`, no PHP. A connection is split
+//! Plain async Rust over tokio's `TcpStream`, or a rustls stream over it for
+//! `$ssl` (`connect_tls`, configured by `tls_client`), no PHP. A connection is split
 //! into a [`Reader`] (owned by whichever operation reads, so a read that
 //! times out keeps its buffered bytes) and a [`Writer`] shared by pushes and
 //! by the reader's automatic pong. The PHP layer moves a `Reader` into a
@@ -1299,6 +1300,38 @@ pub fn ws_try_buffered(r: &mut Reader, max: usize) -> Option<WsEvent> {
 mod tests {
     use super::*;
     use tokio::net::TcpListener;
+
+    #[test]
+    fn brotli_bodies_decode() {
+        let text = b"brotli body, brotli body, brotli body".repeat(20);
+        let mut enc = Vec::new();
+        {
+            let mut w = brotli::CompressorWriter::new(&mut enc, 4096, 5, 22);
+            w.write_all(&text).expect("compress");
+        }
+        assert!(enc.len() < text.len());
+        assert_eq!(decompress(b"br", &enc).as_deref(), Some(text.as_slice()));
+        assert!(is_known_coding(b" BR "));
+        assert_eq!(decompress(b"br", b"not brotli"), None);
+    }
+
+    #[test]
+    fn request_offers_br() {
+        let spec = RequestSpec {
+            method: "GET".into(),
+            path: "/".into(),
+            host: "h".into(),
+            headers: vec![],
+            cookies: vec![],
+            body: Body::None,
+            keep_alive: true,
+            accept_encoding: true,
+            basic_auth: None,
+        };
+        let out = build_request(&spec).expect("request");
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.contains("Accept-Encoding: gzip, deflate, br\r\n"));
+    }
 
     fn rt() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_current_thread()

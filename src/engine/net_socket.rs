@@ -570,6 +570,79 @@ pub fn addr_parts(a: &SockAddr) -> (String, u16) {
     (String::new(), 0)
 }
 
+// ------------------------------------------------------------------ TLS
+
+impl NetSocket {
+    /// Puts a new client session on the socket (before `handshake_op`).
+    pub fn start_tls(&self, s: Session) {
+        *self.tls.borrow_mut() = Some(Box::new(s));
+    }
+
+    pub fn tls_on(&self) -> bool {
+        self.tls.borrow().is_some()
+    }
+
+    /// True once the handshake finished.
+    pub fn tls_ready(&self) -> bool {
+        self.tls
+            .borrow()
+            .as_ref()
+            .is_some_and(|t| !t.is_handshaking())
+    }
+
+    pub fn tls_peer_pem(&self) -> Option<String> {
+        self.tls.borrow().as_ref().and_then(|t| t.peer_cert_pem())
+    }
+
+    pub fn tls_peer_certs(&self) -> Vec<Vec<u8>> {
+        self.tls
+            .borrow()
+            .as_ref()
+            .map(|t| t.peer_certs_der())
+            .unwrap_or_default()
+    }
+
+    /// Plaintext waiting inside the TLS session (a poll on the fd would not
+    /// see it).
+    pub fn tls_pending(&self) -> bool {
+        self.tls
+            .borrow_mut()
+            .as_mut()
+            .is_some_and(|t| t.readable_now())
+    }
+
+    /// One attempt at the TLS handshake (wait for `Dir::Read` on `WouldBlock`).
+    pub fn handshake_op(&self, s: &Socket) -> io::Result<()> {
+        match self.tls.borrow_mut().as_mut() {
+            Some(t) => t.handshake_step(s.as_raw_fd()),
+            None => Err(err(libc::EINVAL)),
+        }
+    }
+
+    /// `recv_op` through TLS when it is on; a TLS peek keeps the bytes in
+    /// the read-ahead buffer.
+    pub fn recv_any(&self, s: &Socket, len: usize, flags: i32) -> io::Result<Vec<u8>> {
+        let mut tls = self.tls.borrow_mut();
+        let Some(t) = tls.as_mut() else {
+            return recv_op(s, len, flags);
+        };
+        let v = t.recv_step(s.as_raw_fd(), len)?;
+        if flags & libc::MSG_PEEK != 0 && !v.is_empty() {
+            self.push_buffered(&v);
+        }
+        Ok(v)
+    }
+
+    /// `send_op` through TLS when it is on (the records of one call are all
+    /// written before it returns; `WouldBlock` in between).
+    pub fn send_any(&self, s: &Socket, data: &[u8]) -> io::Result<usize> {
+        match self.tls.borrow_mut().as_mut() {
+            Some(t) => t.send_step(s.as_raw_fd(), data),
+            None => send_op(s, data),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -708,75 +781,5 @@ mod tests {
         c.push_buffered(b"ab\ncd");
         assert_eq!(c.take_line(10).as_deref(), Some(&b"ab\n"[..]));
         assert_eq!(c.take_line(2).as_deref(), Some(&b"cd"[..]));
-    }
-}
-
-// ------------------------------------------------------------------ TLS
-
-impl NetSocket {
-    /// Puts a new client session on the socket (before `handshake_op`).
-    pub fn start_tls(&self, s: Session) {
-        *self.tls.borrow_mut() = Some(Box::new(s));
-    }
-
-    pub fn tls_on(&self) -> bool {
-        self.tls.borrow().is_some()
-    }
-
-    /// True once the handshake finished.
-    pub fn tls_ready(&self) -> bool {
-        self.tls.borrow().as_ref().is_some_and(|t| !t.is_handshaking())
-    }
-
-    pub fn tls_peer_pem(&self) -> Option<String> {
-        self.tls.borrow().as_ref().and_then(|t| t.peer_cert_pem())
-    }
-
-    pub fn tls_peer_certs(&self) -> Vec<Vec<u8>> {
-        self.tls
-            .borrow()
-            .as_ref()
-            .map(|t| t.peer_certs_der())
-            .unwrap_or_default()
-    }
-
-    /// Plaintext waiting inside the TLS session (a poll on the fd would not
-    /// see it).
-    pub fn tls_pending(&self) -> bool {
-        self.tls
-            .borrow_mut()
-            .as_mut()
-            .is_some_and(|t| t.readable_now())
-    }
-
-    /// One attempt at the TLS handshake (wait for `Dir::Read` on `WouldBlock`).
-    pub fn handshake_op(&self, s: &Socket) -> io::Result<()> {
-        match self.tls.borrow_mut().as_mut() {
-            Some(t) => t.handshake_step(s.as_raw_fd()),
-            None => Err(err(libc::EINVAL)),
-        }
-    }
-
-    /// `recv_op` through TLS when it is on; a TLS peek keeps the bytes in
-    /// the read-ahead buffer.
-    pub fn recv_any(&self, s: &Socket, len: usize, flags: i32) -> io::Result<Vec<u8>> {
-        let mut tls = self.tls.borrow_mut();
-        let Some(t) = tls.as_mut() else {
-            return recv_op(s, len, flags);
-        };
-        let v = t.recv_step(s.as_raw_fd(), len)?;
-        if flags & libc::MSG_PEEK != 0 && !v.is_empty() {
-            self.push_buffered(&v);
-        }
-        Ok(v)
-    }
-
-    /// `send_op` through TLS when it is on (the records of one call are all
-    /// written before it returns; `WouldBlock` in between).
-    pub fn send_any(&self, s: &Socket, data: &[u8]) -> io::Result<usize> {
-        match self.tls.borrow_mut().as_mut() {
-            Some(t) => t.send_step(s.as_raw_fd(), data),
-            None => send_op(s, data),
-        }
     }
 }

@@ -371,7 +371,10 @@ pub fn verify_chain(o: &TlsOptions, host: &str, certs: &[Vec<u8>]) -> Result<(),
         provider: p,
     };
     let leaf = CertificateDer::from(leaf.as_slice());
-    let rest: Vec<CertificateDer<'_>> = rest.iter().map(|c| CertificateDer::from(c.as_slice())).collect();
+    let rest: Vec<CertificateDer<'_>> = rest
+        .iter()
+        .map(|c| CertificateDer::from(c.as_slice()))
+        .collect();
     v.verify_server_cert(&leaf, &rest, &server_name(o, host), &[], UnixTime::now())
         .map(|_| ())
         .map_err(|_| ERR_VERIFY_FAILED)
@@ -625,8 +628,14 @@ mod tests {
             host_name: Some("example.com".into()),
             ..Default::default()
         };
-        assert!(matches!(server_name(&o, "127.0.0.1"), ServerName::DnsName(_)));
+        assert!(matches!(
+            server_name(&o, "127.0.0.1"),
+            ServerName::DnsName(_)
+        ));
         let o = TlsOptions::default();
-        assert!(matches!(server_name(&o, "127.0.0.1"), ServerName::IpAddress(_)));
+        assert!(matches!(
+            server_name(&o, "127.0.0.1"),
+            ServerName::IpAddress(_)
+        ));
     }
 }

@@ -696,7 +696,8 @@ unsafe fn tls_io(
     // SAFETY: the caller's live stream.
     let sock = unsafe { data(stream) }?;
     // SAFETY: as above.
-    if sock.socket < 0 || sock.is_blocked == 0 || !in_coroutine() || !unsafe { tls_active(stream) } {
+    if sock.socket < 0 || sock.is_blocked == 0 || !in_coroutine() || !unsafe { tls_active(stream) }
+    {
         return None;
     }
     let fd = sock.socket;
@@ -751,7 +752,11 @@ unsafe fn tls_io(
 
 unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
     // SAFETY: PHP's live stream and buffer for this call.
-    if let Some(n) = unsafe { tls_io(stream, Want::Read, |o| o.read.map_or(-1, |f| f(stream, buf, count))) } {
+    if let Some(n) = unsafe {
+        tls_io(stream, Want::Read, |o| {
+            o.read.map_or(-1, |f| f(stream, buf, count))
+        })
+    } {
         return n;
     }
     // In a coroutine: recv without waiting; on EAGAIN suspend until the
@@ -769,10 +774,12 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
             Fast::TimedOut => return -1,
             Fast::Fallback => {}
         }
-    } else if !unsafe { tls_pending(stream) } {
-        // SAFETY: PHP's live stream for this call (OpenSSL holds no
-        // decrypted bytes, so the socket must become readable).
-        if !unsafe { wait_ready(stream, Want::Read, false) } {
+    } else {
+        // SAFETY: PHP's live stream for this call.
+        let pending = unsafe { tls_pending(stream) };
+        // SAFETY: as above (OpenSSL holds no decrypted bytes, so the socket
+        // must become readable).
+        if !pending && !unsafe { wait_ready(stream, Want::Read, false) } {
             return -1;
         }
     }
@@ -782,7 +789,11 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
 
 unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
     // SAFETY: PHP's live stream and buffer for this call.
-    if let Some(n) = unsafe { tls_io(stream, Want::Write, |o| o.write.map_or(-1, |f| f(stream, buf, count))) } {
+    if let Some(n) = unsafe {
+        tls_io(stream, Want::Write, |o| {
+            o.write.map_or(-1, |f| f(stream, buf, count))
+        })
+    } {
         return n;
     }
     // SAFETY: PHP's live stream for this call.

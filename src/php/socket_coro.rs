@@ -30,10 +30,10 @@ use super::exception::{error_ce, exception_ce};
 use super::CeRef;
 use crate::coro::{self, Cid};
 use crate::engine::framing::{Framing, LengthType};
-use crate::engine::tls_client::{self, Session, TlsOptions};
 use crate::engine::net_socket::{
     self as ns, addr_parts, literal_addr, recv_from_op, recv_op, Dir, NetSocket, Protocol2,
 };
+use crate::engine::tls_client::{self, Session, TlsOptions};
 
 pub const SWOOLE_EVENT_READ: i64 = 512;
 pub const SWOOLE_EVENT_WRITE: i64 = 1024;
@@ -1423,7 +1423,11 @@ pub fn tls_setting(t: &mut TlsOptions, key: &str, v: &Zval) -> bool {
         "ssl_cert_file" | "ssl_key_file" => {
             let f = text();
             if !std::path::Path::new(&f).exists() {
-                let what = if key == "ssl_cert_file" { "cert" } else { "key" };
+                let what = if key == "ssl_cert_file" {
+                    "cert"
+                } else {
+                    "key"
+                };
                 php_error(
                     &ErrorType::Warning,
                     &format!("ssl {what} file[{f}] not found"),
