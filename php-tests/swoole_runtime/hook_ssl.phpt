@@ -1,5 +1,5 @@
 --TEST--
-swoole_runtime: SWOOLE_HOOK_SSL/TLS: concurrent file_get_contents('https://...') and stream_socket_client('ssl://...') suspend only their coroutine; the ssl context options (cafile, verify_peer, peer_name, allow_self_signed, local_cert) keep PHP's meaning; stream_socket_enable_crypto() on a hooked tcp:// stream
+swoole_runtime: SWOOLE_HOOK_SSL/TLS: concurrent file_get_contents('https://...') and stream_socket_client('ssl://...') suspend only their coroutine; the ssl context options (cafile, verify_peer, peer_name, allow_self_signed, local_cert) keep PHP's meaning, and no verify_peer means no verification (Swoole's default); stream_socket_enable_crypto() on a hooked tcp:// stream
 --SKIPIF--
 <?php require __DIR__ . '/../include/skipif.inc'; if (!extension_loaded('openssl')) die('skip openssl'); ?>
 --FILE--
@@ -11,7 +11,7 @@ $https = new RswTlsPeer('https', $c['server_crt'], $c['server_key']);
 $echo = new RswTlsPeer('echo', $c['server_crt'], $c['server_key']);
 $self = new RswTlsPeer('echo', $c['self_crt'], $c['self_key']);
 $mtls = new RswTlsPeer('https', $c['server_crt'], $c['server_key'], $c['ca_crt']);
-$ctx = fn (array $o = []) => stream_context_create(['ssl' => $o + ['cafile' => $c['ca_crt']]]);
+$ctx = fn (array $o = []) => stream_context_create(['ssl' => $o + ['cafile' => $c['ca_crt'], 'verify_peer' => true]]);
 
 Co\run(function () use ($c, $https, $echo, $self, $mtls, $ctx) {
     echo "-- 20 concurrent https GETs of 0.2 s\n";
@@ -60,12 +60,15 @@ Co\run(function () use ($c, $https, $echo, $self, $mtls, $ctx) {
     var_dump(is_resource($s));
     $s = @stream_socket_client("tls://127.0.0.1:{$echo->port}", $errno, $errstr, 5, STREAM_CLIENT_CONNECT, $ctx(['peer_name' => 'other.example']));
     var_dump($s);
-    $s = @stream_socket_client("ssl://localhost:{$echo->port}", $errno, $errstr, 5, STREAM_CLIENT_CONNECT, stream_context_create(['ssl' => ['cafile' => $c['self_crt']]]));
+    $s = @stream_socket_client("ssl://localhost:{$echo->port}", $errno, $errstr, 5, STREAM_CLIENT_CONNECT, stream_context_create(['ssl' => ['cafile' => $c['self_crt'], 'verify_peer' => true]]));
     var_dump($s);
     $s = stream_socket_client("ssl://localhost:{$self->port}", $errno, $errstr, 5, STREAM_CLIENT_CONNECT, $ctx(['allow_self_signed' => true]));
     var_dump(is_resource($s));
     $s = stream_socket_client("ssl://localhost:{$self->port}", $errno, $errstr, 5, STREAM_CLIENT_CONNECT, $ctx(['verify_peer' => false]));
     var_dump(is_resource($s), fwrite($s, 'x'), fread($s, 10));
+    // Swoole's default: no verification unless the context sets verify_peer.
+    $s = stream_socket_client("ssl://127.0.0.1:{$self->port}", $errno, $errstr, 5);
+    var_dump(is_resource($s));
 
     echo "-- client certificate (local_cert/local_pk)\n";
     $body = file_get_contents("https://localhost:{$mtls->port}/whoami", false, $ctx(['local_cert' => $c['client_crt'], 'local_pk' => $c['client_key']]));
@@ -94,6 +97,7 @@ bool(true)
 bool(true)
 int(1)
 string(6) "echo:x"
+bool(true)
 -- client certificate (local_cert/local_pk)
 string(17) "client=rsw-client"
 -- stream_socket_enable_crypto on tcp://

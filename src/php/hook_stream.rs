@@ -180,7 +180,34 @@ extern "C" {
     ) -> c_int;
     // PHPAPI int php_stream_xport_crypto_enable(php_stream *stream, int activate);
     fn php_stream_xport_crypto_enable(stream: *mut php_stream, activate: c_int) -> c_int;
+    // PHPAPI php_stream_context *php_stream_context_alloc(void);
+    fn php_stream_context_alloc() -> *mut php_stream_context;
+    // PHPAPI php_stream_context *php_stream_context_set(php_stream *stream, php_stream_context *context);
+    fn php_stream_context_set(
+        stream: *mut php_stream,
+        context: *mut php_stream_context,
+    ) -> *mut php_stream_context;
+    // PHPAPI zval *php_stream_context_get_option(php_stream_context *context,
+    //     const char *wrappername, const char *optionname);
+    fn php_stream_context_get_option(
+        context: *mut php_stream_context,
+        wrapper: *const c_char,
+        option: *const c_char,
+    ) -> *mut ext_php_rs::ffi::zval;
+    // PHPAPI void php_stream_context_set_option(php_stream_context *context,
+    //     const char *wrappername, const char *optionname, zval *optionvalue);
+    fn php_stream_context_set_option(
+        context: *mut php_stream_context,
+        wrapper: *const c_char,
+        option: *const c_char,
+        value: *mut ext_php_rs::ffi::zval,
+    );
+    // PHPAPI int _php_stream_free(php_stream *stream, int close_options);
+    fn _php_stream_free(stream: *mut php_stream, close_options: c_int) -> c_int;
 }
+
+/// `PHP_STREAM_FREE_CLOSE`.
+const PHP_STREAM_FREE_CLOSE: c_int = 3;
 
 /// libssl's `SSL_pending`, looked up in the process (PHP's ext/openssl
 /// brought libssl in); None without it.
@@ -209,6 +236,42 @@ unsafe fn openssl_data<'a>(stream: *mut php_stream) -> Option<&'a mut OpensslDat
             return None;
         }
         (*stream).abstract_.cast::<OpensslData>().as_mut()
+    }
+}
+
+/// Swoole's client default: no peer verification unless the `ssl` context
+/// sets `verify_peer` (PHP verifies by default). With `verify_peer` given,
+/// everything is PHP's.
+///
+/// # Safety
+/// `stream` is a live stream about to run a client handshake.
+unsafe fn swoole_verify_default(stream: *mut php_stream) {
+    // SAFETY: the caller's live stream; `ctx` is null or a live context
+    // resource; the option names are NUL-terminated.
+    unsafe {
+        let res = (*stream).ctx;
+        let mut ctx = if res.is_null() {
+            std::ptr::null_mut()
+        } else {
+            (*res).ptr.cast::<php_stream_context>()
+        };
+        if ctx.is_null() {
+            ctx = php_stream_context_alloc();
+            if ctx.is_null() {
+                return;
+            }
+            php_stream_context_set(stream, ctx);
+        }
+        if !php_stream_context_get_option(ctx, c"ssl".as_ptr(), c"verify_peer".as_ptr()).is_null() {
+            return;
+        }
+        for opt in [c"verify_peer", c"verify_peer_name"] {
+            if php_stream_context_get_option(ctx, c"ssl".as_ptr(), opt.as_ptr()).is_null() {
+                let mut z = ext_php_rs::types::Zval::new();
+                z.set_bool(false);
+                php_stream_context_set_option(ctx, c"ssl".as_ptr(), opt.as_ptr(), &mut z);
+            }
+        }
     }
 }
 
@@ -874,6 +937,9 @@ unsafe extern "C" fn set_option(
         unsafe {
             let blocking = data(stream).is_some_and(|d| d.is_blocked != 0 && d.socket >= 0);
             if (*cp).op == STREAM_XPORT_CRYPTO_OP_ENABLE && (*cp).activate != 0 && blocking {
+                if openssl_data(stream).is_some_and(|d| d.is_client != 0) {
+                    swoole_verify_default(stream);
+                }
                 return crypto_enable(stream, cp, call);
             }
         }
@@ -902,6 +968,9 @@ unsafe extern "C" fn set_option(
                 unsafe {
                     if let Some(d) = openssl_data(stream) {
                         d.enable_on_connect = 1;
+                    }
+                    if (*xp).outputs.returncode == 0 {
+                        swoole_verify_default(stream);
                     }
                     if (*xp).outputs.returncode == 0
                         && (php_stream_xport_crypto_setup(stream, method, std::ptr::null_mut()) < 0
@@ -933,12 +1002,41 @@ unsafe extern "C" fn set_option(
                     unsafe { (*xp).inputs.timeout = &mut zero };
                 }
             }
+            // An ssl:// listener: PHP would run the server handshake inside
+            // its accept, polling; it runs after the accept instead, hooked.
+            // SAFETY: the caller's live stream.
+            let tls = unsafe { openssl_data(stream) }
+                .filter(|d| d.enable_on_connect != 0 && in_coroutine())
+                .map(|d| {
+                    d.enable_on_connect = 0;
+                    d.method
+                });
             let r = call(ptrparam);
             // SAFETY: as above; a new client stream is hooked too.
             unsafe {
+                if let Some(d) = openssl_data(stream) {
+                    if tls.is_some() {
+                        d.enable_on_connect = 1;
+                    }
+                }
                 let client = (*xp).outputs.client;
                 if !client.is_null() {
                     hook(client);
+                    if let Some(method) = tls {
+                        // The server side: STREAM_CRYPTO_IS_CLIENT cleared, as
+                        // PHP's accept does.
+                        let method = method & !1;
+                        if php_stream_xport_crypto_setup(client, method, std::ptr::null_mut()) < 0
+                            || php_stream_xport_crypto_enable(client, 1) < 0
+                        {
+                            ext_php_rs::error::php_error(
+                                &ext_php_rs::flags::ErrorType::Warning,
+                                "Failed to enable crypto",
+                            );
+                            _php_stream_free(client, PHP_STREAM_FREE_CLOSE);
+                            (*xp).outputs.client = std::ptr::null_mut();
+                        }
+                    }
                 }
             }
             r
