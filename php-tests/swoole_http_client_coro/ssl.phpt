@@ -33,6 +33,13 @@ Co\run(function () use ($c, $https, $self, $mtls) {
     [$ok, $st, , , $body] = $get('127.0.0.1', $https->port, ['ssl_verify_peer' => true, 'ssl_cafile' => $c['ca_crt']]);
     var_dump($ok, $st, $body);
 
+    echo "-- ssl_capath\n";
+    $dir = $c['dir'] . '/capath';
+    mkdir($dir);
+    copy($c['ca_crt'], "$dir/ca.pem");
+    [$ok, $st, , , $body] = $get('localhost', $https->port, ['ssl_verify_peer' => true, 'ssl_capath' => $dir]);
+    var_dump($ok, $st);
+
     echo "-- untrusted (system store does not know our CA)\n";
     [$ok, $st, $ec, $em] = $get('localhost', $https->port, ['ssl_verify_peer' => true]);
     var_dump($ok, $st, $ec, $em, $ec === SWOOLE_ERROR_SSL_VERIFY_FAILED);
@@ -84,6 +91,9 @@ bool(true)
 bool(true)
 int(200)
 string(18) "hello tls /hi sni="
+-- ssl_capath
+bool(true)
+int(200)
 -- untrusted (system store does not know our CA)
 bool(false)
 int(-1)
