@@ -8,7 +8,7 @@ use std::cell::{Cell, RefCell};
 use ext_php_rs::class::RegisteredClass;
 use ext_php_rs::convert::FromZval;
 use ext_php_rs::error::php_error;
-use ext_php_rs::exception::{PhpException, PhpResult};
+use ext_php_rs::exception::PhpResult;
 use ext_php_rs::flags::ErrorType;
 use ext_php_rs::prelude::*;
 use ext_php_rs::types::{PhpRef, ZendHashTable, Zval};
@@ -43,15 +43,6 @@ pub fn socket_kind(ty: i64) -> Option<(i32, i32)> {
 
 fn warn(msg: &str) {
     php_error(&ErrorType::Warning, msg);
-}
-
-#[allow(dead_code)]
-fn ssl_unsupported(class: &str) -> PhpException {
-    PhpException::new(
-        format!("{class}: SWOOLE_SSL is not supported by rswoole yet (docs/compat.md)"),
-        0,
-        super::exception::exception_ce(),
-    )
 }
 
 /// What both clients keep.
