@@ -3,9 +3,11 @@
 
 Usage: tls_peer.py MODE PORT CERT KEY [CLIENT_CA]
 MODE is https, wss or echo. With CLIENT_CA the server requires a client
-certificate signed by it. Prints READY once it listens; serves until killed.
+certificate signed by it. Prints READY once it listens; serves until killed or until its stdin closes
+(the test process ended).
 """
 import base64
+import os
 import hashlib
 import http.server
 import socket
@@ -19,6 +21,14 @@ import urllib.parse
 
 mode, port, cert, key = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 client_ca = sys.argv[5] if len(sys.argv) > 5 else None
+
+def _exit_with_parent():
+    # The test holds our stdin open; EOF means it is gone (even killed).
+    sys.stdin.read()
+    os._exit(0)
+
+
+threading.Thread(target=_exit_with_parent, daemon=True).start()
 
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain(cert, key)
