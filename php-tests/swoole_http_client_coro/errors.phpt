@@ -1,5 +1,5 @@
 --TEST--
-swoole_http_client_coro: connection refused (-1/111), timeout (-2/110), reset (-3/104), outside a coroutine, bad constructor arguments, SSL refused
+swoole_http_client_coro: connection refused (-1/111), timeout (-2/110), reset (-3/104), outside a coroutine, bad constructor arguments, an ssl client is made
 --SKIPIF--
 <?php require __DIR__ . '/../include/skipif.inc'; ?>
 --FILE--
@@ -62,7 +62,6 @@ rsw_run_server(static function (int $port): void {
 Swoole\Error 10001: API must be called in the coroutine
 Swoole\Coroutine\Http\Client\Exception: host is empty
 Swoole\Coroutine\Http\Client\Exception: The port is invalid
-Swoole\Coroutine\Http\Client\Exception: SSL is not supported by rswoole's Swoole\Coroutine\Http\Client (see docs/compat.md)
 
 Warning: Swoole\Coroutine\Http\Client::set(): option 'http_proxy_host' is not supported by rswoole and is ignored in %s on line %d
 bool(true)

@@ -4,7 +4,8 @@
 //! and the WebSocket client (handshake, masked frames, fragments joined,
 //! ping answered, close echoed).
 //!
-//! Plain async Rust over tokio's `TcpStream`, no PHP. A connection is split
+//! Plain async Rust over tokio's `TcpStream`, or a rustls stream over it for
+//! `$ssl` (`connect_tls`, configured by `tls_client`), no PHP. A connection is split
 //! into a [`Reader`] (owned by whichever operation reads, so a read that
 //! times out keeps its buffered bytes) and a [`Writer`] shared by pushes and
 //! by the reader's automatic pong. The PHP layer moves a `Reader` into a
@@ -17,9 +18,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpSocket, TcpStream};
+use tokio_rustls::client::TlsStream;
+
+use super::tls_client::{self, TlsOptions};
 
 use super::ws;
 use super::ws_deflate;
@@ -102,10 +109,66 @@ impl Fail {
     }
 }
 
+/// The read half of a plain or TLS connection.
+pub enum ReadHalf {
+    Plain(OwnedReadHalf),
+    Tls(tokio::io::ReadHalf<TlsStream<TcpStream>>),
+}
+
+/// The write half of a plain or TLS connection.
+pub enum WriteHalf {
+    Plain(OwnedWriteHalf),
+    Tls(tokio::io::WriteHalf<TlsStream<TcpStream>>),
+}
+
+impl AsyncRead for ReadHalf {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            ReadHalf::Plain(h) => Pin::new(h).poll_read(cx, buf),
+            ReadHalf::Tls(h) => Pin::new(h).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for WriteHalf {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            WriteHalf::Plain(h) => Pin::new(h).poll_write(cx, buf),
+            WriteHalf::Tls(h) => Pin::new(h).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            WriteHalf::Plain(h) => Pin::new(h).poll_flush(cx),
+            WriteHalf::Tls(h) => Pin::new(h).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            WriteHalf::Plain(h) => Pin::new(h).poll_shutdown(cx),
+            WriteHalf::Tls(h) => Pin::new(h).poll_shutdown(cx),
+        }
+    }
+}
+
 /// The read side of a connection with its buffer (bytes past the last
 /// response or frame stay here for the next read).
 pub struct Reader {
-    half: OwnedReadHalf,
+    half: ReadHalf,
+    local: Option<SocketAddr>,
+    peer: Option<SocketAddr>,
+    /// The server's certificate (PEM) on a TLS connection.
+    peer_cert: Option<String>,
     buf: BytesMut,
     /// A fragmented WebSocket message being joined: (opcode, rsv, data).
     partial: Option<(u8, u8, BytesMut)>,
@@ -115,7 +178,7 @@ pub struct Reader {
 /// An `Arc` (the process is single-threaded) for `try_lock_owned`: a push
 /// the socket only partly took keeps the lock until its task writes the
 /// rest, so no pong lands inside the frame.
-pub type Writer = Arc<tokio::sync::Mutex<OwnedWriteHalf>>;
+pub type Writer = Arc<tokio::sync::Mutex<WriteHalf>>;
 
 /// What [`try_write`] managed.
 pub enum TryWrite {
@@ -123,7 +186,7 @@ pub enum TryWrite {
     Done,
     /// The socket is full after this many bytes; the lock is still held,
     /// give it to [`write_rest`].
-    Rest(tokio::sync::OwnedMutexGuard<OwnedWriteHalf>, usize),
+    Rest(tokio::sync::OwnedMutexGuard<WriteHalf>, usize),
     /// Someone else is writing: use [`write_all`].
     Busy,
 }
@@ -155,18 +218,99 @@ pub async fn connect(
     Ok(split(stream))
 }
 
+/// The TLS failure as the client reports it (`statusCode` -1, errCode
+/// `SWOOLE_ERROR_SSL_*`).
+fn tls_fail(e: &io::Error) -> Fail {
+    match tls_client::io_error_code(e) {
+        Some(code) => Fail {
+            kind: FailKind::Connect,
+            code,
+            msg: match code {
+                tls_client::ERR_VERIFY_FAILED => "SSL verify failed".into(),
+                _ => "SSL handshake failed".into(),
+            },
+        },
+        None => match e.raw_os_error() {
+            Some(c) => Fail::os(FailKind::Connect, c),
+            None => Fail {
+                kind: FailKind::Connect,
+                code: tls_client::ERR_HANDSHAKE_FAILED,
+                msg: "SSL handshake failed".into(),
+            },
+        },
+    }
+}
+
+/// Connects `sock` to `addr` and, with `tls`, runs the TLS handshake for
+/// `host`, all within `timeout`.
+pub async fn connect_tls(
+    sock: TcpSocket,
+    addr: SocketAddr,
+    timeout: Option<Duration>,
+    tls: Option<(TlsOptions, String)>,
+) -> Result<(Reader, Writer), Fail> {
+    let Some((opts, host)) = tls else {
+        return connect(sock, addr, timeout).await;
+    };
+    let cfg = tls_client::client_config(&opts).map_err(|msg| Fail {
+        kind: FailKind::Connect,
+        code: tls_client::ERR_CREATE_CONTEXT_FAILED,
+        msg,
+    })?;
+    let name = tls_client::server_name(&opts, &host);
+    let fut = async {
+        let stream = sock
+            .connect(addr)
+            .await
+            .map_err(|e| Fail::io(FailKind::Connect, &e))?;
+        let _ = stream.set_nodelay(true);
+        let connector = tokio_rustls::TlsConnector::from(cfg);
+        let tls = connector
+            .connect(name, stream)
+            .await
+            .map_err(|e| tls_fail(&e))?;
+        Ok(split_tls(tls))
+    };
+    match timeout {
+        Some(t) => match tokio::time::timeout(t, fut).await {
+            Ok(r) => r,
+            Err(_) => Err(Fail::timeout(FailKind::Connect)),
+        },
+        None => fut.await,
+    }
+}
+
+fn new_reader(half: ReadHalf, local: Option<SocketAddr>, peer: Option<SocketAddr>) -> Reader {
+    Reader {
+        half,
+        local,
+        peer,
+        peer_cert: None,
+        buf: BytesMut::with_capacity(16 * 1024),
+        partial: None,
+    }
+}
+
 /// Splits a connected stream into the client's two halves.
 pub fn split(stream: TcpStream) -> (Reader, Writer) {
     let _ = stream.set_nodelay(true);
+    let (local, peer) = (stream.local_addr().ok(), stream.peer_addr().ok());
     let (rd, wr) = stream.into_split();
     (
-        Reader {
-            half: rd,
-            buf: BytesMut::with_capacity(16 * 1024),
-            partial: None,
-        },
-        Arc::new(tokio::sync::Mutex::new(wr)),
+        new_reader(ReadHalf::Plain(rd), local, peer),
+        Arc::new(tokio::sync::Mutex::new(WriteHalf::Plain(wr))),
     )
+}
+
+/// Splits a TLS stream into the client's two halves.
+pub fn split_tls(stream: TlsStream<TcpStream>) -> (Reader, Writer) {
+    let (tcp, conn) = stream.get_ref();
+    let (local, peer) = (tcp.local_addr().ok(), tcp.peer_addr().ok());
+    let cert = tls_client::peer_pem(conn);
+    let (rd, wr) = tokio::io::split(stream);
+    let mut r = new_reader(ReadHalf::Tls(rd), local, peer);
+    r.peer_cert = cert;
+    (r, Arc::new(tokio::sync::Mutex::new(WriteHalf::Tls(wr))))
 }
 
 /// Runs `fut` with an optional deadline; `None` = no limit.
@@ -194,7 +338,8 @@ pub async fn write_all(w: &Writer, data: &[u8], timeout: Option<Duration>) -> Re
         let mut g = w.lock().await;
         g.write_all(data)
             .await
-            .map_err(|e| Fail::io(FailKind::Send, &e))
+            .map_err(|e| Fail::io(FailKind::Send, &e))?;
+        g.flush().await.map_err(|e| Fail::io(FailKind::Send, &e))
     })
     .await
 }
@@ -205,9 +350,13 @@ pub fn try_write(w: &Writer, data: &[u8]) -> Result<TryWrite, Fail> {
     let Ok(g) = Arc::clone(w).try_lock_owned() else {
         return Ok(TryWrite::Busy);
     };
+    // TLS records go through the async path (rustls buffers them).
+    let WriteHalf::Plain(h) = &*g else {
+        return Ok(TryWrite::Busy);
+    };
     let mut done = 0;
     while done < data.len() {
-        match g.try_write(&data[done..]) {
+        match h.try_write(&data[done..]) {
             Ok(0) => return Err(Fail::reset()),
             Ok(n) => done += n,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
@@ -223,7 +372,7 @@ pub fn try_write(w: &Writer, data: &[u8]) -> Result<TryWrite, Fail> {
 
 /// Writes the rest of a frame [`try_write`] started, with its lock held.
 pub async fn write_rest(
-    mut g: tokio::sync::OwnedMutexGuard<OwnedWriteHalf>,
+    mut g: tokio::sync::OwnedMutexGuard<WriteHalf>,
     data: &[u8],
     timeout: Option<Duration>,
 ) -> Result<(), Fail> {
@@ -231,7 +380,8 @@ pub async fn write_rest(
     within(deadline, FailKind::Send, async move {
         g.write_all(data)
             .await
-            .map_err(|e| Fail::io(FailKind::Send, &e))
+            .map_err(|e| Fail::io(FailKind::Send, &e))?;
+        g.flush().await.map_err(|e| Fail::io(FailKind::Send, &e))
     })
     .await
 }
@@ -267,11 +417,16 @@ pub fn shutdown_fd(fd: i32) {
 
 impl Reader {
     pub fn local_addr(&self) -> Option<SocketAddr> {
-        self.half.local_addr().ok()
+        self.local
     }
 
     pub fn peer_addr(&self) -> Option<SocketAddr> {
-        self.half.peer_addr().ok()
+        self.peer
+    }
+
+    /// The server's certificate in PEM (TLS connections).
+    pub fn peer_cert(&self) -> Option<String> {
+        self.peer_cert.clone()
     }
 
     /// Reads more bytes into the buffer; false on EOF.
@@ -334,7 +489,7 @@ pub struct RequestSpec {
     pub cookies: Vec<(String, Vec<u8>)>,
     pub body: Body,
     pub keep_alive: bool,
-    /// Send `Accept-Encoding: gzip, deflate` unless the user set one.
+    /// Send `Accept-Encoding: gzip, deflate, br` unless the user set one.
     pub accept_encoding: bool,
     /// `Authorization` from `setBasicAuth()`.
     pub basic_auth: Option<String>,
@@ -433,7 +588,7 @@ pub fn build_request(spec: &RequestSpec) -> io::Result<Vec<u8>> {
         });
     }
     if spec.accept_encoding && !has_encoding {
-        out.extend_from_slice(b"Accept-Encoding: gzip, deflate\r\n");
+        out.extend_from_slice(b"Accept-Encoding: gzip, deflate, br\r\n");
     }
     if !spec.cookies.is_empty() {
         out.extend_from_slice(b"Cookie: ");
@@ -823,7 +978,7 @@ async fn read_chunked(r: &mut Reader, sink: &mut Sink) -> Result<(), Fail> {
 
 fn is_known_coding(enc: &[u8]) -> bool {
     let e = String::from_utf8_lossy(enc).trim().to_ascii_lowercase();
-    e.starts_with("gzip") || e.starts_with("deflate")
+    e.starts_with("gzip") || e.starts_with("deflate") || e.starts_with("br")
 }
 
 /// Decodes a gzip or deflate body; None when `enc` is another coding or
@@ -833,6 +988,12 @@ pub fn decompress(enc: &[u8], body: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(body.len() * 3);
     if enc.starts_with("gzip") {
         flate2::read::MultiGzDecoder::new(body)
+            .read_to_end(&mut out)
+            .ok()?;
+        return Some(out);
+    }
+    if enc.starts_with("br") {
+        brotli::Decompressor::new(body, 4096)
             .read_to_end(&mut out)
             .ok()?;
         return Some(out);
@@ -1139,6 +1300,38 @@ pub fn ws_try_buffered(r: &mut Reader, max: usize) -> Option<WsEvent> {
 mod tests {
     use super::*;
     use tokio::net::TcpListener;
+
+    #[test]
+    fn brotli_bodies_decode() {
+        let text = b"brotli body, brotli body, brotli body".repeat(20);
+        let mut enc = Vec::new();
+        {
+            let mut w = brotli::CompressorWriter::new(&mut enc, 4096, 5, 22);
+            w.write_all(&text).expect("compress");
+        }
+        assert!(enc.len() < text.len());
+        assert_eq!(decompress(b"br", &enc).as_deref(), Some(text.as_slice()));
+        assert!(is_known_coding(b" BR "));
+        assert_eq!(decompress(b"br", b"not brotli"), None);
+    }
+
+    #[test]
+    fn request_offers_br() {
+        let spec = RequestSpec {
+            method: "GET".into(),
+            path: "/".into(),
+            host: "h".into(),
+            headers: vec![],
+            cookies: vec![],
+            body: Body::None,
+            keep_alive: true,
+            accept_encoding: true,
+            basic_auth: None,
+        };
+        let out = build_request(&spec).expect("request");
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.contains("Accept-Encoding: gzip, deflate, br\r\n"));
+    }
 
     fn rt() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_current_thread()

@@ -29,6 +29,7 @@ pub mod table;
 pub mod tcp;
 pub mod timer;
 pub mod tls;
+pub mod tls_client;
 pub mod user_process;
 pub mod watchdog;
 pub mod worker;

@@ -21,6 +21,7 @@ use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
 
 use super::framing::{self, Framing};
+use super::tls_client::Session;
 
 /// Which half of the socket an operation waits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +64,9 @@ pub struct NetSocket {
     /// Bytes read ahead by `recvWithBuffer`/`recvLine`/`recvPacket`.
     buf: RefCell<BytesMut>,
     pub proto: RefCell<Protocol2>,
+    /// The TLS session once `ssl_handshake` started; every read and write
+    /// then goes through it (`recv_any`/`send_any`).
+    tls: RefCell<Option<Box<Session>>>,
 }
 
 fn err(code: i32) -> io::Error {
@@ -104,6 +108,7 @@ impl NetSocket {
             cancel_flag: [Cell::new(false), Cell::new(false)],
             buf: RefCell::new(BytesMut::new()),
             proto: RefCell::new(Protocol2::default()),
+            tls: RefCell::new(None),
         }
     }
 
@@ -154,6 +159,11 @@ impl NetSocket {
     /// Closes the socket: operations in flight end with `ECANCELED` (the
     /// descriptor is released once they have).
     pub fn close(&self) -> bool {
+        if let Some(t) = self.tls.borrow_mut().as_mut() {
+            if !self.is_closed() {
+                t.close_notify(self.fd);
+            }
+        }
         let old = std::mem::replace(&mut *self.state.borrow_mut(), State::Closed);
         if matches!(old, State::Closed) {
             return false;
@@ -328,6 +338,12 @@ impl NetSocket {
     }
 
     /// Appends read-ahead bytes.
+    /// A copy of up to `len` read-ahead bytes, left in the buffer.
+    pub fn peek_buffered(&self, len: usize) -> Option<Vec<u8>> {
+        let b = self.buf.borrow();
+        (!b.is_empty()).then(|| b[..len.min(b.len())].to_vec())
+    }
+
     pub fn push_buffered(&self, data: &[u8]) {
         self.buf.borrow_mut().extend_from_slice(data);
     }
@@ -424,7 +440,7 @@ pub fn send_op(s: &Socket, data: &[u8]) -> io::Result<usize> {
 /// Reads ahead into `sock`'s buffer: one recv of up to `len` bytes;
 /// `Ok(0)` at end of stream.
 pub fn fill_op(sock: &NetSocket, s: &Socket, len: usize) -> io::Result<usize> {
-    let v = recv_op(s, len, 0)?;
+    let v = sock.recv_any(s, len, 0)?;
     sock.push_buffered(&v);
     Ok(v.len())
 }
@@ -552,6 +568,79 @@ pub fn addr_parts(a: &SockAddr) -> (String, u16) {
         return (String::from_utf8_lossy(n).into_owned(), 0);
     }
     (String::new(), 0)
+}
+
+// ------------------------------------------------------------------ TLS
+
+impl NetSocket {
+    /// Puts a new client session on the socket (before `handshake_op`).
+    pub fn start_tls(&self, s: Session) {
+        *self.tls.borrow_mut() = Some(Box::new(s));
+    }
+
+    pub fn tls_on(&self) -> bool {
+        self.tls.borrow().is_some()
+    }
+
+    /// True once the handshake finished.
+    pub fn tls_ready(&self) -> bool {
+        self.tls
+            .borrow()
+            .as_ref()
+            .is_some_and(|t| !t.is_handshaking())
+    }
+
+    pub fn tls_peer_pem(&self) -> Option<String> {
+        self.tls.borrow().as_ref().and_then(|t| t.peer_cert_pem())
+    }
+
+    pub fn tls_peer_certs(&self) -> Vec<Vec<u8>> {
+        self.tls
+            .borrow()
+            .as_ref()
+            .map(|t| t.peer_certs_der())
+            .unwrap_or_default()
+    }
+
+    /// Plaintext waiting inside the TLS session (a poll on the fd would not
+    /// see it).
+    pub fn tls_pending(&self) -> bool {
+        self.tls
+            .borrow_mut()
+            .as_mut()
+            .is_some_and(|t| t.readable_now())
+    }
+
+    /// One attempt at the TLS handshake (wait for `Dir::Read` on `WouldBlock`).
+    pub fn handshake_op(&self, s: &Socket) -> io::Result<()> {
+        match self.tls.borrow_mut().as_mut() {
+            Some(t) => t.handshake_step(s.as_raw_fd()),
+            None => Err(err(libc::EINVAL)),
+        }
+    }
+
+    /// `recv_op` through TLS when it is on; a TLS peek keeps the bytes in
+    /// the read-ahead buffer.
+    pub fn recv_any(&self, s: &Socket, len: usize, flags: i32) -> io::Result<Vec<u8>> {
+        let mut tls = self.tls.borrow_mut();
+        let Some(t) = tls.as_mut() else {
+            return recv_op(s, len, flags);
+        };
+        let v = t.recv_step(s.as_raw_fd(), len)?;
+        if flags & libc::MSG_PEEK != 0 && !v.is_empty() {
+            self.push_buffered(&v);
+        }
+        Ok(v)
+    }
+
+    /// `send_op` through TLS when it is on (the records of one call are all
+    /// written before it returns; `WouldBlock` in between).
+    pub fn send_any(&self, s: &Socket, data: &[u8]) -> io::Result<usize> {
+        match self.tls.borrow_mut().as_mut() {
+            Some(t) => t.send_step(s.as_raw_fd(), data),
+            None => send_op(s, data),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -129,21 +129,17 @@ impl Client {
     #[php(name = "enableSSL", optional = on_ssl_ready)]
     pub fn enable_ssl(&self, on_ssl_ready: Option<&Zval>) -> PhpResult<bool> {
         let _ = on_ssl_ready;
-        Err(PhpException::new(
-            "Swoole\\Client::enableSSL(): SWOOLE_SSL is not supported by rswoole yet (docs/compat.md)".into(),
-            0,
-            super::exception::exception_ce(),
-        ))
+        self.base.enable_ssl()
     }
 
     #[php(name = "getPeerCert")]
-    pub fn get_peer_cert(&self) -> bool {
-        false
+    pub fn get_peer_cert(&self) -> Zval {
+        self.base.peer_cert()
     }
 
     #[php(name = "verifyPeerCert")]
     pub fn verify_peer_cert(&self) -> bool {
-        false
+        self.base.verify_peer_cert_setting()
     }
 
     #[php(name = "isConnected")]

@@ -8,7 +8,7 @@ use std::cell::{Cell, RefCell};
 use ext_php_rs::class::RegisteredClass;
 use ext_php_rs::convert::FromZval;
 use ext_php_rs::error::php_error;
-use ext_php_rs::exception::{PhpException, PhpResult};
+use ext_php_rs::exception::PhpResult;
 use ext_php_rs::flags::ErrorType;
 use ext_php_rs::prelude::*;
 use ext_php_rs::types::{PhpRef, ZendHashTable, Zval};
@@ -20,7 +20,7 @@ use super::socket_coro::{
     apply_timeouts, bytes_zval, errno_of, false_zval, parse_protocol, send_file_impl, Core, Socket,
 };
 use crate::engine::framing::Framing;
-use crate::engine::net_socket::{addr_parts, recv_from_op, recv_op, Dir, NetSocket};
+use crate::engine::net_socket::{addr_parts, recv_from_op, Dir, NetSocket};
 
 /// `SW_ERROR_CLIENT_NO_CONNECTION`.
 pub const ERR_NO_CONNECTION: i64 = 5001;
@@ -45,14 +45,6 @@ fn warn(msg: &str) {
     php_error(&ErrorType::Warning, msg);
 }
 
-fn ssl_unsupported(class: &str) -> PhpException {
-    PhpException::new(
-        format!("{class}: SWOOLE_SSL is not supported by rswoole yet (docs/compat.md)"),
-        0,
-        super::exception::exception_ce(),
-    )
-}
-
 /// What both clients keep.
 pub struct ClientBase {
     pub class: &'static str,
@@ -67,9 +59,6 @@ pub struct ClientBase {
 
 impl ClientBase {
     pub fn new(class: &'static str, ty: i64, blocking: bool) -> PhpResult<Self> {
-        if ty & SOCK_SSL != 0 {
-            return Err(ssl_unsupported(class));
-        }
         if socket_kind(ty).is_none() {
             return Err(type_error(format!(
                 "{class}::__construct() expects parameter 1 to be client type, unknown type {ty} given"
@@ -127,6 +116,12 @@ impl ClientBase {
 
     fn apply_settings(&self, core: &Core, set: &ZendHashTable) {
         apply_timeouts(set, &mut core.timeouts.borrow_mut());
+        let _ = super::socket_coro::apply_tls_settings(core, set);
+        if self.ty & SOCK_SSL != 0 {
+            // SWOOLE_SSL: connect() handshakes with the ssl_* settings.
+            let t = core.tls_set.borrow().clone();
+            *core.tls.borrow_mut() = Some(t);
+        }
         let p = parse_protocol(set, &core.sock.proto.borrow());
         *core.sock.proto.borrow_mut() = p;
         let fd = core.sock.fd();
@@ -185,8 +180,9 @@ impl ClientBase {
         let s = Socket::from_net(sock);
         s.core.blocking.set(self.blocking);
         let set = self.setting.borrow().shallow_clone();
-        if let Some(ht) = set.array() {
-            self.apply_settings(&s.core, ht);
+        match set.array() {
+            Some(ht) => self.apply_settings(&s.core, ht),
+            None => self.apply_settings(&s.core, &ZendHashTable::new()),
         }
         *self.socket.borrow_mut() = Some(s.into_zval());
         Some(())
@@ -330,9 +326,12 @@ impl ClientBase {
             len as usize
         };
         let r = self.with_core(|c| {
+            if let Some(b) = c.sock.peek_buffered(n) {
+                return Some(b);
+            }
             let r = c
                 .sock
-                .with_sock(|s| recv_op(s, n, libc::MSG_PEEK | libc::MSG_DONTWAIT));
+                .with_sock(|s| c.sock.recv_any(s, n, libc::MSG_PEEK | libc::MSG_DONTWAIT));
             if let Err(e) = &r {
                 c.set_err(errno_of(e));
             }
@@ -468,6 +467,39 @@ impl ClientBase {
         self.with_core(|c| send_file_impl(c, file, offset, length))
             .unwrap_or(Ok(false))
     }
+
+    /// `enableSSL()`: the TLS handshake on the connected socket.
+    pub fn enable_ssl(&self) -> PhpResult<bool> {
+        if !self.is_connected() {
+            self.set_err(ERR_NO_CONNECTION);
+            return Ok(false);
+        }
+        let r = self.with_core(|c| {
+            let t = c.tls_set.borrow().clone();
+            *c.tls.borrow_mut() = Some(t);
+            let dl = super::socket_coro::deadline(0.0, c.timeouts.borrow().read);
+            c.handshake(dl)
+        });
+        r.unwrap_or(Ok(false))
+    }
+
+    pub fn peer_cert(&self) -> Zval {
+        self.with_core(|c| c.peer_cert()).unwrap_or_else(false_zval)
+    }
+
+    pub fn verify_peer_cert(&self, allow_self_signed: bool) -> bool {
+        self.with_core(|c| c.verify_peer(allow_self_signed))
+            .unwrap_or(false)
+    }
+
+    /// `verifyPeerCert()` with the `ssl_allow_self_signed` setting.
+    pub fn verify_peer_cert_setting(&self) -> bool {
+        self.with_core(|c| {
+            let a = c.tls_set.borrow().allow_self_signed;
+            c.verify_peer(a)
+        })
+        .unwrap_or(false)
+    }
 }
 
 #[php_class]
@@ -539,18 +571,17 @@ impl Client {
 
     #[php(name = "enableSSL")]
     pub fn enable_ssl(&self) -> PhpResult<bool> {
-        Err(ssl_unsupported("Swoole\\Coroutine\\Client::enableSSL()"))
+        self.base.enable_ssl()
     }
 
     #[php(name = "getPeerCert")]
-    pub fn get_peer_cert(&self) -> bool {
-        false
+    pub fn get_peer_cert(&self) -> Zval {
+        self.base.peer_cert()
     }
 
     #[php(name = "verifyPeerCert", defaults(allow_self_signed = false))]
     pub fn verify_peer_cert(&self, allow_self_signed: bool) -> bool {
-        let _ = allow_self_signed;
-        false
+        self.base.verify_peer_cert(allow_self_signed)
     }
 
     #[php(name = "isConnected")]

@@ -13,6 +13,15 @@
 //! and mysqlnd's own) keep working: the wait uses the stream's own timeout.
 //! A connect is turned into PHP's asynchronous connect plus a wait for
 //! writability. Outside a coroutine every operation is PHP's, unchanged.
+//!
+//! SWOOLE_HOOK_SSL/TLS: `ssl://`, `tls://` (and `tlsv1.x://`) streams are
+//! ext/openssl's, hooked the same way; PHP's OpenSSL code still does the
+//! TLS (so every `ssl` context option works as in PHP). Their connect runs
+//! without `enable_on_connect`, then the handshake is PHP's crypto enable
+//! driven non-blocking, with a coroutine wait between its attempts; reads
+//! wait only when OpenSSL holds no decrypted bytes (`SSL_pending`). The same
+//! applies to `stream_socket_enable_crypto()` (and mysqlnd's TLS) on a hooked
+//! `tcp://` stream, which is an ext/openssl stream too.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -83,6 +92,11 @@ const _: () = {
 };
 
 const PHP_STREAM_OPTION_XPORT_API: c_int = 7;
+const PHP_STREAM_OPTION_CRYPTO_API: c_int = 8;
+const STREAM_XPORT_CRYPTO_OP_ENABLE: c_int = 1;
+/// `SWOOLE_HOOK_SSL` / `SWOOLE_HOOK_TLS`.
+pub const HOOK_SSL: i64 = 1 << 5;
+pub const HOOK_TLS: i64 = 1 << 6;
 const STREAM_XPORT_OP_CONNECT: c_int = 1;
 const STREAM_XPORT_OP_ACCEPT: c_int = 3;
 const STREAM_XPORT_OP_CONNECT_ASYNC: c_int = 4;
@@ -110,12 +124,246 @@ extern "C" {
     fn zend_exception_error(ex: *mut ext_php_rs::ffi::zend_object, severity: c_int) -> c_int;
 }
 
-const TRANSPORTS: [(&str, i64); 4] = [
+const TRANSPORTS: [(&str, i64); 10] = [
     ("tcp", HOOK_TCP),
     ("udp", HOOK_UDP),
     ("unix", HOOK_UNIX),
     ("udg", HOOK_UDG),
+    ("ssl", HOOK_SSL),
+    ("tls", HOOK_TLS),
+    ("tlsv1.0", HOOK_TLS),
+    ("tlsv1.1", HOOK_TLS),
+    ("tlsv1.2", HOOK_TLS),
+    ("tlsv1.3", HOOK_TLS),
 ];
+
+/// `php_stream_xport_crypto_param` (main/streams/php_stream_transport.h).
+#[repr(C)]
+struct CryptoParam {
+    session: *mut php_stream,
+    activate: c_int,
+    method: c_int,
+    returncode: c_int,
+    op: c_int,
+}
+
+/// The head of ext/openssl's `php_openssl_netstream_data_t` (PHP 8.2,
+/// ext/openssl/xp_ssl.c): PHP's socket data first, then the TLS state.
+#[repr(C)]
+struct OpensslData {
+    s: NetStreamData,
+    ssl_handle: *mut c_void,
+    ctx: *mut c_void,
+    connect_timeout: libc::timeval,
+    enable_on_connect: c_int,
+    is_client: c_int,
+    ssl_active: c_int,
+    method: c_int,
+}
+
+const _: () = {
+    assert!(std::mem::size_of::<CryptoParam>() == 24);
+    assert!(std::mem::offset_of!(OpensslData, enable_on_connect) == 72);
+    assert!(std::mem::offset_of!(OpensslData, method) == 84);
+};
+
+/// The label of ext/openssl's socket ops (`php_openssl_socket_ops`).
+const OPENSSL_OPS_LABEL: &[u8] = b"tcp_socket/ssl";
+
+extern "C" {
+    // PHPAPI int php_stream_xport_crypto_setup(php_stream *stream,
+    //     php_stream_xport_crypt_method_t crypto_method, php_stream *session_stream);
+    fn php_stream_xport_crypto_setup(
+        stream: *mut php_stream,
+        method: c_int,
+        session: *mut php_stream,
+    ) -> c_int;
+    // PHPAPI int php_stream_xport_crypto_enable(php_stream *stream, int activate);
+    fn php_stream_xport_crypto_enable(stream: *mut php_stream, activate: c_int) -> c_int;
+    // PHPAPI php_stream_context *php_stream_context_alloc(void);
+    fn php_stream_context_alloc() -> *mut php_stream_context;
+    // PHPAPI php_stream_context *php_stream_context_set(php_stream *stream, php_stream_context *context);
+    fn php_stream_context_set(
+        stream: *mut php_stream,
+        context: *mut php_stream_context,
+    ) -> *mut php_stream_context;
+    // PHPAPI zval *php_stream_context_get_option(php_stream_context *context,
+    //     const char *wrappername, const char *optionname);
+    fn php_stream_context_get_option(
+        context: *mut php_stream_context,
+        wrapper: *const c_char,
+        option: *const c_char,
+    ) -> *mut ext_php_rs::ffi::zval;
+    // PHPAPI void php_stream_context_set_option(php_stream_context *context,
+    //     const char *wrappername, const char *optionname, zval *optionvalue);
+    fn php_stream_context_set_option(
+        context: *mut php_stream_context,
+        wrapper: *const c_char,
+        option: *const c_char,
+        value: *mut ext_php_rs::ffi::zval,
+    );
+    // PHPAPI int _php_stream_free(php_stream *stream, int close_options);
+    fn _php_stream_free(stream: *mut php_stream, close_options: c_int) -> c_int;
+}
+
+/// `PHP_STREAM_FREE_CLOSE`.
+const PHP_STREAM_FREE_CLOSE: c_int = 3;
+
+/// libssl's `SSL_pending`, looked up in the process (PHP's ext/openssl
+/// brought libssl in); None without it.
+fn ssl_pending_fn() -> Option<unsafe extern "C" fn(*const c_void) -> c_int> {
+    static F: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let p = *F.get_or_init(|| {
+        // SAFETY: dlsym on the global namespace with a NUL-terminated name.
+        unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"SSL_pending".as_ptr()) as usize }
+    });
+    // SAFETY: a non-null `SSL_pending` has this C signature.
+    (p != 0).then(|| unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn(*const c_void) -> c_int>(p)
+    })
+}
+
+/// The OpenSSL data of an ext/openssl stream (PHP's ops label tells).
+///
+/// # Safety
+/// `stream` is a live hooked stream.
+unsafe fn openssl_data<'a>(stream: *mut php_stream) -> Option<&'a mut OpensslData> {
+    // SAFETY: the caller's live stream; PHP's ops table is static data.
+    unsafe {
+        let orig = original((*stream).ops)?;
+        let label = (*orig).label;
+        if label.is_null() || CStr::from_ptr(label).to_bytes() != OPENSSL_OPS_LABEL {
+            return None;
+        }
+        (*stream).abstract_.cast::<OpensslData>().as_mut()
+    }
+}
+
+/// Swoole's client default: no peer verification unless the `ssl` context
+/// sets `verify_peer` (PHP verifies by default). With `verify_peer` given,
+/// everything is PHP's.
+///
+/// # Safety
+/// `stream` is a live stream about to run a client handshake.
+unsafe fn swoole_verify_default(stream: *mut php_stream) {
+    // SAFETY: the caller's live stream; `ctx` is null or a live context
+    // resource; the option names are NUL-terminated.
+    unsafe {
+        let res = (*stream).ctx;
+        let mut ctx = if res.is_null() {
+            std::ptr::null_mut()
+        } else {
+            (*res).ptr.cast::<php_stream_context>()
+        };
+        if ctx.is_null() {
+            ctx = php_stream_context_alloc();
+            if ctx.is_null() {
+                return;
+            }
+            php_stream_context_set(stream, ctx);
+        }
+        if !php_stream_context_get_option(ctx, c"ssl".as_ptr(), c"verify_peer".as_ptr()).is_null() {
+            return;
+        }
+        for opt in [c"verify_peer", c"verify_peer_name"] {
+            if php_stream_context_get_option(ctx, c"ssl".as_ptr(), opt.as_ptr()).is_null() {
+                let mut z = ext_php_rs::types::Zval::new();
+                z.set_bool(false);
+                php_stream_context_set_option(ctx, c"ssl".as_ptr(), opt.as_ptr(), &mut z);
+            }
+        }
+    }
+}
+
+/// True when TLS is on for the stream (its bytes are records, not data).
+///
+/// # Safety
+/// `stream` is a live hooked stream.
+unsafe fn tls_active(stream: *mut php_stream) -> bool {
+    // SAFETY: as above.
+    unsafe { openssl_data(stream) }.is_some_and(|d| d.ssl_active != 0)
+}
+
+/// Decrypted bytes are waiting inside OpenSSL.
+///
+/// # Safety
+/// `stream` is a live hooked stream.
+unsafe fn tls_pending(stream: *mut php_stream) -> bool {
+    // SAFETY: as above.
+    let Some(d) = (unsafe { openssl_data(stream) }) else {
+        return false;
+    };
+    if d.ssl_active == 0 || d.ssl_handle.is_null() {
+        return false;
+    }
+    // SAFETY: a live SSL* of an active TLS stream.
+    ssl_pending_fn().is_some_and(|f| unsafe { f(d.ssl_handle) } > 0)
+}
+
+fn set_nonblocking(fd: c_int, on: bool) {
+    // SAFETY: fcntl on the stream's own open socket.
+    unsafe {
+        let fl = libc::fcntl(fd, libc::F_GETFL);
+        if fl >= 0 {
+            let nf = if on {
+                fl | libc::O_NONBLOCK
+            } else {
+                fl & !libc::O_NONBLOCK
+            };
+            libc::fcntl(fd, libc::F_SETFL, nf);
+        }
+    }
+}
+
+/// PHP's crypto enable on a blocking stream from a coroutine: the stream
+/// is made non-blocking for the handshake, so OpenSSL answers "not yet"
+/// instead of polling in the thread, and the coroutine waits in between.
+///
+/// # Safety
+/// `stream` is a live hooked stream, `cp` its crypto parameters.
+unsafe fn crypto_enable(
+    stream: *mut php_stream,
+    cp: *mut CryptoParam,
+    call: impl Fn(*mut c_void) -> c_int,
+) -> c_int {
+    // SAFETY: the caller's live stream.
+    let Some(sock) = (unsafe { data(stream) }) else {
+        return call(cp.cast());
+    };
+    let fd = sock.socket;
+    let timeout = timeout_of(&sock.timeout);
+    sock.is_blocked = 0;
+    set_nonblocking(fd, true);
+    let deadline = timeout.map(|t| std::time::Instant::now() + t);
+    let r = loop {
+        let r = call(cp.cast());
+        // SAFETY: the caller's parameters, filled by PHP's set_option.
+        let rc = unsafe { (*cp).returncode };
+        if r != 0 || rc != 0 {
+            break r;
+        }
+        let left = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
+        if left.is_some_and(|l| l.is_zero()) {
+            // SAFETY: as above.
+            unsafe { (*cp).returncode = -1 };
+            break r;
+        }
+        match fdwait::wait(fd, Want::Read, left) {
+            Ok(true) => {}
+            _ => {
+                // SAFETY: as above.
+                unsafe { (*cp).returncode = -1 };
+                break r;
+            }
+        }
+    };
+    // SAFETY: the stream outlives the call (PHP holds it).
+    if let Some(sock) = unsafe { data(stream) } {
+        sock.is_blocked = 1;
+    }
+    set_nonblocking(fd, false);
+    r
+}
 
 // Process-wide (see `runtime`): the transport table is the process's.
 /// PHP's factory of each transport hooked now, by name.
@@ -396,6 +644,10 @@ unsafe fn fast_fd(stream: *mut php_stream) -> Option<c_int> {
     if sock.socket < 0 || sock.is_blocked == 0 || !in_coroutine() {
         return None;
     }
+    // SAFETY: the caller's live stream.
+    if unsafe { tls_active(stream) } {
+        return None;
+    }
     // SAFETY: `ctx` is null or a live context resource of the stream.
     unsafe {
         let ctx = (*stream).ctx;
@@ -492,7 +744,84 @@ unsafe fn fast_io(
     }
 }
 
+/// A read or write of an active TLS stream from a coroutine: PHP's
+/// operation made non-blocking (OpenSSL would otherwise poll in the thread,
+/// for instance after a TLS 1.3 session ticket that carries no data), and a
+/// coroutine wait while it moves nothing. None: not such a stream.
+///
+/// # Safety
+/// `stream` is a live hooked stream; `op` is PHP's operation on it.
+unsafe fn tls_io(
+    stream: *mut php_stream,
+    want: Want,
+    op: impl Fn(&php_stream_ops) -> isize,
+) -> Option<isize> {
+    // SAFETY: the caller's live stream.
+    let sock = unsafe { data(stream) }?;
+    // SAFETY: as above.
+    if sock.socket < 0 || sock.is_blocked == 0 || !in_coroutine() || !unsafe { tls_active(stream) }
+    {
+        return None;
+    }
+    let fd = sock.socket;
+    let timeout = timeout_of(&sock.timeout);
+    let deadline = timeout.map(|t| std::time::Instant::now() + t);
+    let _reader = (want == Want::Read).then(|| bind_reader(fd));
+    loop {
+        // SAFETY: the stream is live for this call (PHP holds it).
+        unsafe {
+            if let Some(d) = data(stream) {
+                d.is_blocked = 0;
+                d.timeout_event = 0;
+            }
+        }
+        set_nonblocking(fd, true);
+        // SAFETY: PHP's operation with PHP's arguments.
+        let n = unsafe { with_original(stream, &op, -1) };
+        set_nonblocking(fd, false);
+        // SAFETY: as above.
+        unsafe {
+            if let Some(d) = data(stream) {
+                d.is_blocked = 1;
+            }
+        }
+        // SAFETY: as above.
+        if n != 0 || unsafe { (*stream).eof() } != 0 {
+            return Some(n);
+        }
+        // SAFETY: as above.
+        if want == Want::Read && unsafe { tls_pending(stream) } {
+            continue;
+        }
+        let left = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
+        let timed_out = match left {
+            Some(l) if l.is_zero() => true,
+            _ => match fdwait::wait_busy(fd, want, left) {
+                Ok(ready) => !ready,
+                // The coroutine cannot wait: PHP's own blocking operation.
+                // SAFETY: as above.
+                Err(_) => return Some(unsafe { with_original(stream, &op, -1) }),
+            },
+        };
+        if timed_out {
+            // SAFETY: as above.
+            if let Some(d) = unsafe { data(stream) } {
+                d.timeout_event = 1;
+            }
+            return Some(-1);
+        }
+    }
+}
+
 unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
+    // SAFETY: PHP's live stream and buffer for this call.
+    if let Some(n) = unsafe {
+        tls_io(stream, Want::Read, |o| {
+            o.read.map_or(-1, |f| f(stream, buf, count))
+        })
+    } {
+        return n;
+    }
     // In a coroutine: recv without waiting; on EAGAIN suspend until the
     // loop's retry succeeds (or the stream's timeout).
     // SAFETY: PHP's live stream for this call.
@@ -510,7 +839,10 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
         }
     } else {
         // SAFETY: PHP's live stream for this call.
-        if !unsafe { wait_ready(stream, Want::Read, false) } {
+        let pending = unsafe { tls_pending(stream) };
+        // SAFETY: as above (OpenSSL holds no decrypted bytes, so the socket
+        // must become readable).
+        if !pending && !unsafe { wait_ready(stream, Want::Read, false) } {
             return -1;
         }
     }
@@ -519,6 +851,14 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
 }
 
 unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
+    // SAFETY: PHP's live stream and buffer for this call.
+    if let Some(n) = unsafe {
+        tls_io(stream, Want::Write, |o| {
+            o.write.map_or(-1, |f| f(stream, buf, count))
+        })
+    } {
+        return n;
+    }
     // SAFETY: PHP's live stream for this call.
     if let Some(fd) = unsafe { fast_fd(stream) } {
         let b = buf as usize;
@@ -590,6 +930,20 @@ unsafe extern "C" fn set_option(
             )
         }
     };
+    if option == PHP_STREAM_OPTION_CRYPTO_API && !ptrparam.is_null() && in_coroutine() {
+        let cp = ptrparam.cast::<CryptoParam>();
+        // SAFETY: for the crypto API `ptrparam` is a php_stream_xport_crypto_param;
+        // the stream is live for this call.
+        unsafe {
+            let blocking = data(stream).is_some_and(|d| d.is_blocked != 0 && d.socket >= 0);
+            if (*cp).op == STREAM_XPORT_CRYPTO_OP_ENABLE && (*cp).activate != 0 && blocking {
+                if openssl_data(stream).is_some_and(|d| d.is_client != 0) {
+                    swoole_verify_default(stream);
+                }
+                return crypto_enable(stream, cp, call);
+            }
+        }
+    }
     if option != PHP_STREAM_OPTION_XPORT_API || ptrparam.is_null() {
         return call(ptrparam);
     }
@@ -598,8 +952,39 @@ unsafe extern "C" fn set_option(
     let op = unsafe { (*xp).op };
     match op {
         STREAM_XPORT_OP_CONNECT if in_coroutine() => {
+            // An ssl:// stream: connect in the coroutine first, then the
+            // handshake (PHP would run it inside its connect, polling).
+            // SAFETY: the caller's live stream.
+            let tls = unsafe { openssl_data(stream) }
+                .filter(|d| d.enable_on_connect != 0)
+                .map(|d| {
+                    d.enable_on_connect = 0;
+                    d.method
+                });
             // SAFETY: as above.
-            unsafe { connect(stream, xp, call) }
+            let r = unsafe { connect(stream, xp, call) };
+            if let Some(method) = tls {
+                // SAFETY: as above; `xp` is the caller's parameters.
+                unsafe {
+                    if let Some(d) = openssl_data(stream) {
+                        d.enable_on_connect = 1;
+                    }
+                    if (*xp).outputs.returncode == 0 {
+                        swoole_verify_default(stream);
+                    }
+                    if (*xp).outputs.returncode == 0
+                        && (php_stream_xport_crypto_setup(stream, method, std::ptr::null_mut()) < 0
+                            || php_stream_xport_crypto_enable(stream, 1) < 0)
+                    {
+                        ext_php_rs::error::php_error(
+                            &ext_php_rs::flags::ErrorType::Warning,
+                            "Failed to enable crypto",
+                        );
+                        (*xp).outputs.returncode = -1;
+                    }
+                }
+            }
+            r
         }
         STREAM_XPORT_OP_ACCEPT => {
             // SAFETY: as above.
@@ -617,12 +1002,41 @@ unsafe extern "C" fn set_option(
                     unsafe { (*xp).inputs.timeout = &mut zero };
                 }
             }
+            // An ssl:// listener: PHP would run the server handshake inside
+            // its accept, polling; it runs after the accept instead, hooked.
+            // SAFETY: the caller's live stream.
+            let tls = unsafe { openssl_data(stream) }
+                .filter(|d| d.enable_on_connect != 0 && in_coroutine())
+                .map(|d| {
+                    d.enable_on_connect = 0;
+                    d.method
+                });
             let r = call(ptrparam);
             // SAFETY: as above; a new client stream is hooked too.
             unsafe {
+                if let Some(d) = openssl_data(stream) {
+                    if tls.is_some() {
+                        d.enable_on_connect = 1;
+                    }
+                }
                 let client = (*xp).outputs.client;
                 if !client.is_null() {
                     hook(client);
+                    if let Some(method) = tls {
+                        // The server side: STREAM_CRYPTO_IS_CLIENT cleared, as
+                        // PHP's accept does.
+                        let method = method & !1;
+                        if php_stream_xport_crypto_setup(client, method, std::ptr::null_mut()) < 0
+                            || php_stream_xport_crypto_enable(client, 1) < 0
+                        {
+                            ext_php_rs::error::php_error(
+                                &ext_php_rs::flags::ErrorType::Warning,
+                                "Failed to enable crypto",
+                            );
+                            _php_stream_free(client, PHP_STREAM_FREE_CLOSE);
+                            (*xp).outputs.client = std::ptr::null_mut();
+                        }
+                    }
                 }
             }
             r

@@ -39,6 +39,7 @@ use crate::engine::http_client::{
     self as hc, Body, Fail, FailKind, Part, Reader, RequestSpec, Response, ResponseOpts, Writer,
     WsControl, WsEvent,
 };
+use crate::engine::tls_client::TlsOptions;
 use crate::engine::ws;
 
 extern "C" {
@@ -278,6 +279,8 @@ struct Conn {
     deflate: bool,
     local: Option<SocketAddr>,
     peer: Option<SocketAddr>,
+    /// The server's certificate in PEM (an ssl client).
+    peer_cert: Option<String>,
 }
 
 /// A request that was sent with `defer` and whose response `recv()` reads.
@@ -295,6 +298,8 @@ struct Bound {
 
 struct Inner {
     opts: Opts,
+    /// The `ssl_*` settings (used when the client was made with `$ssl`).
+    tls: TlsOptions,
     conn: Option<Conn>,
     /// Bumped by `close()`: an operation that started on an older
     /// connection drops what it gets back.
@@ -769,13 +774,16 @@ impl Client {
         let gen = self.with(|s| s.gen);
         let defer = opts.defer;
         let connect_timeout = opts.connect();
+        let tls = self
+            .ssl
+            .then(|| (self.with(|s| s.tls.clone()), self.host.clone()));
         let write_timeout = opts.write();
         let read_timeout = opts.read(0.0);
         let fut = async move {
             let (mut r, w, fresh) = match start {
                 Start::Ready(r, w) => (r, w, false),
                 Start::Connect(sock, addr) => {
-                    match hc::connect(sock, addr, connect_timeout).await {
+                    match hc::connect_tls(sock, addr, connect_timeout, tls).await {
                         Ok((r, w)) => (r, w, true),
                         Err(f) => {
                             return Outcome {
@@ -859,6 +867,7 @@ impl Client {
         self.with(|s| {
             if fresh || s.conn.is_none() {
                 let (local, peer) = (r.local_addr(), r.peer_addr());
+                let peer_cert = r.peer_cert();
                 s.conn = Some(Conn {
                     fd,
                     reader: Some(r),
@@ -867,6 +876,7 @@ impl Client {
                     deflate: false,
                     local,
                     peer,
+                    peer_cert,
                 });
             } else if let Some(c) = s.conn.as_mut() {
                 c.reader = Some(r);
@@ -1152,19 +1162,18 @@ impl Client {
                 SWOOLE_ERROR_INVALID_PARAMS as i32,
             ));
         }
-        if ssl {
-            return Err(client_exception(
-                "SSL is not supported by rswoole's Swoole\\Coroutine\\Http\\Client (see docs/compat.md)",
-                507,
-            ));
-        }
-        let port = if port == 0 { 80 } else { port };
+        let port = match port {
+            0 if ssl => 443,
+            0 => 80,
+            p => p,
+        };
         Ok(Client {
             host,
             port,
             ssl,
             inner: RefCell::new(Inner {
                 opts: Opts::default(),
+                tls: TlsOptions::default(),
                 conn: None,
                 gen: 0,
                 reading: None,
@@ -1202,8 +1211,12 @@ impl Client {
             None => ZendHashTable::new(),
         });
         let mut o = self.with(|s| s.opts);
+        let mut t = self.with(|s| s.tls.clone());
         for (k, v) in settings.iter() {
             let key = k.to_string();
+            if key.starts_with("ssl_") && !super::socket_coro::tls_setting(&mut t, &key, v) {
+                return false;
+            }
             match key.as_str() {
                 "timeout" => o.timeout = zval_f64(v),
                 "connect_timeout" => o.connect_timeout = zval_f64(v),
@@ -1237,8 +1250,7 @@ impl Client {
                     );
                     return false;
                 }
-                "write_func" | "http_proxy_host" | "socks5_host" | "ssl_cert_file"
-                | "bind_address" => {
+                "write_func" | "http_proxy_host" | "socks5_host" | "bind_address" => {
                     php_error(
                         &ErrorType::Warning,
                         &format!("option '{key}' is not supported by rswoole and is ignored"),
@@ -1253,6 +1265,7 @@ impl Client {
         z.set_hashtable(merged);
         let old = self.with(|s| {
             s.opts = o;
+            s.tls = t;
             std::mem::replace(&mut s.setting, z)
         });
         drop(old);
@@ -1460,9 +1473,20 @@ impl Client {
         self.addr_zval(false)
     }
 
-    /// Always false: SSL is not supported.
-    pub fn get_peer_cert(&self) -> bool {
-        false
+    /// The server's certificate in PEM, or false (no connection, or not
+    /// an ssl client: `SWOOLE_ERROR_SSL_EMPTY_PEER_CERTIFICATE`).
+    pub fn get_peer_cert(&self) -> Zval {
+        let Some(cert) = self.with(|s| s.conn.as_ref().map(|c| c.peer_cert.clone())) else {
+            return false_zval();
+        };
+        match cert {
+            Some(pem) => string_zval(&pem),
+            None => {
+                let code = crate::engine::tls_client::ERR_EMPTY_PEER_CERT;
+                self.set_error(code as i64, "SSL empty peer certificate", 0);
+                false_zval()
+            }
+        }
     }
 
     /// The WebSocket handshake on `$path`.

@@ -196,7 +196,15 @@ fn install(flags: i64) -> bool {
     if on(HOOK_STREAM_FUNCTION) != was(HOOK_STREAM_FUNCTION) {
         super::hook_select::set(on(HOOK_STREAM_FUNCTION));
     }
-    super::hook_stream::set(flags & (HOOK_TCP | HOOK_UDP | HOOK_UNIX | HOOK_UDG));
+    super::hook_stream::set(
+        flags
+            & (HOOK_TCP
+                | HOOK_UDP
+                | HOOK_UNIX
+                | HOOK_UDG
+                | super::hook_stream::HOOK_SSL
+                | super::hook_stream::HOOK_TLS),
+    );
     APPLIED.store(flags, Ordering::SeqCst);
     true
 }

@@ -31,8 +31,9 @@ use super::CeRef;
 use crate::coro::{self, Cid};
 use crate::engine::framing::{Framing, LengthType};
 use crate::engine::net_socket::{
-    self as ns, addr_parts, literal_addr, recv_from_op, recv_op, send_op, Dir, NetSocket, Protocol2,
+    self as ns, addr_parts, literal_addr, recv_from_op, recv_op, Dir, NetSocket, Protocol2,
 };
+use crate::engine::tls_client::{self, Session, TlsOptions};
 
 pub const SWOOLE_EVENT_READ: i64 = 512;
 pub const SWOOLE_EVENT_WRITE: i64 = 1024;
@@ -264,6 +265,15 @@ pub struct Core {
     pub err: RefCell<(i64, String)>,
     /// `Swoole\Client`: wait in `poll(2)` instead of suspending.
     pub blocking: std::cell::Cell<bool>,
+    /// `open_ssl` / `SWOOLE_SSL`: the `ssl_*` settings; `connect()` then
+    /// runs the handshake.
+    pub tls: RefCell<Option<TlsOptions>>,
+    /// The `ssl_*` settings seen so far, for a later `enableSSL()`.
+    pub tls_set: RefCell<TlsOptions>,
+    /// The host `connect()` was given (SNI and the verified name).
+    pub tls_host: RefCell<String>,
+    /// An accepted socket: `sslHandshake()` is the server side.
+    pub tls_server: std::cell::Cell<bool>,
 }
 
 impl Core {
@@ -274,6 +284,70 @@ impl Core {
             binding: RefCell::new(Binding::default()),
             err: RefCell::new((0, String::new())),
             blocking: std::cell::Cell::new(false),
+            tls: RefCell::new(None),
+            tls_set: RefCell::new(TlsOptions::default()),
+            tls_host: RefCell::new(String::new()),
+            tls_server: std::cell::Cell::new(false),
+        }
+    }
+
+    /// The TLS handshake on the connected socket (`sslHandshake()`, or
+    /// `connect()` with `open_ssl`), within the read timeout.
+    pub fn handshake(&self, dl: Option<Instant>) -> PhpResult<bool> {
+        if !self.check_open() {
+            return Ok(false);
+        }
+        if self.sock.tls_on() {
+            // SW_ERROR_WRONG_OPERATION
+            self.set_err(1005);
+            return Ok(false);
+        }
+        let opts = self.tls.borrow().clone().unwrap_or_default();
+        let host = self.tls_host.borrow().clone();
+        let sess = if self.tls_server.get() {
+            Session::new_server(&opts)
+        } else {
+            Session::new(&opts, &host)
+        };
+        match sess {
+            Ok(sess) => self.sock.start_tls(sess),
+            Err(msg) => {
+                self.set_err_msg(i64::from(tls_client::ERR_CREATE_CONTEXT_FAILED), msg);
+                return Ok(false);
+            }
+        }
+        let s2 = Rc::clone(&self.sock);
+        let r = self.op_dl(Dir::Read, dl, move |s| s2.handshake_op(s))?;
+        Ok(r.is_some())
+    }
+
+    /// `verifyPeerCert()`: the peer's chain against the trusted roots now.
+    pub fn verify_peer(&self, allow_self_signed: bool) -> bool {
+        if !self.sock.tls_ready() {
+            self.set_err(1011);
+            return false;
+        }
+        let mut opts = self.tls.borrow().clone().unwrap_or_default();
+        opts.allow_self_signed = allow_self_signed;
+        let host = self.tls_host.borrow().clone();
+        match tls_client::verify_chain(&opts, &host, &self.sock.tls_peer_certs()) {
+            Ok(()) => true,
+            Err(code) => {
+                self.set_err(i64::from(code));
+                false
+            }
+        }
+    }
+
+    /// `getPeerCert()`: the peer's certificate in PEM, or false with
+    /// `SWOOLE_ERROR_SSL_EMPTY_PEER_CERTIFICATE`.
+    pub fn peer_cert(&self) -> Zval {
+        match self.sock.tls_peer_pem() {
+            Some(p) => bytes_zval(p.as_bytes()),
+            None => {
+                self.set_err(i64::from(tls_client::ERR_EMPTY_PEER_CERT));
+                false_zval()
+            }
         }
     }
 
@@ -426,11 +500,23 @@ impl Core {
         };
         let own = self.timeouts.borrow().connect;
         let dl = deadline(timeout, own);
+        *self.tls_host.borrow_mut() = host.to_string();
+        if !self.connect_tcp(&addr, dl)? {
+            return Ok(false);
+        }
+        if self.tls.borrow().is_some() {
+            let dl = deadline(0.0, self.own(Dir::Read));
+            return self.handshake(dl);
+        }
+        Ok(true)
+    }
+
+    fn connect_tcp(&self, addr: &socket2::SockAddr, dl: Option<Instant>) -> PhpResult<bool> {
         if self.blocking.get() {
-            let r = self.sock.connect_sync(&addr, dl);
+            let r = self.sock.connect_sync(addr, dl);
             return Ok(self.record(r).is_some());
         }
-        match self.sock.connect_start(&addr) {
+        match self.sock.connect_start(addr) {
             Ok(true) => {
                 self.clear_err();
                 return Ok(true);
@@ -455,7 +541,8 @@ impl Core {
         if let Some(b) = self.sock.take_buffered(len) {
             return Ok(Some(b));
         }
-        self.op(Dir::Read, timeout, move |s| recv_op(s, len, 0))
+        let s2 = Rc::clone(&self.sock);
+        self.op(Dir::Read, timeout, move |s| s2.recv_any(s, len, 0))
     }
 
     pub fn recv_all(&self, len: usize, timeout: f64) -> PhpResult<Option<Vec<u8>>> {
@@ -463,7 +550,8 @@ impl Core {
         let mut got = self.sock.take_buffered(len).unwrap_or_default();
         while got.len() < len {
             let want = len - got.len();
-            match self.op_dl(Dir::Read, dl, move |s| recv_op(s, want, 0))? {
+            let s2 = Rc::clone(&self.sock);
+            match self.op_dl(Dir::Read, dl, move |s| s2.recv_any(s, want, 0))? {
                 Some(v) if v.is_empty() => break,
                 Some(v) => got.extend_from_slice(&v),
                 None if got.is_empty() => return Ok(None),
@@ -531,7 +619,8 @@ impl Core {
     }
 
     pub fn send(&self, data: Vec<u8>, timeout: f64) -> PhpResult<Option<usize>> {
-        self.op(Dir::Write, timeout, move |s| send_op(s, &data))
+        let s2 = Rc::clone(&self.sock);
+        self.op(Dir::Write, timeout, move |s| s2.send_any(s, &data))
     }
 
     pub fn send_all(&self, data: Vec<u8>, timeout: f64) -> PhpResult<Option<usize>> {
@@ -541,7 +630,8 @@ impl Core {
         while sent < data.len() {
             let d = Rc::clone(&data);
             let from = sent;
-            match self.op_dl(Dir::Write, dl, move |s| send_op(s, &d[from..]))? {
+            let s2 = Rc::clone(&self.sock);
+            match self.op_dl(Dir::Write, dl, move |s| s2.send_any(s, &d[from..]))? {
                 Some(n) => sent += n,
                 None if sent == 0 => return Ok(None),
                 None => break,
@@ -701,6 +791,10 @@ impl Socket {
                 let child = Socket::from_net(n);
                 *child.core.sock.proto.borrow_mut() = self.core.sock.proto.borrow().clone();
                 *child.core.timeouts.borrow_mut() = *self.core.timeouts.borrow();
+                // Swoole's accepted socket shares the listener's SSL context.
+                *child.core.tls.borrow_mut() = self.core.tls.borrow().clone();
+                *child.core.tls_set.borrow_mut() = self.core.tls_set.borrow().clone();
+                child.core.tls_server.set(true);
                 Ok(child.into_zval())
             }
             Err(e) => {
@@ -766,9 +860,13 @@ impl Socket {
             return false_zval();
         }
         let n = len_arg(length);
+        if let Some(b) = c.sock.peek_buffered(n) {
+            c.clear_err();
+            return bytes_zval(&b);
+        }
         match c
             .sock
-            .with_sock(|s| recv_op(s, n, libc::MSG_PEEK | libc::MSG_DONTWAIT))
+            .with_sock(|s| c.sock.recv_any(s, n, libc::MSG_PEEK | libc::MSG_DONTWAIT))
         {
             Ok(v) => {
                 c.clear_err();
@@ -1060,11 +1158,8 @@ impl Socket {
 
     #[php(name = "setProtocol")]
     pub fn set_protocol(&self, settings: &ZendHashTable) -> PhpResult<bool> {
-        if settings.get("open_ssl").is_some_and(truthy) {
-            return Err(socket_exception(
-                "rswoole: SSL sockets are not supported yet (docs/compat.md)",
-                0,
-            ));
+        if !apply_tls_settings(&self.core, settings) {
+            return Ok(false);
         }
         let p = parse_protocol(settings, &self.core.sock.proto.borrow());
         *self.core.sock.proto.borrow_mut() = p;
@@ -1074,10 +1169,12 @@ impl Socket {
 
     #[php(name = "sslHandshake")]
     pub fn ssl_handshake(&self) -> PhpResult<bool> {
-        Err(socket_exception(
-            "rswoole: SSL sockets are not supported yet (docs/compat.md)",
-            0,
-        ))
+        if self.core.tls.borrow().is_none() {
+            let t = self.core.tls_set.borrow().clone();
+            *self.core.tls.borrow_mut() = Some(t);
+        }
+        let dl = deadline(0.0, self.core.own(Dir::Read));
+        self.core.handshake(dl)
     }
 
     pub fn import(stream: &Zval) -> PhpResult<Zval> {
@@ -1230,6 +1327,21 @@ pub fn send_file_impl(c: &Core, file: &str, offset: i64, length: i64) -> PhpResu
         c.set_err(i64::from(libc::EINVAL));
         return Ok(false);
     }
+    if c.sock.tls_on() {
+        // No sendfile(2) through TLS: the file's bytes are sent as records.
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = f;
+        let mut buf = Vec::with_capacity((end - off) as usize);
+        let r = f
+            .seek(SeekFrom::Start(off as u64))
+            .and_then(|_| f.take((end - off) as u64).read_to_end(&mut buf));
+        if let Err(e) = r {
+            c.set_err(errno_of(&e));
+            return Ok(false);
+        }
+        let n = buf.len();
+        return Ok(c.send_all(buf, 0.0)?.is_some_and(|sent| sent == n));
+    }
     let f = Rc::new(f);
     let mut at = off;
     while at < end {
@@ -1269,4 +1381,66 @@ pub fn register_classes(short: bool) -> ext_php_rs::error::Result<()> {
 
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     module.class::<Socket>()
+}
+
+/// `open_ssl` and the `ssl_*` settings onto `core` (Swoole's
+/// `php_swoole_socket_set_ssl`); false after the warning for a missing
+/// certificate or key file.
+pub fn apply_tls_settings(core: &Core, set: &ZendHashTable) -> bool {
+    let mut t = core.tls_set.borrow().clone();
+    for (k, v) in set.iter() {
+        let key = k.to_string();
+        if key.starts_with("ssl_") && !tls_setting(&mut t, &key, v) {
+            return false;
+        }
+    }
+    let on = match set.get("open_ssl") {
+        Some(v) => truthy(v),
+        None => core.tls.borrow().is_some(),
+    };
+    *core.tls.borrow_mut() = on.then(|| t.clone());
+    *core.tls_set.borrow_mut() = t;
+    true
+}
+
+/// One `ssl_*` setting into `t`; false (after PHP's warning, as Swoole
+/// words it) for a certificate or key file that does not exist.
+pub fn tls_setting(t: &mut TlsOptions, key: &str, v: &Zval) -> bool {
+    let text = || {
+        v.str()
+            .map(str::to_string)
+            .or_else(|| v.long().map(|l| l.to_string()))
+            .unwrap_or_default()
+    };
+    match key {
+        "ssl_verify_peer" => t.verify_peer = truthy(v),
+        "ssl_allow_self_signed" => t.allow_self_signed = truthy(v),
+        "ssl_host_name" => t.host_name = Some(text()),
+        "ssl_cafile" => t.cafile = Some(text()).filter(|s| !s.is_empty()),
+        "ssl_capath" => t.capath = Some(text()).filter(|s| !s.is_empty()),
+        "ssl_client_cert_file" => t.client_cert_file = Some(text()).filter(|s| !s.is_empty()),
+        "ssl_protocols" => t.protocols = zval_i64(v),
+        "ssl_cert_file" | "ssl_key_file" => {
+            let f = text();
+            if !std::path::Path::new(&f).exists() {
+                let what = if key == "ssl_cert_file" {
+                    "cert"
+                } else {
+                    "key"
+                };
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("ssl {what} file[{f}] not found"),
+                );
+                return false;
+            }
+            if key == "ssl_cert_file" {
+                t.cert_file = Some(f);
+            } else {
+                t.key_file = Some(f);
+            }
+        }
+        _ => {}
+    }
+    true
 }
