@@ -636,7 +636,18 @@ impl Server {
         }
         let sent = match super::websocket_server::send_raw(fd, bytes.clone()) {
             Some(ok) => ok,
-            None => tcp::send(fd, bytes),
+            None => loop {
+                match tcp::send_bounded(fd, bytes.clone()) {
+                    Ok(ok) => break ok,
+                    // Full: wait for room (send_yield) and send again, or
+                    // fail with Swoole's overflow warning and error.
+                    Err(flow) => {
+                        if !super::http_response::overflow(fd, Some(flow)) {
+                            return false;
+                        }
+                    }
+                }
+            },
         };
         if !sent {
             php_error(
