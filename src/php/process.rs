@@ -106,6 +106,8 @@ pub struct Process {
     queue_mode: Cell<i64>,
     /// The pipe belongs to a pool (`Pool::getProcess()`): never closed here.
     shared: bool,
+    /// `exportSocket()`'s Coroutine\Socket (over a dup of the pipe end), made once.
+    zsocket: RefCell<Option<Zval>>,
 }
 
 impl Drop for Process {
@@ -152,6 +154,7 @@ impl Process {
             queue_key: Cell::new(None),
             queue_mode: Cell::new(SWOOLE_MSGQUEUE_BALANCE),
             shared: true,
+            zsocket: RefCell::new(None),
         }
     }
 
@@ -303,6 +306,7 @@ impl Process {
             queue_key: Cell::new(None),
             queue_mode: Cell::new(SWOOLE_MSGQUEUE_BALANCE),
             shared: false,
+            zsocket: RefCell::new(None),
         })
     }
 
@@ -651,9 +655,28 @@ impl Process {
         out
     }
 
-    pub fn export_socket(&self) -> bool {
-        warn("Swoole\\Coroutine\\Socket is not available in rswoole yet");
-        false
+    pub fn export_socket(&self) -> Zval {
+        if let Some(z) = self.zsocket.borrow().as_ref() {
+            return z.shallow_clone();
+        }
+        let fd = self.current_fd();
+        if fd < 0 {
+            warn("no pipe, cannot export stream");
+            return super::socket_coro::false_zval();
+        }
+        // As Swoole: a Coroutine\Socket over a duplicate of this process's
+        // end of the pipe, the same object on every call.
+        match crate::engine::net_socket::NetSocket::import_fd(fd) {
+            Ok(n) => {
+                let z = super::socket_coro::Socket::from_net(n).into_zval();
+                *self.zsocket.borrow_mut() = Some(z.shallow_clone());
+                z
+            }
+            Err(e) => {
+                warn(&format!("exportSocket(): {e}"));
+                super::socket_coro::false_zval()
+            }
+        }
     }
 
     #[php(defaults(blocking = true))]
