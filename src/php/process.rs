@@ -38,6 +38,15 @@ thread_local! {
     static SIGNAL_TASK: Cell<bool> = const { Cell::new(false) };
 }
 
+/// A `string $data` argument as bytes: a binary string as it is, another
+/// scalar as PHP's string conversion gives it (None for arrays, objects).
+pub(super) fn data_bytes(data: &Zval) -> Option<Vec<u8>> {
+    match data.zend_str() {
+        Some(s) => Some(s.as_bytes().to_vec()),
+        None => data.coerce_to_string().map(String::into_bytes),
+    }
+}
+
 fn warn(msg: &str) {
     php_error(&ErrorType::Warning, msg);
 }
@@ -403,12 +412,7 @@ impl Process {
     pub fn write(&self, data: &Zval) -> Zval {
         let mut out = Zval::new();
         out.set_bool(false);
-        let bytes = data.zend_str().map(|s| s.as_bytes().to_vec()).or_else(|| {
-            data.long()
-                .map(|n| n.to_string().into_bytes())
-                .or_else(|| data.double().map(|d| d.to_string().into_bytes()))
-        });
-        let Some(bytes) = bytes else {
+        let Some(bytes) = data_bytes(data) else {
             return out;
         };
         if bytes.is_empty() {
@@ -533,11 +537,7 @@ impl Process {
     }
 
     pub fn push(&self, data: &Zval) -> bool {
-        let bytes = data
-            .zend_str()
-            .map(|s| s.as_bytes().to_vec())
-            .or_else(|| data.coerce_to_string().map(String::into_bytes))
-            .unwrap_or_default();
+        let bytes = data_bytes(data).unwrap_or_default();
         if bytes.is_empty() {
             warn("the data to push is empty");
             return false;
