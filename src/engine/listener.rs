@@ -146,6 +146,15 @@ pub fn apply_stream_options(stream: &tokio::net::TcpStream, opts: &PortOptions) 
 /// Swoole's default `backlog`.
 pub const DEFAULT_BACKLOG: i32 = 512;
 
+/// `backlog` for a listening socket: listen() again with the new length
+/// (Linux takes it; the kernel caps it at `net.core.somaxconn`).
+pub fn set_backlog(l: &TcpListener, backlog: i64) {
+    let n = backlog.clamp(1, i32::MAX as i64) as i32;
+    if let Err(e) = socket2::SockRef::from(l).listen(n) {
+        crate::rlog!(Warning, "listen(backlog={n}): {e}");
+    }
+}
+
 /// Binds `host:port` (port 0 picks a free one) and starts listening.
 pub fn bind_tcp(host: &str, port: u16, ipv6: bool, backlog: i32) -> Result<TcpListener> {
     let (sock, shown) = bind_socket(host, port, ipv6, Type::STREAM, Protocol::TCP)?;

@@ -97,6 +97,15 @@ pub fn bind_channel() -> std::io::Result<OwnedFd> {
     if let Ok(mut n) = CHANNEL_NAME.lock() {
         *n = Some(name);
     }
+    if CLAIMS.load(Ordering::Relaxed) == 0 {
+        match super::shm_lock::map_shared(CLAIM_SLOTS * 8) {
+            Ok(p) => CLAIMS.store(p as usize, Ordering::Relaxed),
+            Err(e) => crate::rlog!(
+                Warning,
+                "no claim table, stuck workers keep their connections: {e}"
+            ),
+        }
+    }
     Ok(fd)
 }
 
@@ -107,11 +116,89 @@ pub fn clear_channel() {
     }
 }
 
+// ---- claims: who serves a connection ---------------------------------------
+
+/// Slots of the claim table (8 bytes each, one mapping shared by the master
+/// and every worker; only the slots in use are ever touched).
+const CLAIM_SLOTS: usize = 1 << 20;
+/// A slot's value once the master took its offer back.
+const WITHDRAWN: u64 = u64::MAX;
+
+/// The claim table's address, mapped in the master before the manager is
+/// forked (0: none, as in unit tests).
+static CLAIMS: AtomicUsize = AtomicUsize::new(0);
+
+/// Every hand-over carries a number that never repeats; its slot says
+/// whether the connection is still offered, taken by the worker it was sent
+/// to, or withdrawn by the master. The master withdraws a connection that
+/// sat unread in a stuck worker's channel (or in a dead worker's) and hands
+/// its own copy to another worker; when the stuck worker reads the stale
+/// message later, its claim fails and it drops its descriptor without
+/// touching the socket. One compare-and-swap on each side decides who
+/// serves it, so a connection is never served twice nor lost.
+fn claim_slot(conn: u64) -> Option<&'static AtomicU64> {
+    let base = CLAIMS.load(Ordering::Relaxed);
+    if base == 0 || conn == 0 {
+        return None;
+    }
+    let i = (conn as usize) % CLAIM_SLOTS;
+    // SAFETY: `base` is a CLAIM_SLOTS * 8 byte shared mapping that is never
+    // unmapped (the process keeps it for its life), 8-byte aligned (page
+    // aligned), and every access to it is atomic.
+    Some(unsafe { &*(base as *const AtomicU64).add(i) })
+}
+
+fn offered(conn: u64) -> u64 {
+    conn << 1
+}
+
+/// The master offers connection `conn` (before sending it).
+fn offer(conn: u64) {
+    if let Some(s) = claim_slot(conn) {
+        s.store(offered(conn), Ordering::Release);
+    }
+}
+
+/// A worker takes connection `conn`: false when the master withdrew it.
+fn claim(conn: u64) -> bool {
+    match claim_slot(conn) {
+        Some(s) => s
+            .compare_exchange(
+                offered(conn),
+                offered(conn) | 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok(),
+        None => true,
+    }
+}
+
+/// The master takes its offer of `conn` back: false when a worker took it.
+fn withdraw(conn: u64) -> bool {
+    claim_slot(conn).is_some_and(|s| {
+        s.compare_exchange(
+            offered(conn),
+            WITHDRAWN,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        )
+        .is_ok()
+    })
+}
+
+/// Whether the worker took `conn` (or the slot moved on).
+fn taken(conn: u64) -> bool {
+    claim_slot(conn).is_none_or(|s| s.load(Ordering::Acquire) != offered(conn))
+}
+
 // ---- the wire format ------------------------------------------------------
 
-/// Master -> worker: which port the connection came in on and its peer.
-fn encode_conn(port_index: usize, peer: SocketAddr) -> [u8; MSG_LEN] {
+/// Master -> worker: which port the connection came in on, its peer and
+/// its hand-over number (the claim).
+fn encode_conn(port_index: usize, peer: SocketAddr, conn: u64) -> [u8; MSG_LEN] {
     let mut b = [0u8; MSG_LEN];
+    b[24..32].copy_from_slice(&conn.to_le_bytes());
     b[0..4].copy_from_slice(&(port_index as u32).to_le_bytes());
     b[6..8].copy_from_slice(&peer.port().to_be_bytes());
     match peer.ip() {
@@ -127,7 +214,7 @@ fn encode_conn(port_index: usize, peer: SocketAddr) -> [u8; MSG_LEN] {
     b
 }
 
-fn decode_conn(b: &[u8]) -> Option<(usize, SocketAddr)> {
+fn decode_conn(b: &[u8]) -> Option<(usize, SocketAddr, u64)> {
     if b.len() < MSG_LEN {
         return None;
     }
@@ -141,7 +228,8 @@ fn decode_conn(b: &[u8]) -> Option<(usize, SocketAddr)> {
         }
         _ => return None,
     };
-    Some((index, SocketAddr::new(ip, port)))
+    let conn = u64::from_le_bytes(b[24..32].try_into().ok()?);
+    Some((index, SocketAddr::new(ip, port), conn))
 }
 
 /// Worker -> master, once: worker id, pid, stats slot (-1: none).
@@ -175,6 +263,16 @@ struct Chan {
     /// `ms_since_start()` of the send that found the channel empty: the
     /// age of the oldest connection the worker may not have taken (0: none).
     behind_since: AtomicU64,
+    /// Connections sent and not yet seen taken, oldest first.
+    pending: Mutex<std::collections::VecDeque<Pending>>,
+}
+
+/// A connection in a worker's channel that the master may still withdraw.
+struct Pending {
+    conn: u64,
+    index: usize,
+    peer: SocketAddr,
+    at: Instant,
 }
 
 impl Chan {
@@ -233,11 +331,14 @@ pub struct Table {
     conns: AtomicUsize,
     changed: Notify,
     mode: u8,
+    /// Channels gone from the table that still had connections pending.
+    retired: Mutex<Vec<Arc<Chan>>>,
 }
 
 impl Table {
     pub fn new(worker_num: usize, dispatch_mode: u8) -> Arc<Table> {
         Arc::new(Table {
+            retired: Mutex::new(Vec::new()),
             chans: Mutex::new(vec![None; worker_num.max(1)]),
             rr: AtomicUsize::new(0),
             conns: AtomicUsize::new(0),
@@ -266,9 +367,33 @@ impl Table {
         }
     }
 
-    /// A new connection's number, the key of `dispatch_mode` 2.
+    /// A new connection's number, the key of `dispatch_mode` 2 and of its
+    /// claim (never 0).
     fn next_conn(&self) -> usize {
-        self.conns.fetch_add(1, Ordering::Relaxed)
+        self.conns.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    fn retire(&self, c: Arc<Chan>) {
+        let has = c.pending.lock().map(|p| !p.is_empty()).unwrap_or(false);
+        if has {
+            if let Ok(mut r) = self.retired.lock() {
+                r.push(c);
+            }
+        }
+    }
+
+    /// Every channel that may hold pending connections.
+    fn all_chans(&self) -> Vec<Arc<Chan>> {
+        let mut v: Vec<Arc<Chan>> = self
+            .chans
+            .lock()
+            .map(|t| t.iter().flatten().cloned().collect())
+            .unwrap_or_default();
+        if let Ok(mut r) = self.retired.lock() {
+            r.retain(|c| c.pending.lock().map(|p| !p.is_empty()).unwrap_or(false));
+            v.extend(r.iter().cloned());
+        }
+        v
     }
 
     /// The worker for a connection (`conn`: its number from `next_conn`, the
@@ -377,6 +502,7 @@ async fn serve_worker(fd: OwnedFd, table: Arc<Table>) {
         pid,
         slot: usize::try_from(slot).ok(),
         behind_since: AtomicU64::new(0),
+        pending: Mutex::new(Default::default()),
     });
     crate::rlog!(
         Debug,
@@ -393,18 +519,23 @@ async fn serve_worker(fd: OwnedFd, table: Arc<Table>) {
         })
         .await;
     table.remove(&chan);
+    // What it did not read is rescued by `rescue_loop` (a worker that died
+    // never will; a draining one claims them first, or loses them to
+    // another worker).
+    table.retire(chan);
     table.changed.notify_waiters();
 }
 
 /// Hands `stream` to a worker; closes it if none takes it in time.
 async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr, index: usize) {
     let fd = stream.as_raw_fd();
-    let msg = encode_conn(index, peer);
     let conn = table.next_conn();
+    let msg = encode_conn(index, peer, conn as u64);
     let deadline = Instant::now() + HANDOVER_TIMEOUT;
     loop {
         if let Some(c) = table.pick(conn, &peer) {
             c.note_send();
+            offer(conn as u64);
             let fds = [fd];
             let r =
                 c.fd.async_io(Interest::WRITABLE, |ch| {
@@ -422,6 +553,16 @@ async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr,
                 // The worker holds its own copy now; ours is kept, so the
                 // master can still answer if the worker dies (`held`).
                 Ok(_) => {
+                    if super::held::active() && claim_slot(conn as u64).is_some() {
+                        if let Ok(mut p) = c.pending.lock() {
+                            p.push_back(Pending {
+                                conn: conn as u64,
+                                index,
+                                peer,
+                                at: Instant::now(),
+                            });
+                        }
+                    }
                     super::held::keep(index, peer, c.pid, OwnedFd::from(stream));
                     return;
                 }
@@ -446,6 +587,61 @@ async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr,
             table.changed.notified(),
         )
         .await;
+    }
+}
+
+/// How long a connection may sit unread in a worker's channel before the
+/// master gives it to another worker.
+const RESCUE_AFTER: Duration = Duration::from_millis(100);
+
+/// Gives the connections that sit unread in a stuck (or dead) worker's
+/// channel to other workers, until the task is dropped: each is withdrawn
+/// (its claim) and the master's own copy handed over again.
+async fn rescue_loop(table: Arc<Table>) {
+    let mut tick = tokio::time::interval(Duration::from_millis(25));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        for c in table.all_chans() {
+            let mut moved = Vec::new();
+            if let Ok(mut p) = c.pending.lock() {
+                while let Some(front) = p.front() {
+                    if taken(front.conn) {
+                        p.pop_front();
+                        continue;
+                    }
+                    if front.at.elapsed() < RESCUE_AFTER {
+                        break;
+                    }
+                    // Only when another worker would take it now.
+                    let alive = table.chans.lock().is_ok_and(|t| {
+                        t.iter()
+                            .flatten()
+                            .any(|o| !Arc::ptr_eq(o, &c) && !o.is_stuck(STUCK_AFTER))
+                    });
+                    if !alive {
+                        break;
+                    }
+                    if let Some(f) = p.pop_front() {
+                        if withdraw(f.conn) {
+                            moved.push((f.index, f.peer));
+                        }
+                    }
+                }
+            }
+            for (index, peer) in moved {
+                let Some(sock) = super::held::take(index, peer) else {
+                    continue;
+                };
+                crate::rlog!(
+                    Debug,
+                    "worker#{} (pid {}) did not take the connection from {peer}: handing it to another worker",
+                    c.worker_id,
+                    c.pid
+                );
+                hand_over(&table, std::net::TcpStream::from(sock), peer, index).await;
+            }
+        }
     }
 }
 
@@ -494,7 +690,10 @@ pub fn run_master(
         );
     }
     let r = super::event_loop::block_on(&rt, async move {
-        let mut tasks = vec![tokio::spawn(accept_workers(channel, table.clone()))];
+        let mut tasks = vec![
+            tokio::spawn(accept_workers(channel, table.clone())),
+            tokio::spawn(rescue_loop(table.clone())),
+        ];
         let mut accepting = Vec::new();
         for (index, l) in ports {
             l.set_nonblocking(true)
@@ -690,10 +889,16 @@ impl WorkerChannel {
             if n == 0 && owned.is_empty() {
                 return Incoming::End;
             }
-            let Some((index, peer)) = decode_conn(&buf[..n]) else {
+            let Some((index, peer, conn)) = decode_conn(&buf[..n]) else {
                 continue;
             };
             let Some(fd) = owned.pop() else { continue };
+            if !claim(conn) {
+                // The master gave it to another worker while this one was
+                // busy: drop our descriptor only (no shutdown).
+                crate::rlog!(Debug, "connection from {peer} was handed to another worker");
+                continue;
+            }
             return Incoming::Conn(std::net::TcpStream::from(fd), peer, index);
         }
     }
@@ -722,10 +927,34 @@ mod tests {
     fn conn_message_roundtrip() {
         for peer in ["127.0.0.1:4567", "[::1]:80", "[2001:db8::7]:65535"] {
             let peer: SocketAddr = peer.parse().expect("addr");
-            let b = encode_conn(3, peer);
-            assert_eq!(decode_conn(&b), Some((3, peer)));
+            let b = encode_conn(3, peer, 1 << 40);
+            assert_eq!(decode_conn(&b), Some((3, peer, 1 << 40)));
         }
         assert_eq!(decode_hello(&encode_hello(2, 999, -1)), Some((2, 999, -1)));
+    }
+
+    #[test]
+    fn a_claim_is_won_once() {
+        if CLAIMS.load(Ordering::Relaxed) == 0 {
+            let p = crate::engine::shm_lock::map_shared(CLAIM_SLOTS * 8).expect("map");
+            CLAIMS.store(p as usize, Ordering::Relaxed);
+        }
+        // Taken first: the master cannot withdraw it.
+        offer(7);
+        assert!(!taken(7));
+        assert!(claim(7));
+        assert!(taken(7));
+        assert!(!withdraw(7));
+        // Withdrawn first: the worker's late claim fails.
+        offer(8);
+        assert!(withdraw(8));
+        assert!(!claim(8));
+        // A slot reused by a later number: the old claim fails.
+        let later = 9 + CLAIM_SLOTS as u64;
+        offer(9);
+        offer(later);
+        assert!(!claim(9));
+        assert!(claim(later));
     }
 
     #[test]

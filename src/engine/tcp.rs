@@ -25,6 +25,7 @@ use super::config::PortOptions;
 use super::framing::{self, FrameError};
 use super::hooks::Outcome;
 use super::ipc;
+use super::outflow::{Limits, Outflow};
 use super::session;
 use super::stats;
 use super::tls::NetStream;
@@ -39,6 +40,8 @@ enum Cmd {
 
 struct Conn {
     tx: mpsc::UnboundedSender<Cmd>,
+    /// Bytes queued and not yet written (`socket_buffer_size`).
+    flow: Rc<Outflow>,
     port: usize,
     last: Cell<Instant>,
     protected: Cell<bool>,
@@ -65,12 +68,41 @@ fn local(fd: i64) -> Option<Rc<Conn>> {
 }
 
 /// Queues `data` on connection `fd` (here or in its owner worker). False
-/// when no such connection exists.
+/// when no such connection exists, or when a local connection's output
+/// buffer is full: the bytes are dropped with Swoole's overflow warning
+/// (what the owner does with a send routed to it from another worker).
 pub fn send(fd: i64, data: Bytes) -> bool {
-    if let Some(c) = local(fd) {
-        return c.tx.send(Cmd::Data(data)).is_ok();
+    match send_bounded(fd, data) {
+        Ok(ok) => ok,
+        Err(_) => {
+            crate::rlog!(
+                Warning,
+                "Server::send_to_connection() (ERRNO 1009): connection#{fd} output buffer overflow"
+            );
+            false
+        }
     }
-    route(fd, ipc::Kind::Send, 0, data)
+}
+
+/// `send`, refused with `Err(outflow)` when the local connection's output
+/// buffer is full (the caller may wait for room and send again). A send to
+/// another worker's connection is bounded by that owner.
+pub fn send_bounded(fd: i64, data: Bytes) -> Result<bool, Rc<Outflow>> {
+    let Some(c) = local(fd) else {
+        return Ok(route(fd, ipc::Kind::Send, 0, data));
+    };
+    if c.flow.is_closed() {
+        return Ok(false);
+    }
+    if !c.flow.has_room() {
+        return Err(c.flow.clone());
+    }
+    let n = data.len();
+    let ok = c.tx.send(Cmd::Data(data)).is_ok();
+    if ok {
+        c.flow.add(n);
+    }
+    Ok(ok)
 }
 
 /// Closes `fd` after what was queued on it (`reset`: at once, with an RST).
@@ -164,6 +196,7 @@ pub async fn serve_conn(
     let (tx, mut rx) = mpsc::unbounded_channel();
     let conn = Rc::new(Conn {
         tx,
+        flow: Outflow::new(fd, Limits::from_config(&ctx.cfg)),
         port,
         last: Cell::new(Instant::now()),
         protected: Cell::new(false),
@@ -200,6 +233,7 @@ pub async fn serve_conn(
     };
     // No more commands: `send()` from onClose on fails.
     rx.close();
+    conn.flow.close();
     if let Outcome::Fatal(code) = ctx.hooks.on_close(fd, reactor, port) {
         ctx.poison(code);
     }
@@ -274,7 +308,9 @@ where
             },
             cmd = rx.recv() => match cmd {
                 Some(Cmd::Data(b)) => {
-                    if wr.write_all(&b).await.is_err() {
+                    let written = wr.write_all(&b).await;
+                    conn.flow.sent(b.len());
+                    if written.is_err() {
                         aborted = true;
                         break;
                     }

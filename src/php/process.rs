@@ -38,6 +38,15 @@ thread_local! {
     static SIGNAL_TASK: Cell<bool> = const { Cell::new(false) };
 }
 
+/// A `string $data` argument as bytes: a binary string as it is, another
+/// scalar as PHP's string conversion gives it (None for arrays, objects).
+pub(super) fn data_bytes(data: &Zval) -> Option<Vec<u8>> {
+    match data.zend_str() {
+        Some(s) => Some(s.as_bytes().to_vec()),
+        None => data.coerce_to_string().map(String::into_bytes),
+    }
+}
+
 fn warn(msg: &str) {
     php_error(&ErrorType::Warning, msg);
 }
@@ -106,6 +115,8 @@ pub struct Process {
     queue_mode: Cell<i64>,
     /// The pipe belongs to a pool (`Pool::getProcess()`): never closed here.
     shared: bool,
+    /// `exportSocket()`'s Coroutine\Socket (over a dup of the pipe end), made once.
+    zsocket: RefCell<Option<Zval>>,
 }
 
 impl Drop for Process {
@@ -152,6 +163,7 @@ impl Process {
             queue_key: Cell::new(None),
             queue_mode: Cell::new(SWOOLE_MSGQUEUE_BALANCE),
             shared: true,
+            zsocket: RefCell::new(None),
         }
     }
 
@@ -303,6 +315,7 @@ impl Process {
             queue_key: Cell::new(None),
             queue_mode: Cell::new(SWOOLE_MSGQUEUE_BALANCE),
             shared: false,
+            zsocket: RefCell::new(None),
         })
     }
 
@@ -399,12 +412,7 @@ impl Process {
     pub fn write(&self, data: &Zval) -> Zval {
         let mut out = Zval::new();
         out.set_bool(false);
-        let bytes = data.zend_str().map(|s| s.as_bytes().to_vec()).or_else(|| {
-            data.long()
-                .map(|n| n.to_string().into_bytes())
-                .or_else(|| data.double().map(|d| d.to_string().into_bytes()))
-        });
-        let Some(bytes) = bytes else {
+        let Some(bytes) = data_bytes(data) else {
             return out;
         };
         if bytes.is_empty() {
@@ -529,11 +537,7 @@ impl Process {
     }
 
     pub fn push(&self, data: &Zval) -> bool {
-        let bytes = data
-            .zend_str()
-            .map(|s| s.as_bytes().to_vec())
-            .or_else(|| data.coerce_to_string().map(String::into_bytes))
-            .unwrap_or_default();
+        let bytes = data_bytes(data).unwrap_or_default();
         if bytes.is_empty() {
             warn("the data to push is empty");
             return false;
@@ -651,9 +655,28 @@ impl Process {
         out
     }
 
-    pub fn export_socket(&self) -> bool {
-        warn("Swoole\\Coroutine\\Socket is not available in rswoole yet");
-        false
+    pub fn export_socket(&self) -> Zval {
+        if let Some(z) = self.zsocket.borrow().as_ref() {
+            return z.shallow_clone();
+        }
+        let fd = self.current_fd();
+        if fd < 0 {
+            warn("no pipe, cannot export stream");
+            return super::socket_coro::false_zval();
+        }
+        // As Swoole: a Coroutine\Socket over a duplicate of this process's
+        // end of the pipe, the same object on every call.
+        match crate::engine::net_socket::NetSocket::import_fd(fd) {
+            Ok(n) => {
+                let z = super::socket_coro::Socket::from_net(n).into_zval();
+                *self.zsocket.borrow_mut() = Some(z.shallow_clone());
+                z
+            }
+            Err(e) => {
+                warn(&format!("exportSocket(): {e}"));
+                super::socket_coro::false_zval()
+            }
+        }
     }
 
     #[php(defaults(blocking = true))]

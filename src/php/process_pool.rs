@@ -7,6 +7,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::os::fd::{AsRawFd, RawFd};
+use std::rc::Rc;
 use std::time::Duration;
 
 use ext_php_rs::convert::IntoZval;
@@ -185,6 +186,64 @@ impl PhpPool {
         Ok(())
     }
 
+    /// `enable_coroutine` with `SWOOLE_IPC_UNIXSOCK`: messages are read on
+    /// the event loop, each delivered in its own coroutine, so coroutines
+    /// started in `workerStart` (a `Co::sleep()` between sends) keep
+    /// running, as in Swoole's reactor. Ends when the worker is asked to
+    /// stop and its coroutines are done.
+    fn coroutine_message_loop(&self, fd: RawFd) -> Result<(), CallError> {
+        struct Fd(RawFd);
+        impl AsRawFd for Fd {
+            fn as_raw_fd(&self) -> RawFd {
+                self.0
+            }
+        }
+        let failed: Rc<Cell<Option<CallError>>> = Rc::new(Cell::new(None));
+        let me = PhpPool {
+            obj: self.obj,
+            pool: self.pool,
+        };
+        let fail = failed.clone();
+        let reader = event_loop::spawn(async move {
+            // SAFETY: the pool's pipe stays open until the worker process
+            // ends; this task is aborted before that.
+            let Ok(pipe) = (unsafe { tokio::io::unix::AsyncFd::register(Fd(fd)) }) else {
+                return;
+            };
+            while me.running() {
+                tokio::select! {
+                    r = pipe.readable() => {
+                        let Ok(mut g) = r else { return };
+                        loop {
+                            match up::recv_datagram(fd) {
+                                Ok(buf) => {
+                                    if let Err(e) = me.deliver(buf) {
+                                        fail.set(Some(e));
+                                        event_loop::request_exit();
+                                        return;
+                                    }
+                                }
+                                Err(_) => {
+                                    g.clear_ready();
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    // The stop watch owns the stop pipe; look at the
+                    // stopping flag it sets now and then.
+                    _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+                }
+            }
+        });
+        coroutine::run_loop();
+        reader.abort();
+        match failed.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
     fn running(&self) -> bool {
         let p = self.pool();
         !pool::worker_stopping() && !p.detached.get() && !p.stopped.get()
@@ -193,6 +252,10 @@ impl PhpPool {
     fn message_loop(&self, id: usize, stop_fd: RawFd) -> Result<(), CallError> {
         let p = self.pool();
         match p.ipc_type {
+            SWOOLE_IPC_UNIXSOCK if p.enable_coroutine.get() => {
+                let fd = p.pipes.borrow().get(id).map(|e| e.1).unwrap_or(-1);
+                self.coroutine_message_loop(fd)?;
+            }
             SWOOLE_IPC_UNIXSOCK => {
                 let fd = p.pipes.borrow().get(id).map(|e| e.1).unwrap_or(-1);
                 while self.running() {
@@ -489,7 +552,9 @@ impl Pool {
         }
     }
 
-    pub fn write(&self, data: String) -> bool {
+    /// `$data` is a binary string (the argument layer has coerced scalars).
+    pub fn write(&self, data: &Zval) -> bool {
+        let data = super::process::data_bytes(data).unwrap_or_default();
         if self.ipc_type != SWOOLE_IPC_SOCKET {
             warn("unsupported ipc type");
             return false;
@@ -499,14 +564,15 @@ impl Pool {
         }
         match self.reply.borrow_mut().as_mut() {
             Some(buf) => {
-                buf.extend_from_slice(data.as_bytes());
+                buf.extend_from_slice(&data);
                 true
             }
             None => false,
         }
     }
 
-    pub fn send_message(&self, data: String, dst_worker_id: i64) -> bool {
+    pub fn send_message(&self, data: &Zval, dst_worker_id: i64) -> bool {
+        let data = super::process::data_bytes(data).unwrap_or_default();
         if !self.started.get() {
             warn("process pool is not started");
             return false;
@@ -522,7 +588,7 @@ impl Pool {
             .map(|e| e.0)
             .filter(|_| dst_worker_id >= 0);
         match fd {
-            Some(fd) => up::write_fd(fd, data.as_bytes()).is_ok(),
+            Some(fd) => up::write_fd(fd, &data).is_ok(),
             None => false,
         }
     }

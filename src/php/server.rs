@@ -264,6 +264,13 @@ impl Server {
             let setting = self_.setting.borrow();
             settings::port_options(&class, setting.as_ref().and_then(Zval::array))?
         };
+        let main_backlog = self_
+            .setting
+            .borrow()
+            .as_ref()
+            .and_then(Zval::array)
+            .and_then(|a| a.get("backlog"))
+            .and_then(Zval::long);
         // Every port: its socket, kind, options and callbacks.
         let states: Vec<Rc<RefCell<PortState>>> = self_.ports.borrow().clone();
         let mut ports = Vec::with_capacity(states.len());
@@ -285,6 +292,18 @@ impl Server {
             let Some(socket) = socket else {
                 return Err(swoole_exception("the listening socket is gone", 0));
             };
+            // `backlog`: the port's own, else the server's (Swoole listens
+            // at start with it; the socket listened at 512 when it was made).
+            let backlog = st
+                .setting
+                .as_ref()
+                .and_then(Zval::array)
+                .and_then(|a| a.get("backlog"))
+                .and_then(Zval::long)
+                .or(main_backlog);
+            if let (Some(n), PortSocket::Tcp(l)) = (backlog, &socket) {
+                listener::set_backlog(l, n);
+            }
             // A port speaks HTTP with `open_http_protocol`, and HTTP plus the
             // WebSocket upgrade (on a WebSocket server) with `open_websocket_protocol`.
             let port_flag = |key: &str| {
@@ -659,7 +678,18 @@ impl Server {
         }
         let sent = match super::websocket_server::send_raw(fd, bytes.clone()) {
             Some(ok) => ok,
-            None => tcp::send(fd, bytes),
+            None => loop {
+                match tcp::send_bounded(fd, bytes.clone()) {
+                    Ok(ok) => break ok,
+                    // Full: wait for room (send_yield) and send again, or
+                    // fail with Swoole's overflow warning and error.
+                    Err(flow) => {
+                        if !super::http_response::overflow(fd, Some(flow)) {
+                            return false;
+                        }
+                    }
+                }
+            },
         };
         if !sent {
             php_error(

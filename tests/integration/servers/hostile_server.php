@@ -4,7 +4,9 @@
 // Routes: /echo (what the script sees of the request), /flood?n=&size= (write() n chunks of size
 // bytes; results kept for /status), /status (JSON: the last flood's results, buffer events, RSS),
 // /form (counts of post/files), anything else "hello". WebSocket message "flood N SIZE" pushes N
-// messages of SIZE bytes to the sender; the results go to /status too.
+// messages of SIZE bytes to the sender; the results go to /status too. With TCP_PORT, a raw TCP
+// port where the line "flood N SIZE" makes the server send() N blocks of SIZE bytes back.
+//   php ... hostile_server.php PORT [SETTINGS_JSON] [MODE] [TCP_PORT]
 
 $port = (int) ($argv[1] ?? 0);
 $settings = json_decode($argv[2] ?? '{}', true) ?: [];
@@ -111,4 +113,27 @@ $srv->on('message', function ($s, $frame) {
         $s->push($frame->fd, (string) $frame->data);
     }
 });
+if (!empty($argv[4])) {
+    $tcp = $srv->listen('127.0.0.1', (int) $argv[4], SWOOLE_SOCK_TCP);
+    $tcp->set(['open_http_protocol' => false, 'open_websocket_protocol' => false]);
+    $tcp->on('receive', function ($s, $fd, $rid, $data) {
+        $p = explode(' ', trim($data));
+        if ($p[0] !== 'flood') {
+            $s->send($fd, $data);
+            return;
+        }
+        $chunk = str_repeat('z', (int) $p[2]);
+        $GLOBALS['st'] = ['ok' => 0, 'fail' => 0, 'err' => 0, 'full' => 0, 'empty' => 0, 'done' => false];
+        for ($i = 0; $i < (int) $p[1]; $i++) {
+            if ($s->send($fd, $chunk)) {
+                $GLOBALS['st']['ok']++;
+            } else {
+                $GLOBALS['st']['fail']++;
+                $GLOBALS['st']['err'] = swoole_last_error();
+                break;
+            }
+        }
+        $GLOBALS['st']['done'] = true;
+    });
+}
 $srv->start();
