@@ -373,8 +373,9 @@ static FACTORIES: Mutex<Vec<(&'static str, Factory)>> = Mutex::new(Vec::new());
 static OPS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 
 thread_local! {
-    /// The coroutine reading each hooked socket now, by fd.
-    static READERS: RefCell<HashMap<c_int, crate::coro::Cid>> = RefCell::new(HashMap::new());
+    /// The coroutine reading each hooked socket now, by fd. Boxed: the
+    /// dlopen()ed extension has little static TLS room (tools/tls-check.sh).
+    static READERS: Box<RefCell<HashMap<c_int, crate::coro::Cid>>> = Box::new(RefCell::new(HashMap::new()));
 }
 
 fn factories() -> std::sync::MutexGuard<'static, Vec<(&'static str, Factory)>> {
