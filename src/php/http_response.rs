@@ -129,14 +129,14 @@ fn done(method: &str, r: Result<(), RespError>) -> bool {
 
 /// A scalar argument as bytes, as PHP's `string` coercion would give it.
 /// A scalar argument's bytes without copying when it is already a string.
-fn with_scalar_bytes<R>(z: &Zval, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+pub(crate) fn with_scalar_bytes<R>(z: &Zval, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
     if let Some(s) = z.zend_str() {
         return Some(f(s.as_bytes()));
     }
     scalar_bytes(z).map(|v| f(&v))
 }
 
-fn scalar_bytes(z: &Zval) -> Option<Vec<u8>> {
+pub(crate) fn scalar_bytes(z: &Zval) -> Option<Vec<u8>> {
     match z.get_type() {
         DataType::Null => Some(Vec::new()),
         DataType::String => z.zend_str().map(|s| s.as_bytes().to_vec()),
@@ -148,114 +148,15 @@ fn scalar_bytes(z: &Zval) -> Option<Vec<u8>> {
     }
 }
 
-fn urlencode(s: &[u8]) -> String {
-    let mut out = String::with_capacity(s.len());
-    for &b in s {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => out.push(b as char),
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
-/// Builds a `Set-Cookie` value the way Swoole's `HttpCookie::toString` does.
-#[allow(clippy::too_many_arguments)]
-pub fn cookie_line(
-    name: &str,
-    value: &[u8],
-    encode: bool,
-    expires: i64,
-    path: &str,
-    domain: &str,
-    secure: bool,
-    httponly: bool,
-    samesite: &str,
-    priority: &str,
-    partitioned: bool,
-) -> Result<String, String> {
-    if name.is_empty() {
-        return Err("The name cannot be empty".into());
-    }
-    if name.chars().any(|c| "=,; \t\r\n\u{b}\u{c}".contains(c)) {
-        return Err(
-            r#"The name cannot contain "=", ",", ";", " ", "\t", "\r", "\n", "\013", or "\014""#
-                .into(),
-        );
-    }
-    if expires >= 253_402_300_800 {
-        return Err("The expires cannot have a year greater than 9999".into());
-    }
-    let mut out = String::new();
-    out.push_str(name);
-    out.push('=');
-    if value.is_empty() {
-        out.push_str("deleted; expires=Thu, 01-Jan-1970 00:00:01 GMT; Max-Age=0");
-    } else {
-        if encode {
-            out.push_str(&urlencode(value));
-        } else {
-            out.push_str(&String::from_utf8_lossy(value));
-        }
-        if expires > 0 {
-            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(expires as u64);
-            // "Thu, 01 Jan 1970 ..." -> cookie style "Thu, 01-Jan-1970 ..."
-            let d = httpdate::fmt_http_date(t);
-            let parts: Vec<&str> = d.split(' ').collect();
-            let date = if parts.len() == 6 {
-                format!(
-                    "{} {}-{}-{} {} {}",
-                    parts[0], parts[1], parts[2], parts[3], parts[4], parts[5]
-                )
-            } else {
-                d.clone()
-            };
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs() as i64)
-                .unwrap_or(0);
-            out.push_str(&format!(
-                "; expires={date}; Max-Age={}",
-                (expires - now).max(0)
-            ));
-        }
-    }
-    if !path.is_empty() {
-        out.push_str("; path=");
-        out.push_str(path);
-    }
-    if !domain.is_empty() {
-        out.push_str("; domain=");
-        out.push_str(domain);
-    }
-    if secure {
-        out.push_str("; secure");
-    }
-    if httponly {
-        out.push_str("; HttpOnly");
-    }
-    if !samesite.is_empty() {
-        out.push_str("; SameSite=");
-        out.push_str(samesite);
-    }
-    if !priority.is_empty() {
-        out.push_str("; Priority=");
-        out.push_str(priority);
-    }
-    if partitioned {
-        out.push_str("; Partitioned");
-    }
-    Ok(out)
-}
-
 impl Response {
+    /// `cookie()` and its spellings: a `Swoole\Http\Cookie` object (its
+    /// own `encode`), or a name and the attributes.
     #[allow(clippy::too_many_arguments)]
     fn put_cookie(
         &self,
         method: &str,
         encode: bool,
-        name: &str,
+        name_or_object: &Zval,
         value: Option<&Zval>,
         expires: i64,
         path: &str,
@@ -266,25 +167,42 @@ impl Response {
         priority: &str,
         partitioned: bool,
     ) -> bool {
-        let value = value.and_then(scalar_bytes).unwrap_or_default();
-        match cookie_line(
-            name,
-            &value,
-            encode,
-            expires,
-            path,
-            domain,
-            secure,
-            httponly,
-            samesite,
-            priority,
-            partitioned,
-        ) {
-            Ok(line) => done(method, self.r.header("set-cookie", line.as_bytes(), false)),
-            Err(msg) => {
-                php_error(&ErrorType::Warning, &msg);
-                false
+        use super::http_cookie::{Attrs, Cookie};
+        use ext_php_rs::convert::FromZval;
+        let line = if let Some(c) = <&Cookie>::from_zval(name_or_object) {
+            c.line()
+        } else if let (Some(name), false) = (scalar_bytes(name_or_object), name_or_object.is_null())
+        {
+            let attrs = Attrs {
+                name,
+                value: value.and_then(scalar_bytes).unwrap_or_default(),
+                path: path.as_bytes().to_vec(),
+                domain: domain.as_bytes().to_vec(),
+                same_site: samesite.as_bytes().to_vec(),
+                priority: priority.as_bytes().to_vec(),
+                encode,
+                expires,
+                secure,
+                http_only: httponly,
+                partitioned,
+            };
+            match attrs.to_line() {
+                Ok(l) => Some(l),
+                Err(msg) => {
+                    php_error(&ErrorType::Warning, &msg);
+                    None
+                }
             }
+        } else {
+            php_error(
+                &ErrorType::Warning,
+                "The first argument must be a string or an cookie object",
+            );
+            None
+        };
+        match line {
+            Some(l) => done(method, self.r.header("set-cookie", &l, false)),
+            None => false,
         }
     }
 }
@@ -358,7 +276,7 @@ impl Response {
     #[allow(clippy::too_many_arguments)]
     pub fn cookie(
         &self,
-        name: String,
+        name_or_object: &Zval,
         value: Option<&Zval>,
         expires: Option<i64>,
         path: Option<String>,
@@ -372,7 +290,7 @@ impl Response {
         self.put_cookie(
             "cookie",
             true,
-            &name,
+            name_or_object,
             value,
             expires.unwrap_or(0),
             path.as_deref().unwrap_or(""),
@@ -388,7 +306,7 @@ impl Response {
     #[allow(clippy::too_many_arguments)]
     pub fn set_cookie(
         &self,
-        name: String,
+        name_or_object: &Zval,
         value: Option<&Zval>,
         expires: Option<i64>,
         path: Option<String>,
@@ -402,7 +320,7 @@ impl Response {
         self.put_cookie(
             "setCookie",
             true,
-            &name,
+            name_or_object,
             value,
             expires.unwrap_or(0),
             path.as_deref().unwrap_or(""),
@@ -418,7 +336,7 @@ impl Response {
     #[allow(clippy::too_many_arguments)]
     pub fn rawcookie(
         &self,
-        name: String,
+        name_or_object: &Zval,
         value: Option<&Zval>,
         expires: Option<i64>,
         path: Option<String>,
@@ -432,7 +350,7 @@ impl Response {
         self.put_cookie(
             "rawcookie",
             false,
-            &name,
+            name_or_object,
             value,
             expires.unwrap_or(0),
             path.as_deref().unwrap_or(""),
@@ -448,7 +366,7 @@ impl Response {
     #[allow(clippy::too_many_arguments)]
     pub fn set_raw_cookie(
         &self,
-        name: String,
+        name_or_object: &Zval,
         value: Option<&Zval>,
         expires: Option<i64>,
         path: Option<String>,
@@ -462,7 +380,7 @@ impl Response {
         self.put_cookie(
             "setRawCookie",
             false,
-            &name,
+            name_or_object,
             value,
             expires.unwrap_or(0),
             path.as_deref().unwrap_or(""),
@@ -742,23 +660,5 @@ pub fn install_fast_paths() {
                 (*func).internal_function.handler = Some(handler);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cookies() {
-        let c =
-            cookie_line("a", b"b c", true, 0, "/", "", false, true, "Lax", "", false).expect("ok");
-        assert_eq!(c, "a=b+c; path=/; HttpOnly; SameSite=Lax");
-        let d = cookie_line("a", b"", true, 0, "", "", false, false, "", "", false).expect("ok");
-        assert_eq!(
-            d,
-            "a=deleted; expires=Thu, 01-Jan-1970 00:00:01 GMT; Max-Age=0"
-        );
-        assert!(cookie_line("a;b", b"x", true, 0, "", "", false, false, "", "", false).is_err());
     }
 }
