@@ -31,6 +31,26 @@ impl Response {
     }
 }
 
+thread_local! {
+    /// Responses `detach()`ed in this worker, by connection, until
+    /// `Response::create($fd)` picks one up.
+    static DETACHED: std::cell::RefCell<std::collections::HashMap<i64, Responder>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// A responder that refuses every call (what a detached object keeps).
+fn spent_responder() -> Responder {
+    let (r, _head) = Responder::new(RespContext {
+        is_head: false,
+        keep_alive: false,
+        coding: None,
+        compression: None,
+        outflow: None,
+    });
+    r.fail(500);
+    r
+}
+
 fn warn(method: &str, err: &RespError) -> bool {
     let msg = match err {
         RespError::Unavailable => {
@@ -219,12 +239,13 @@ impl Response {
     }
 
     /// `Response::create($server, $fd)` or `create($fd)`: a response for
-    /// connection `$fd` made outside its request. In the master of a
-    /// SWOOLE_PROCESS server it answers on the master's own copy of the
-    /// socket (`engine::held`), also when the worker that read the request
-    /// was killed (Laravel Octane's watchdog answers 408 so); the
-    /// connection is closed after `end()`. Elsewhere: false and a warning
-    /// (docs/compat.md).
+    /// connection `$fd` made outside its request. In a worker it is the
+    /// response `detach()`ed for that connection, answered from any
+    /// coroutine or timer. In the master of a SWOOLE_PROCESS server it
+    /// answers on the master's own copy of the socket (`engine::held`),
+    /// also when the worker that read the request was killed (Laravel
+    /// Octane's watchdog answers 408 so); the connection is closed after
+    /// `end()`. Otherwise: false and a warning (docs/compat.md).
     pub fn create(server: Option<&Zval>, fd: Option<i64>) -> Zval {
         let mut out = Zval::new();
         out.set_bool(false);
@@ -233,11 +254,19 @@ impl Response {
             None => fd.unwrap_or(-1),
         };
         if !held::active() {
-            php_error(
-                &ErrorType::Warning,
-                "rswoole creates a response for a connection only in the master of a SWOOLE_PROCESS server",
-            );
-            return out;
+            let Some(r) = DETACHED.with(|d| d.borrow_mut().remove(&fd)) else {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!(
+                        "http response of session[{fd}] is not detached (rswoole creates a response in a worker only for a detached one)"
+                    ),
+                );
+                return out;
+            };
+            return match ZendClassObject::new(Response::new(r, fd)).into_zval(false) {
+                Ok(z) => z,
+                Err(_) => out,
+            };
         }
         let Some(sock) = session::get(fd).and_then(|s| held::take(s.port_index, s.peer)) else {
             php_error(&ErrorType::Warning, &format!("session[{fd}] is not exists"));
@@ -255,6 +284,18 @@ impl Response {
             Ok(z) => z,
             Err(_) => out,
         }
+    }
+
+    /// Leaves the response unanswered when the handler returns: this object
+    /// refuses every call from now on, and `Response::create($fd)` in this
+    /// worker gives the response back to answer later.
+    pub fn detach(&mut self) -> bool {
+        if !self.r.is_writable() {
+            return false;
+        }
+        let r = std::mem::replace(&mut self.r, spent_responder());
+        DETACHED.with(|d| d.borrow_mut().insert(self.fd, r));
+        true
     }
 
     pub fn set_status_code(&self, http_code: i64, reason: Option<String>) -> bool {
