@@ -51,6 +51,15 @@ fn spent_responder() -> Responder {
     r
 }
 
+/// Swoole's warning (its spelling) for a WebSocket call on an HTTP response.
+fn not_websocket(fd: i64) -> bool {
+    php_error(
+        &ErrorType::Warning,
+        &format!("fd[{fd}] is not a websocket conncetion"),
+    );
+    false
+}
+
 fn warn(method: &str, err: &RespError) -> bool {
     let msg = match err {
         RespError::Unavailable => {
@@ -296,6 +305,45 @@ impl Response {
         let r = std::mem::replace(&mut self.r, spent_responder());
         DETACHED.with(|d| d.borrow_mut().insert(self.fd, r));
         true
+    }
+
+    /// Swoole 6.2.2 upgrades only a `Coroutine\Http\Server` response; on
+    /// an `Http\Server` it refuses, and so do we (a `WebSocket\Server`
+    /// does the handshake itself).
+    pub fn upgrade(&self) -> bool {
+        php_error(
+            &ErrorType::Warning,
+            "async server dose not support protocol upgrade",
+        );
+        false
+    }
+
+    /// A frame to this response's connection when it is an established
+    /// WebSocket connection; otherwise Swoole's warning and false.
+    #[php(defaults(opcode = 1, flags = 1))]
+    pub fn push(&self, data: &Zval, opcode: i64, flags: i64) -> bool {
+        if !super::websocket_server::is_established(self.fd) {
+            return not_websocket(self.fd);
+        }
+        super::websocket_server::push(self.fd, data, opcode, flags)
+    }
+
+    /// As Swoole's async server: an HTTP response has no frames to read.
+    #[php(defaults(timeout = 0.0))]
+    pub fn recv(&self, timeout: f64) -> bool {
+        let _ = timeout;
+        not_websocket(self.fd)
+    }
+
+    /// Closes the connection; the response is not sent.
+    pub fn close(&self) -> bool {
+        let closed =
+            crate::engine::http::conn::close(self.fd) || super::websocket_server::close(self.fd);
+        if closed {
+            // Nothing is written to a closed connection: `end()` now fails.
+            self.r.fail(500);
+        }
+        closed
     }
 
     pub fn set_status_code(&self, http_code: i64, reason: Option<String>) -> bool {
