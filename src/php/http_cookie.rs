@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 
 use ext_php_rs::error::php_error;
+use ext_php_rs::exception::PhpException;
 use ext_php_rs::flags::ErrorType;
 use ext_php_rs::prelude::*;
 use ext_php_rs::types::{ZendClassObject, ZendHashTable, Zval};
@@ -192,9 +193,10 @@ impl Cookie {
         set(self_, |a| a.name = v)
     }
 
-    pub fn with_value(self_: &mut ZendClassObject<Cookie>, value: &Zval) -> Zval {
-        let v = bytes_of(value);
-        set(self_, |a| a.value = v)
+    /// Swoole declares the argument optional, yet requires it.
+    pub fn with_value(self_: &mut ZendClassObject<Cookie>, value: Option<&Zval>) -> PhpResult<Zval> {
+        let v = bytes_of(required(value, "withValue")?);
+        Ok(set(self_, |a| a.value = v))
     }
 
     #[php(defaults(expires = 0))]
@@ -202,14 +204,16 @@ impl Cookie {
         set(self_, |a| a.expires = expires)
     }
 
-    pub fn with_path(self_: &mut ZendClassObject<Cookie>, path: &Zval) -> Zval {
-        let v = bytes_of(path);
-        set(self_, |a| a.path = v)
+    /// Swoole declares the argument optional, yet requires it.
+    pub fn with_path(self_: &mut ZendClassObject<Cookie>, path: Option<&Zval>) -> PhpResult<Zval> {
+        let v = bytes_of(required(path, "withPath")?);
+        Ok(set(self_, |a| a.path = v))
     }
 
-    pub fn with_domain(self_: &mut ZendClassObject<Cookie>, domain: &Zval) -> Zval {
-        let v = bytes_of(domain);
-        set(self_, |a| a.domain = v)
+    /// Swoole declares the argument optional, yet requires it.
+    pub fn with_domain(self_: &mut ZendClassObject<Cookie>, domain: Option<&Zval>) -> PhpResult<Zval> {
+        let v = bytes_of(required(domain, "withDomain")?);
+        Ok(set(self_, |a| a.domain = v))
     }
 
     #[php(defaults(secure = false))]
@@ -222,14 +226,16 @@ impl Cookie {
         set(self_, |a| a.http_only = http_only)
     }
 
-    pub fn with_same_site(self_: &mut ZendClassObject<Cookie>, same_site: &Zval) -> Zval {
-        let v = bytes_of(same_site);
-        set(self_, |a| a.same_site = v)
+    /// Swoole declares the argument optional, yet requires it.
+    pub fn with_same_site(self_: &mut ZendClassObject<Cookie>, same_site: Option<&Zval>) -> PhpResult<Zval> {
+        let v = bytes_of(required(same_site, "withSameSite")?);
+        Ok(set(self_, |a| a.same_site = v))
     }
 
-    pub fn with_priority(self_: &mut ZendClassObject<Cookie>, priority: &Zval) -> Zval {
-        let v = bytes_of(priority);
-        set(self_, |a| a.priority = v)
+    /// Swoole declares the argument optional, yet requires it.
+    pub fn with_priority(self_: &mut ZendClassObject<Cookie>, priority: Option<&Zval>) -> PhpResult<Zval> {
+        let v = bytes_of(required(priority, "withPriority")?);
+        Ok(set(self_, |a| a.priority = v))
     }
 
     #[php(defaults(partitioned = false))]
@@ -270,6 +276,17 @@ impl Cookie {
     pub fn reset(&self) {
         *self.attrs.borrow_mut() = Attrs::new(true);
     }
+}
+
+/// The argument Swoole's parser requires (its arginfo says optional).
+fn required<'a>(arg: Option<&'a Zval>, method: &str) -> PhpResult<&'a Zval> {
+    arg.ok_or_else(|| {
+        PhpException::new(
+            format!("Swoole\\Http\\Cookie::{method}() expects exactly 1 argument, 0 given"),
+            0,
+            ext_php_rs::zend::ce::argument_count_error(),
+        )
+    })
 }
 
 /// A string argument's bytes (other scalars as PHP converts them).

@@ -618,9 +618,8 @@ impl Request {
     pub fn parse(&mut self, data: &Zval) -> Zval {
         let mut out = Zval::new();
         out.set_bool(false);
-        match super::http_response::with_scalar_bytes(data, |b| self.feed(b)) {
-            Some(Some(n)) => out.set_long(n as i64),
-            _ => {}
+        if let Some(Some(n)) = super::http_response::with_scalar_bytes(data, |b| self.feed(b)) {
+            out.set_long(n as i64);
         }
         out
     }
