@@ -194,7 +194,10 @@ impl Cookie {
     }
 
     /// Swoole declares the argument optional, yet requires it.
-    pub fn with_value(self_: &mut ZendClassObject<Cookie>, value: Option<&Zval>) -> PhpResult<Zval> {
+    pub fn with_value(
+        self_: &mut ZendClassObject<Cookie>,
+        value: Option<&Zval>,
+    ) -> PhpResult<Zval> {
         let v = bytes_of(required(value, "withValue")?);
         Ok(set(self_, |a| a.value = v))
     }
@@ -211,7 +214,10 @@ impl Cookie {
     }
 
     /// Swoole declares the argument optional, yet requires it.
-    pub fn with_domain(self_: &mut ZendClassObject<Cookie>, domain: Option<&Zval>) -> PhpResult<Zval> {
+    pub fn with_domain(
+        self_: &mut ZendClassObject<Cookie>,
+        domain: Option<&Zval>,
+    ) -> PhpResult<Zval> {
         let v = bytes_of(required(domain, "withDomain")?);
         Ok(set(self_, |a| a.domain = v))
     }
@@ -227,13 +233,19 @@ impl Cookie {
     }
 
     /// Swoole declares the argument optional, yet requires it.
-    pub fn with_same_site(self_: &mut ZendClassObject<Cookie>, same_site: Option<&Zval>) -> PhpResult<Zval> {
+    pub fn with_same_site(
+        self_: &mut ZendClassObject<Cookie>,
+        same_site: Option<&Zval>,
+    ) -> PhpResult<Zval> {
         let v = bytes_of(required(same_site, "withSameSite")?);
         Ok(set(self_, |a| a.same_site = v))
     }
 
     /// Swoole declares the argument optional, yet requires it.
-    pub fn with_priority(self_: &mut ZendClassObject<Cookie>, priority: Option<&Zval>) -> PhpResult<Zval> {
+    pub fn with_priority(
+        self_: &mut ZendClassObject<Cookie>,
+        priority: Option<&Zval>,
+    ) -> PhpResult<Zval> {
         let v = bytes_of(required(priority, "withPriority")?);
         Ok(set(self_, |a| a.priority = v))
     }
