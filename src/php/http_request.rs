@@ -62,6 +62,8 @@ pub struct Request {
     /// `Request::create()`: the parser `parse()` feeds, and every byte fed
     /// (`getData()`). `None` for a request the server read.
     created: Option<Box<Created>>,
+    /// The fd `Response::create([$server, $request], $fd)` gave it.
+    fd_override: std::cell::Cell<Option<i64>>,
 }
 
 /// The state of a request made by `Request::create()`.
@@ -179,6 +181,7 @@ impl Request {
             cache: RefCell::new(Cache::default()),
             tmpfiles: RefCell::new(Vec::new()),
             created: None,
+            fd_override: std::cell::Cell::new(None),
         }
     }
 
@@ -226,6 +229,11 @@ impl Request {
             data: Vec::new(),
         }));
         r
+    }
+
+    /// `Response::create([$server, $request], $fd)` ties the request to `$fd`.
+    pub fn set_fd(&self, fd: i64) {
+        self.fd_override.set(Some(fd));
     }
 
     /// A created request whose head has not been parsed yet shows empty
@@ -507,7 +515,7 @@ impl Drop for Request {
 impl Request {
     #[php(getter, name = "fd")]
     pub fn prop_fd(&self) -> i64 {
-        self.req.fd
+        self.fd_override.get().unwrap_or(self.req.fd)
     }
 
     #[php(getter, name = "streamId")]

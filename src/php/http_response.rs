@@ -11,12 +11,13 @@ use ext_php_rs::prelude::*;
 use ext_php_rs::types::Zval;
 use ext_php_rs::zend::ExecuteData;
 
-use ext_php_rs::convert::IntoZval;
+use ext_php_rs::convert::{FromZval, IntoZval};
 use ext_php_rs::types::ZendClassObject;
 
 use crate::engine::held;
 use crate::engine::http::{RespContext, RespError, Responder};
 use crate::engine::session;
+use crate::engine::tcp;
 
 #[php_class]
 #[php(name = "Swoole\\Http\\Response")]
@@ -197,7 +198,6 @@ impl Response {
         partitioned: bool,
     ) -> bool {
         use super::http_cookie::{Attrs, Cookie};
-        use ext_php_rs::convert::FromZval;
         let line = if let Some(c) = <&Cookie>::from_zval(name_or_object) {
             c.line()
         } else if let (Some(name), false) = (scalar_bytes(name_or_object), name_or_object.is_null())
@@ -262,6 +262,37 @@ impl Response {
             Some(n) => n,
             None => fd.unwrap_or(-1),
         };
+        // `create([$server, $request], $fd)`: the request gets the fd too.
+        if let Some(req) = server
+            .and_then(Zval::array)
+            .and_then(|a| a.get_index(1))
+            .and_then(<&super::http_request::Request>::from_zval)
+        {
+            req.set_fd(fd);
+        }
+        if !held::active() && !DETACHED.with(|d| d.borrow().contains_key(&fd)) && tcp::exists(fd) {
+            // A raw TCP connection of this worker (`onReceive`): the
+            // response goes out through `send()`; the connection stays open
+            // (as Swoole's).
+            let (r, head) = Responder::new(RespContext {
+                is_head: false,
+                keep_alive: false,
+                coding: None,
+                compression: None,
+                outflow: None,
+            });
+            crate::engine::event_loop::spawn(async move {
+                if let Ok(resp) = head.await {
+                    if let Ok(bytes) = held::http1_bytes(resp, false).await {
+                        tcp::send(fd, Bytes::from(bytes));
+                    }
+                }
+            });
+            return match ZendClassObject::new(Response::new(r, fd)).into_zval(false) {
+                Ok(z) => z,
+                Err(_) => out,
+            };
+        }
         if !held::active() {
             let Some(r) = DETACHED.with(|d| d.borrow_mut().remove(&fd)) else {
                 php_error(
