@@ -840,6 +840,26 @@ namespace Swoole {
 }
 
 namespace Swoole\Http {
+    class Cookie
+    {
+        public function __construct(bool $encode = true) {}
+        public function reset(): void {}
+        public function toArray(): array {}
+        public function toString(): string|false {}
+        public function withDomain(string $domain = ''): Swoole\Http\Cookie {}
+        public function withExpires(int $expires = 0): Swoole\Http\Cookie {}
+        public function withHttpOnly(bool $httpOnly = false): Swoole\Http\Cookie {}
+        public function withName(string $name): Swoole\Http\Cookie {}
+        public function withPartitioned(bool $partitioned = false): Swoole\Http\Cookie {}
+        public function withPath(string $path = '/'): Swoole\Http\Cookie {}
+        public function withPriority(string $priority = ''): Swoole\Http\Cookie {}
+        public function withSameSite(string $sameSite = ''): Swoole\Http\Cookie {}
+        public function withSecure(bool $secure = false): Swoole\Http\Cookie {}
+        public function withValue(string $value = ''): Swoole\Http\Cookie {}
+    }
+}
+
+namespace Swoole\Http {
     class Request
     {
         public int $fd;
@@ -852,10 +872,13 @@ namespace Swoole\Http {
         public ?array $files;
         public ?array $tmpfiles;
         public function __construct() {}
+        public static function create(array $options = array (
+)): Swoole\Http\Request {}
         public function getContent(): string|false {}
         public function getData(): string|false {}
         public function getMethod(): string|false {}
         public function isCompleted(): bool {}
+        public function parse(string $data): int|false {}
         public function rawContent(): string|false {}
     }
 }
@@ -865,12 +888,16 @@ namespace Swoole\Http {
     {
         public int $fd;
         public function __construct() {}
+        public function close(): bool {}
         public function cookie(Swoole\Http\Cookie|string $name_or_object, string $value = '', int $expires = 0, string $path = '/', string $domain = '', bool $secure = false, bool $httponly = false, string $samesite = '', string $priority = '', bool $partitioned = false): bool {}
         public static function create(object|array|int $server = -1, int $fd = -1): Swoole\Http\Response|false {}
+        public function detach(): bool {}
         public function end(?string $content = NULL): bool {}
         public function header(string $key, array|string $value, bool $format = true): bool {}
         public function isWritable(): bool {}
+        public function push(Swoole\WebSocket\Frame|string $data, int $opcode = 1, int $flags = 1): bool {}
         public function rawcookie(Swoole\Http\Cookie|string $name_or_object, string $value = '', int $expires = 0, string $path = '/', string $domain = '', bool $secure = false, bool $httponly = false, string $samesite = '', string $priority = '', bool $partitioned = false): bool {}
+        public function recv(float $timeout = 0): Swoole\WebSocket\Frame|string|false {}
         public function redirect(string $location, int $http_code = 302): bool {}
         public function sendfile(string $filename, int $offset = 0, int $length = 0): bool {}
         public function setCookie(Swoole\Http\Cookie|string $name_or_object, string $value = '', int $expires = 0, string $path = '/', string $domain = '', bool $secure = false, bool $httponly = false, string $samesite = '', string $priority = '', bool $partitioned = false): bool {}
@@ -878,6 +905,7 @@ namespace Swoole\Http {
         public function setRawCookie(Swoole\Http\Cookie|string $name_or_object, string $value = '', int $expires = 0, string $path = '/', string $domain = '', bool $secure = false, bool $httponly = false, string $samesite = '', string $priority = '', bool $partitioned = false): bool {}
         public function setStatusCode(int $http_code, string $reason = ''): bool {}
         public function status(int $http_code, string $reason = ''): bool {}
+        public function upgrade(): bool {}
         public function write(string $content): bool {}
     }
 }
@@ -969,6 +997,7 @@ namespace Swoole {
         public function __construct(string $host = '0.0.0.0', int $port = 0, int $mode = 1, int $sock_type = 1) {}
         public function addProcess(Swoole\Process $process): int|false {}
         public function addlistener(string $host, int $port, int $sock_type): Swoole\Server\Port|false {}
+        public function bind(int $fd, int $uid): bool {}
         public function close(int $fd, bool $reset = false): bool {}
         public function connection_info(int $fd, int $reactor_id = -1, bool $ignoreError = false): array|false {}
         public function connection_list(int $start_fd = 0, int $find_count = 10): array|false {}
@@ -996,7 +1025,9 @@ namespace Swoole {
         public function resume(int $fd): bool {}
         public function send(string|int $fd, string $send_data, int $serverSocket = -1): bool {}
         public function sendMessage(mixed $message, int $dst_worker_id): bool {}
+        public function sendfile(int $conn_fd, string $filename, int $offset = 0, int $length = 0): bool {}
         public function sendto(string $ip, int $port, string $send_data, int $server_socket = -1): bool {}
+        public function sendwait(int $conn_fd, string $send_data): bool {}
         public function set(array $settings): bool {}
         public function shutdown(): bool {}
         public function start(): bool {}

@@ -205,7 +205,6 @@ pub async fn answer(
     sock: OwnedFd,
     fd: i64,
 ) {
-    use http_body_util::BodyExt;
     use tokio::io::AsyncWriteExt;
     let raw = sock.as_raw_fd();
     let finish = |why: &str| {
@@ -218,11 +217,41 @@ pub async fn answer(
     let Ok(resp) = head.await else {
         return finish("no response was made");
     };
-    let (parts, body) = resp.into_parts();
-    let body = match body.collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(e) => return finish(&e.to_string()),
+    let out = match http1_bytes(resp, true).await {
+        Ok(out) => out,
+        Err(e) => return finish(&e),
     };
+    let std = std::net::TcpStream::from(sock);
+    let _ = std.set_nonblocking(true);
+    let mut stream = match tokio::net::TcpStream::from_std(std) {
+        Ok(s) => s,
+        Err(e) => {
+            crate::rlog!(Debug, "response to session#{fd} from the master: {e}");
+            super::session::close(fd);
+            return;
+        }
+    };
+    let written = tokio::time::timeout(Duration::from_secs(5), stream.write_all(&out)).await;
+    if !matches!(written, Ok(Ok(()))) {
+        crate::rlog!(
+            Debug,
+            "response to session#{fd} from the master: not written"
+        );
+    }
+    let _ = stream.shutdown().await;
+    let _ = shutdown(stream.as_raw_fd(), Shutdown::Both);
+    super::session::close(fd);
+}
+
+/// A whole response as HTTP/1.1 bytes, with `Connection: close` or
+/// `keep-alive` (the body is collected first).
+pub async fn http1_bytes(
+    resp: http::Response<super::http::body::RespBody>,
+    close: bool,
+) -> Result<Vec<u8>, String> {
+    use http_body_util::BodyExt;
+    let (parts, body) = resp.into_parts();
+    let body = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
     let mut out = Vec::with_capacity(256 + body.len());
     let status = parts.status;
     out.extend_from_slice(
@@ -247,33 +276,15 @@ pub async fn answer(
     }
     out.extend_from_slice(
         format!(
-            "Date: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            "Date: {}\r\nContent-Length: {}\r\nConnection: {}\r\n\r\n",
             httpdate::fmt_http_date(std::time::SystemTime::now()),
-            body.len()
+            body.len(),
+            if close { "close" } else { "keep-alive" }
         )
         .as_bytes(),
     );
     out.extend_from_slice(&body);
-    let std = std::net::TcpStream::from(sock);
-    let _ = std.set_nonblocking(true);
-    let mut stream = match tokio::net::TcpStream::from_std(std) {
-        Ok(s) => s,
-        Err(e) => {
-            crate::rlog!(Debug, "response to session#{fd} from the master: {e}");
-            super::session::close(fd);
-            return;
-        }
-    };
-    let written = tokio::time::timeout(Duration::from_secs(5), stream.write_all(&out)).await;
-    if !matches!(written, Ok(Ok(()))) {
-        crate::rlog!(
-            Debug,
-            "response to session#{fd} from the master: not written"
-        );
-    }
-    let _ = stream.shutdown().await;
-    let _ = shutdown(stream.as_raw_fd(), Shutdown::Both);
-    super::session::close(fd);
+    Ok(out)
 }
 
 /// `content-type` -> `Content-Type`, as hyper writes names.

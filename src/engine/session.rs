@@ -31,6 +31,8 @@ struct Slot {
     addr_lo: AtomicU64,
     connect_time: AtomicI64,
     last_time: AtomicI64,
+    /// `$server->bind($fd, $uid)`: 0 until bound, then fixed.
+    uid: AtomicI64,
 }
 
 #[repr(C)]
@@ -134,6 +136,7 @@ pub fn open(worker: i32, port_index: usize, server_port: u16, peer: SocketAddr) 
         }
         s.worker.store(worker, Ordering::Relaxed);
         s.ws_status.store(0, Ordering::Relaxed);
+        s.uid.store(0, Ordering::Relaxed);
         s.port_index.store(port_index as i32, Ordering::Relaxed);
         s.server_port.store(server_port as i32, Ordering::Relaxed);
         s.remote_port.store(peer.port() as i32, Ordering::Relaxed);
@@ -187,6 +190,31 @@ pub fn touch(fd: i64) {
             s.last_time.store(now(), Ordering::Relaxed);
         }
     }
+}
+
+/// Binds `fd` to `uid` once (`Server::bind`): false when `fd` is not open
+/// or already bound.
+pub fn bind_uid(fd: i64, uid: i64) -> bool {
+    let Some(t) = table() else {
+        return false;
+    };
+    let s = &t.slots[fd as usize % CAP];
+    s.fd.load(Ordering::Acquire) == fd
+        && s.uid
+            .compare_exchange(0, uid, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+}
+
+/// The uid `fd` was bound to (0: none).
+pub fn uid(fd: i64) -> i64 {
+    table().map_or(0, |t| {
+        let s = &t.slots[fd as usize % CAP];
+        if s.fd.load(Ordering::Acquire) == fd {
+            s.uid.load(Ordering::Relaxed)
+        } else {
+            0
+        }
+    })
 }
 
 /// Records the WebSocket state of `fd` (`WEBSOCKET_STATUS_*`).

@@ -12,9 +12,10 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use bytes::Bytes;
+use ext_php_rs::convert::IntoZval;
 use ext_php_rs::ffi;
 use ext_php_rs::prelude::*;
-use ext_php_rs::types::{ZendHashTable, ZendStr, Zval};
+use ext_php_rs::types::{ZendClassObject, ZendHashTable, ZendStr, Zval};
 
 use crate::engine::http::form;
 
@@ -58,6 +59,17 @@ pub struct Request {
     cache: RefCell<Cache>,
     /// Uploads written for this request; removed when the request is freed.
     tmpfiles: RefCell<Vec<PathBuf>>,
+    /// `Request::create()`: the parser `parse()` feeds, and every byte fed
+    /// (`getData()`). `None` for a request the server read.
+    created: Option<Box<Created>>,
+    /// The fd `Response::create([$server, $request], $fd)` gave it.
+    fd_override: std::cell::Cell<Option<i64>>,
+}
+
+/// The state of a request made by `Request::create()`.
+struct Created {
+    parser: crate::engine::http::parse::RequestParser,
+    data: Vec<u8>,
 }
 
 pub fn bytes_zval(b: &[u8]) -> Zval {
@@ -99,6 +111,13 @@ fn register_value(track: &mut Zval, name: &[u8], value: Zval) {
     unsafe {
         php_register_variable_ex(cname.as_ptr(), &mut *value, track);
     }
+}
+
+/// PHP's truth of a value (`zend_is_true`).
+pub fn zval_is_true(v: &Zval) -> bool {
+    let mut copy = v.shallow_clone();
+    // SAFETY: `zend_is_true` only reads the zval (a shallow copy we own).
+    unsafe { ffi::zend_is_true(&mut copy) != 0 }
 }
 
 /// An integer php.ini value (`None`: unset or not a number).
@@ -161,16 +180,88 @@ impl Request {
             opts,
             cache: RefCell::new(Cache::default()),
             tmpfiles: RefCell::new(Vec::new()),
+            created: None,
+            fd_override: std::cell::Cell::new(None),
         }
+    }
+
+    /// An empty request for `Request::create()`, with its options
+    /// (`parse_cookie`, `parse_body`, `parse_files`, `upload_tmp_dir`).
+    fn created(options: Option<&ZendHashTable>) -> Self {
+        let mut opts = ParseOptions {
+            parse_post: true,
+            parse_files: true,
+            parse_cookie: true,
+            upload_tmp_dir: PathBuf::from("/tmp"),
+        };
+        for (k, v) in options.into_iter().flat_map(|h| h.iter()) {
+            let key = k.to_string().to_ascii_lowercase();
+            let on = || zval_is_true(v);
+            match key.as_str() {
+                "parse_cookie" => opts.parse_cookie = on(),
+                "parse_body" => opts.parse_post = on(),
+                "parse_files" => opts.parse_files = on(),
+                "upload_tmp_dir" => {
+                    if let Some(d) = v.string() {
+                        opts.upload_tmp_dir = PathBuf::from(d);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let req = HttpRequest {
+            fd: 0,
+            // llhttp's method 0, what Swoole's getMethod() gives before a head.
+            method: http::Method::DELETE,
+            uri: http::Uri::from_static("/"),
+            protocol: "HTTP/1.1",
+            headers: http::HeaderMap::new(),
+            body: Bytes::new(),
+            peer: std::net::SocketAddr::from(([0, 0, 0, 0], 0)),
+            local: None,
+            server_port: 0,
+            time: 0.0,
+            master_time: 0,
+        };
+        let mut r = Request::new(req, Rc::new(opts));
+        r.created = Some(Box::new(Created {
+            parser: crate::engine::http::parse::RequestParser::new(),
+            data: Vec::new(),
+        }));
+        r
+    }
+
+    /// `Response::create([$server, $request], $fd)` ties the request to `$fd`.
+    pub fn set_fd(&self, fd: i64) {
+        self.fd_override.set(Some(fd));
+    }
+
+    /// A created request whose head has not been parsed yet shows empty
+    /// `header`/`server` arrays and no inputs (as Swoole).
+    fn before_head(&self) -> bool {
+        self.created
+            .as_ref()
+            .is_some_and(|c| c.parser.head().is_none())
     }
 
     fn build_header(&self) -> Zval {
         let mut ht = ZendHashTable::new();
-        for (k, v) in &self.req.headers {
+        for k in self.req.headers.keys() {
             if k == http::header::COOKIE && self.opts.parse_cookie {
                 continue;
             }
-            let _ = ht.insert(k.as_str(), bytes_zval(v.as_bytes()));
+            let mut values = self.req.headers.get_all(k).iter();
+            let Some(first) = values.next() else { continue };
+            let Some(second) = values.next() else {
+                let _ = ht.insert(k.as_str(), bytes_zval(first.as_bytes()));
+                continue;
+            };
+            // A repeated header is a list of its values (as Swoole).
+            let mut list = ZendHashTable::new();
+            for v in [first, second].into_iter().chain(values) {
+                let _ = list.push(bytes_zval(v.as_bytes()));
+            }
+            let _ = ht.insert(k.as_str(), array_zval(list));
         }
         array_zval(ht)
     }
@@ -190,6 +281,9 @@ impl Request {
         let _ = ht.insert("request_time", r.time as i64);
         let _ = ht.insert("request_time_float", r.time);
         let _ = ht.insert("server_protocol", r.protocol);
+        if self.created.is_some() {
+            return array_zval(ht);
+        }
         let _ = ht.insert("server_port", r.server_port as i64);
         let _ = ht.insert("remote_port", r.peer.port() as i64);
         let ip = |a: std::net::IpAddr| match a {
@@ -387,6 +481,13 @@ impl Request {
     }
 
     fn body_field(&self, pick: fn(&mut Cache) -> &mut Option<Zval>) -> Zval {
+        if self
+            .created
+            .as_ref()
+            .is_some_and(|c| !c.parser.is_complete())
+        {
+            return Zval::new();
+        }
         self.parse_inputs();
         let mut cache = self.cache.borrow_mut();
         if !cache.body_parsed {
@@ -414,7 +515,7 @@ impl Drop for Request {
 impl Request {
     #[php(getter, name = "fd")]
     pub fn prop_fd(&self) -> i64 {
-        self.req.fd
+        self.fd_override.get().unwrap_or(self.req.fd)
     }
 
     #[php(getter, name = "streamId")]
@@ -424,22 +525,34 @@ impl Request {
 
     #[php(getter, name = "header")]
     pub fn prop_header(&self) -> Zval {
+        if self.before_head() {
+            return empty_array();
+        }
         self.cached(|c| &mut c.header, |s| Some(s.build_header()))
     }
 
     #[php(getter, name = "server")]
     pub fn prop_server(&self) -> Zval {
+        if self.before_head() {
+            return empty_array();
+        }
         self.cached(|c| &mut c.server, |s| Some(s.build_server()))
     }
 
     #[php(getter, name = "get")]
     pub fn prop_get(&self) -> Zval {
+        if self.before_head() {
+            return Zval::new();
+        }
         self.parse_inputs();
         self.cached(|c| &mut c.get, Self::build_get)
     }
 
     #[php(getter, name = "cookie")]
     pub fn prop_cookie(&self) -> Zval {
+        if self.before_head() {
+            return Zval::new();
+        }
         self.parse_inputs();
         self.cached(|c| &mut c.cookie, Self::build_cookie)
     }
@@ -478,9 +591,13 @@ impl Request {
         self.raw_content()
     }
 
-    /// The whole request as text (rebuilt: hyper does not keep the raw bytes).
+    /// The whole request as text (rebuilt: hyper does not keep the raw
+    /// bytes); for a created request every byte given to `parse()`.
     pub fn get_data(&self) -> Zval {
-        bytes_zval(&self.req.raw())
+        match &self.created {
+            Some(c) => bytes_zval(&c.data),
+            None => bytes_zval(&self.req.raw()),
+        }
     }
 
     pub fn get_method(&self) -> String {
@@ -488,7 +605,70 @@ impl Request {
     }
 
     pub fn is_completed(&self) -> bool {
-        true
+        self.created.as_ref().is_none_or(|c| c.parser.is_complete())
+    }
+
+    /// An empty request to `parse()` raw HTTP into.
+    pub fn create(options: Option<&ZendHashTable>) -> Zval {
+        match ZendClassObject::new(Request::created(options)).into_zval(false) {
+            Ok(z) => z,
+            Err(_) => {
+                let mut z = Zval::new();
+                z.set_bool(false);
+                z
+            }
+        }
+    }
+
+    /// Feeds raw request bytes; returns how many were taken (the bytes
+    /// after the end of the message are not), false once the request is
+    /// complete or when it was not made by `create()`.
+    pub fn parse(&mut self, data: &Zval) -> Zval {
+        let mut out = Zval::new();
+        out.set_bool(false);
+        if let Some(Some(n)) = super::http_response::with_scalar_bytes(data, |b| self.feed(b)) {
+            out.set_long(n as i64);
+        }
+        out
+    }
+}
+
+impl Request {
+    fn feed(&mut self, data: &[u8]) -> Option<usize> {
+        use crate::engine::http::parse::Fed;
+        let c = self.created.as_mut().filter(|c| !c.parser.is_complete())?;
+        c.data.extend_from_slice(data);
+        let had_head = c.parser.head().is_some();
+        let n = match c.parser.feed(data) {
+            Fed::Took(n) | Fed::Error(n) => n,
+        };
+        let (head, complete) = (c.parser.head().cloned(), c.parser.is_complete());
+        let body = c.parser.body();
+        if let Some(m) = c.parser.method() {
+            self.req.method = m;
+        }
+        if let (Some(h), false) = (&head, had_head) {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs_f64())
+                .unwrap_or(0.0);
+            self.req.method = h.method.clone();
+            self.req.uri = h.uri.clone();
+            self.req.protocol = h.protocol;
+            self.req.headers = h.headers.clone();
+            self.req.time = now;
+            *self.cache.get_mut() = Cache::default();
+        }
+        self.req.body = body;
+        if complete {
+            // `post`/`files` are parsed from the whole body.
+            let cache = self.cache.get_mut();
+            cache.body_parsed = false;
+            cache.inputs_parsed = false;
+            cache.post = None;
+            cache.files = None;
+        }
+        Some(n)
     }
 }
 

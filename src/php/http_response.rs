@@ -11,12 +11,13 @@ use ext_php_rs::prelude::*;
 use ext_php_rs::types::Zval;
 use ext_php_rs::zend::ExecuteData;
 
-use ext_php_rs::convert::IntoZval;
+use ext_php_rs::convert::{FromZval, IntoZval};
 use ext_php_rs::types::ZendClassObject;
 
 use crate::engine::held;
 use crate::engine::http::{RespContext, RespError, Responder};
 use crate::engine::session;
+use crate::engine::tcp;
 
 #[php_class]
 #[php(name = "Swoole\\Http\\Response")]
@@ -29,6 +30,35 @@ impl Response {
     pub fn new(r: Responder, fd: i64) -> Self {
         Response { r, fd }
     }
+}
+
+thread_local! {
+    /// Responses `detach()`ed in this worker, by connection, until
+    /// `Response::create($fd)` picks one up.
+    static DETACHED: std::cell::RefCell<std::collections::HashMap<i64, Responder>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// A responder that refuses every call (what a detached object keeps).
+fn spent_responder() -> Responder {
+    let (r, _head) = Responder::new(RespContext {
+        is_head: false,
+        keep_alive: false,
+        coding: None,
+        compression: None,
+        outflow: None,
+    });
+    r.fail(500);
+    r
+}
+
+/// Swoole's warning (its spelling) for a WebSocket call on an HTTP response.
+fn not_websocket(fd: i64) -> bool {
+    php_error(
+        &ErrorType::Warning,
+        &format!("fd[{fd}] is not a websocket conncetion"),
+    );
+    false
 }
 
 fn warn(method: &str, err: &RespError) -> bool {
@@ -129,14 +159,14 @@ fn done(method: &str, r: Result<(), RespError>) -> bool {
 
 /// A scalar argument as bytes, as PHP's `string` coercion would give it.
 /// A scalar argument's bytes without copying when it is already a string.
-fn with_scalar_bytes<R>(z: &Zval, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+pub(crate) fn with_scalar_bytes<R>(z: &Zval, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
     if let Some(s) = z.zend_str() {
         return Some(f(s.as_bytes()));
     }
     scalar_bytes(z).map(|v| f(&v))
 }
 
-fn scalar_bytes(z: &Zval) -> Option<Vec<u8>> {
+pub(crate) fn scalar_bytes(z: &Zval) -> Option<Vec<u8>> {
     match z.get_type() {
         DataType::Null => Some(Vec::new()),
         DataType::String => z.zend_str().map(|s| s.as_bytes().to_vec()),
@@ -148,114 +178,15 @@ fn scalar_bytes(z: &Zval) -> Option<Vec<u8>> {
     }
 }
 
-fn urlencode(s: &[u8]) -> String {
-    let mut out = String::with_capacity(s.len());
-    for &b in s {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => out.push(b as char),
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
-/// Builds a `Set-Cookie` value the way Swoole's `HttpCookie::toString` does.
-#[allow(clippy::too_many_arguments)]
-pub fn cookie_line(
-    name: &str,
-    value: &[u8],
-    encode: bool,
-    expires: i64,
-    path: &str,
-    domain: &str,
-    secure: bool,
-    httponly: bool,
-    samesite: &str,
-    priority: &str,
-    partitioned: bool,
-) -> Result<String, String> {
-    if name.is_empty() {
-        return Err("The name cannot be empty".into());
-    }
-    if name.chars().any(|c| "=,; \t\r\n\u{b}\u{c}".contains(c)) {
-        return Err(
-            r#"The name cannot contain "=", ",", ";", " ", "\t", "\r", "\n", "\013", or "\014""#
-                .into(),
-        );
-    }
-    if expires >= 253_402_300_800 {
-        return Err("The expires cannot have a year greater than 9999".into());
-    }
-    let mut out = String::new();
-    out.push_str(name);
-    out.push('=');
-    if value.is_empty() {
-        out.push_str("deleted; expires=Thu, 01-Jan-1970 00:00:01 GMT; Max-Age=0");
-    } else {
-        if encode {
-            out.push_str(&urlencode(value));
-        } else {
-            out.push_str(&String::from_utf8_lossy(value));
-        }
-        if expires > 0 {
-            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(expires as u64);
-            // "Thu, 01 Jan 1970 ..." -> cookie style "Thu, 01-Jan-1970 ..."
-            let d = httpdate::fmt_http_date(t);
-            let parts: Vec<&str> = d.split(' ').collect();
-            let date = if parts.len() == 6 {
-                format!(
-                    "{} {}-{}-{} {} {}",
-                    parts[0], parts[1], parts[2], parts[3], parts[4], parts[5]
-                )
-            } else {
-                d.clone()
-            };
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs() as i64)
-                .unwrap_or(0);
-            out.push_str(&format!(
-                "; expires={date}; Max-Age={}",
-                (expires - now).max(0)
-            ));
-        }
-    }
-    if !path.is_empty() {
-        out.push_str("; path=");
-        out.push_str(path);
-    }
-    if !domain.is_empty() {
-        out.push_str("; domain=");
-        out.push_str(domain);
-    }
-    if secure {
-        out.push_str("; secure");
-    }
-    if httponly {
-        out.push_str("; HttpOnly");
-    }
-    if !samesite.is_empty() {
-        out.push_str("; SameSite=");
-        out.push_str(samesite);
-    }
-    if !priority.is_empty() {
-        out.push_str("; Priority=");
-        out.push_str(priority);
-    }
-    if partitioned {
-        out.push_str("; Partitioned");
-    }
-    Ok(out)
-}
-
 impl Response {
+    /// `cookie()` and its spellings: a `Swoole\Http\Cookie` object (its
+    /// own `encode`), or a name and the attributes.
     #[allow(clippy::too_many_arguments)]
     fn put_cookie(
         &self,
         method: &str,
         encode: bool,
-        name: &str,
+        name_or_object: &Zval,
         value: Option<&Zval>,
         expires: i64,
         path: &str,
@@ -266,25 +197,41 @@ impl Response {
         priority: &str,
         partitioned: bool,
     ) -> bool {
-        let value = value.and_then(scalar_bytes).unwrap_or_default();
-        match cookie_line(
-            name,
-            &value,
-            encode,
-            expires,
-            path,
-            domain,
-            secure,
-            httponly,
-            samesite,
-            priority,
-            partitioned,
-        ) {
-            Ok(line) => done(method, self.r.header("set-cookie", line.as_bytes(), false)),
-            Err(msg) => {
-                php_error(&ErrorType::Warning, &msg);
-                false
+        use super::http_cookie::{Attrs, Cookie};
+        let line = if let Some(c) = <&Cookie>::from_zval(name_or_object) {
+            c.line()
+        } else if let (Some(name), false) = (scalar_bytes(name_or_object), name_or_object.is_null())
+        {
+            let attrs = Attrs {
+                name,
+                value: value.and_then(scalar_bytes).unwrap_or_default(),
+                path: path.as_bytes().to_vec(),
+                domain: domain.as_bytes().to_vec(),
+                same_site: samesite.as_bytes().to_vec(),
+                priority: priority.as_bytes().to_vec(),
+                encode,
+                expires,
+                secure,
+                http_only: httponly,
+                partitioned,
+            };
+            match attrs.to_line() {
+                Ok(l) => Some(l),
+                Err(msg) => {
+                    php_error(&ErrorType::Warning, &msg);
+                    None
+                }
             }
+        } else {
+            php_error(
+                &ErrorType::Warning,
+                "The first argument must be a string or an cookie object",
+            );
+            None
+        };
+        match line {
+            Some(l) => done(method, self.r.header("set-cookie", &l, false)),
+            None => false,
         }
     }
 }
@@ -301,12 +248,13 @@ impl Response {
     }
 
     /// `Response::create($server, $fd)` or `create($fd)`: a response for
-    /// connection `$fd` made outside its request. In the master of a
-    /// SWOOLE_PROCESS server it answers on the master's own copy of the
-    /// socket (`engine::held`), also when the worker that read the request
-    /// was killed (Laravel Octane's watchdog answers 408 so); the
-    /// connection is closed after `end()`. Elsewhere: false and a warning
-    /// (docs/compat.md).
+    /// connection `$fd` made outside its request. In a worker it is the
+    /// response `detach()`ed for that connection, answered from any
+    /// coroutine or timer. In the master of a SWOOLE_PROCESS server it
+    /// answers on the master's own copy of the socket (`engine::held`),
+    /// also when the worker that read the request was killed (Laravel
+    /// Octane's watchdog answers 408 so); the connection is closed after
+    /// `end()`. Otherwise: false and a warning (docs/compat.md).
     pub fn create(server: Option<&Zval>, fd: Option<i64>) -> Zval {
         let mut out = Zval::new();
         out.set_bool(false);
@@ -314,12 +262,51 @@ impl Response {
             Some(n) => n,
             None => fd.unwrap_or(-1),
         };
+        // `create([$server, $request], $fd)`: the request gets the fd too.
+        if let Some(req) = server
+            .and_then(Zval::array)
+            .and_then(|a| a.get_index(1))
+            .and_then(<&super::http_request::Request>::from_zval)
+        {
+            req.set_fd(fd);
+        }
+        if !held::active() && !DETACHED.with(|d| d.borrow().contains_key(&fd)) && tcp::exists(fd) {
+            // A raw TCP connection of this worker (`onReceive`): the
+            // response goes out through `send()`; the connection stays open
+            // (as Swoole's).
+            let (r, head) = Responder::new(RespContext {
+                is_head: false,
+                keep_alive: false,
+                coding: None,
+                compression: None,
+                outflow: None,
+            });
+            crate::engine::event_loop::spawn(async move {
+                if let Ok(resp) = head.await {
+                    if let Ok(bytes) = held::http1_bytes(resp, false).await {
+                        tcp::send(fd, Bytes::from(bytes));
+                    }
+                }
+            });
+            return match ZendClassObject::new(Response::new(r, fd)).into_zval(false) {
+                Ok(z) => z,
+                Err(_) => out,
+            };
+        }
         if !held::active() {
-            php_error(
-                &ErrorType::Warning,
-                "rswoole creates a response for a connection only in the master of a SWOOLE_PROCESS server",
-            );
-            return out;
+            let Some(r) = DETACHED.with(|d| d.borrow_mut().remove(&fd)) else {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!(
+                        "http response of session[{fd}] is not detached (rswoole creates a response in a worker only for a detached one)"
+                    ),
+                );
+                return out;
+            };
+            return match ZendClassObject::new(Response::new(r, fd)).into_zval(false) {
+                Ok(z) => z,
+                Err(_) => out,
+            };
         }
         let Some(sock) = session::get(fd).and_then(|s| held::take(s.port_index, s.peer)) else {
             php_error(&ErrorType::Warning, &format!("session[{fd}] is not exists"));
@@ -338,6 +325,57 @@ impl Response {
             Ok(z) => z,
             Err(_) => out,
         }
+    }
+
+    /// Leaves the response unanswered when the handler returns: this object
+    /// refuses every call from now on, and `Response::create($fd)` in this
+    /// worker gives the response back to answer later.
+    pub fn detach(&mut self) -> bool {
+        if !self.r.is_writable() {
+            return false;
+        }
+        let r = std::mem::replace(&mut self.r, spent_responder());
+        DETACHED.with(|d| d.borrow_mut().insert(self.fd, r));
+        true
+    }
+
+    /// Swoole 6.2.2 upgrades only a `Coroutine\Http\Server` response; on
+    /// an `Http\Server` it refuses, and so do we (a `WebSocket\Server`
+    /// does the handshake itself).
+    pub fn upgrade(&self) -> bool {
+        php_error(
+            &ErrorType::Warning,
+            "async server dose not support protocol upgrade",
+        );
+        false
+    }
+
+    /// A frame to this response's connection when it is an established
+    /// WebSocket connection; otherwise Swoole's warning and false.
+    #[php(defaults(opcode = 1, flags = 1))]
+    pub fn push(&self, data: &Zval, opcode: i64, flags: i64) -> bool {
+        if !super::websocket_server::is_established(self.fd) {
+            return not_websocket(self.fd);
+        }
+        super::websocket_server::push(self.fd, data, opcode, flags)
+    }
+
+    /// As Swoole's async server: an HTTP response has no frames to read.
+    #[php(defaults(timeout = 0.0))]
+    pub fn recv(&self, timeout: f64) -> bool {
+        let _ = timeout;
+        not_websocket(self.fd)
+    }
+
+    /// Closes the connection; the response is not sent.
+    pub fn close(&self) -> bool {
+        let closed =
+            crate::engine::http::conn::close(self.fd) || super::websocket_server::close(self.fd);
+        if closed {
+            // Nothing is written to a closed connection: `end()` now fails.
+            self.r.fail(500);
+        }
+        closed
     }
 
     pub fn set_status_code(&self, http_code: i64, reason: Option<String>) -> bool {
@@ -359,7 +397,7 @@ impl Response {
     #[allow(clippy::too_many_arguments)]
     pub fn cookie(
         &self,
-        name: String,
+        name_or_object: &Zval,
         value: Option<&Zval>,
         expires: Option<i64>,
         path: Option<String>,
@@ -373,7 +411,7 @@ impl Response {
         self.put_cookie(
             "cookie",
             true,
-            &name,
+            name_or_object,
             value,
             expires.unwrap_or(0),
             path.as_deref().unwrap_or(""),
@@ -389,7 +427,7 @@ impl Response {
     #[allow(clippy::too_many_arguments)]
     pub fn set_cookie(
         &self,
-        name: String,
+        name_or_object: &Zval,
         value: Option<&Zval>,
         expires: Option<i64>,
         path: Option<String>,
@@ -403,7 +441,7 @@ impl Response {
         self.put_cookie(
             "setCookie",
             true,
-            &name,
+            name_or_object,
             value,
             expires.unwrap_or(0),
             path.as_deref().unwrap_or(""),
@@ -419,7 +457,7 @@ impl Response {
     #[allow(clippy::too_many_arguments)]
     pub fn rawcookie(
         &self,
-        name: String,
+        name_or_object: &Zval,
         value: Option<&Zval>,
         expires: Option<i64>,
         path: Option<String>,
@@ -433,7 +471,7 @@ impl Response {
         self.put_cookie(
             "rawcookie",
             false,
-            &name,
+            name_or_object,
             value,
             expires.unwrap_or(0),
             path.as_deref().unwrap_or(""),
@@ -449,7 +487,7 @@ impl Response {
     #[allow(clippy::too_many_arguments)]
     pub fn set_raw_cookie(
         &self,
-        name: String,
+        name_or_object: &Zval,
         value: Option<&Zval>,
         expires: Option<i64>,
         path: Option<String>,
@@ -463,7 +501,7 @@ impl Response {
         self.put_cookie(
             "setRawCookie",
             false,
-            &name,
+            name_or_object,
             value,
             expires.unwrap_or(0),
             path.as_deref().unwrap_or(""),
@@ -743,23 +781,5 @@ pub fn install_fast_paths() {
                 (*func).internal_function.handler = Some(handler);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cookies() {
-        let c =
-            cookie_line("a", b"b c", true, 0, "/", "", false, true, "Lax", "", false).expect("ok");
-        assert_eq!(c, "a=b+c; path=/; HttpOnly; SameSite=Lax");
-        let d = cookie_line("a", b"", true, 0, "", "", false, false, "", "", false).expect("ok");
-        assert_eq!(
-            d,
-            "a=deleted; expires=Thu, 01-Jan-1970 00:00:01 GMT; Max-Age=0"
-        );
-        assert!(cookie_line("a;b", b"x", true, 0, "", "", false, false, "", "", false).is_err());
     }
 }

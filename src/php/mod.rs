@@ -25,6 +25,7 @@ pub mod hook_select;
 pub mod hook_sleep;
 pub mod hook_stream;
 pub mod http_client_coro;
+pub mod http_cookie;
 pub mod http_request;
 pub mod http_response;
 pub mod http_server;
@@ -166,6 +167,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = server_task::register(m);
     let m = http_request::register(m);
     let m = http_response::register(m);
+    let m = http_cookie::register(m);
     let m = coroutine::register(m);
     let m = timer::register(m);
     let m = event::register(m);

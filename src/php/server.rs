@@ -748,6 +748,67 @@ impl Server {
         tcp::exists(fd) || session::get(fd).is_some()
     }
 
+    /// Binds connection `$fd` to `$uid` once (the binding is seen by every
+    /// process); false when `$fd` is not open or is already bound.
+    pub fn bind(&self, fd: i64, uid: i64) -> bool {
+        if !self.started.get() {
+            php_error(&ErrorType::Warning, "server is not running");
+            return false;
+        }
+        if uid > u32::MAX as i64 || uid < i32::MIN as i64 {
+            php_error(
+                &ErrorType::Warning,
+                &format!(
+                    "uid can not be greater than {} or less than {}",
+                    u32::MAX,
+                    i32::MIN
+                ),
+            );
+            return false;
+        }
+        // Swoole keeps the uid as a uint32.
+        session::bind_uid(fd, uid as u32 as i64)
+    }
+
+    /// Sends `$length` bytes (0: to the end) of `$filename` from `$offset`
+    /// on TCP connection `$conn_fd`.
+    #[php(defaults(offset = 0, length = 0))]
+    pub fn sendfile(&self, conn_fd: i64, filename: String, offset: i64, length: i64) -> bool {
+        if !self.started.get() {
+            php_error(&ErrorType::Warning, "server is not running");
+            return false;
+        }
+        match file_slice(&filename, offset, length) {
+            Ok(data) if data.is_empty() => true,
+            Ok(data) => tcp::send(conn_fd, data),
+            Err(msg) => {
+                php_error(&ErrorType::Warning, &msg);
+                false
+            }
+        }
+    }
+
+    /// `send()` in a SWOOLE_BASE worker (Swoole refuses it elsewhere).
+    pub fn sendwait(&self, conn_fd: i64, send_data: &Zval) -> bool {
+        if !self.started.get() {
+            php_error(&ErrorType::Warning, "server is not running");
+            return false;
+        }
+        let data = zval_bytes(send_data).unwrap_or_default();
+        if data.is_empty() {
+            php_error(&ErrorType::Warning, "the data sent must not be empty");
+            return false;
+        }
+        if self.mode == SWOOLE_PROCESS || crate::engine::worker::is_task_worker() {
+            php_error(
+                &ErrorType::Warning,
+                "can only be used with base mode and must be within worker process",
+            );
+            return false;
+        }
+        tcp::send(conn_fd, data)
+    }
+
     /// `swoole_last_error()`.
     pub fn get_last_error(&self) -> i64 {
         super::errors::swoole_last_error()
@@ -966,6 +1027,30 @@ fn secs(t: f64) -> Duration {
     }
 }
 
+/// `$length` bytes (0: the rest) of file `path` from `offset`, or Swoole's
+/// warning text.
+fn file_slice(path: &str, offset: i64, length: i64) -> Result<Bytes, String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).map_err(|e| format!("open({path}) failed: {e}"))?;
+    let size = f
+        .metadata()
+        .map_err(|e| format!("fstat({path}) failed: {e}"))?
+        .len() as i64;
+    if offset < 0 || length < 0 || offset > size || (length > 0 && offset + length > size) {
+        return Err(format!(
+            "offset[{offset}] or length[{length}] is out of the file size[{size}]"
+        ));
+    }
+    let len = if length == 0 { size - offset } else { length };
+    f.seek(SeekFrom::Start(offset as u64))
+        .map_err(|e| format!("lseek({path}) failed: {e}"))?;
+    let mut buf = Vec::with_capacity(len as usize);
+    f.take(len as u64)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("read({path}) failed: {e}"))?;
+    Ok(Bytes::from(buf))
+}
+
 fn false_zval() -> Zval {
     let mut z = Zval::new();
     z.set_bool(false);
@@ -1043,6 +1128,10 @@ fn client_info(fd: i64) -> Zval {
     }
     if let Some(cert) = crate::engine::tls::client_cert(fd) {
         let _ = ht.insert("ssl_client_cert", &*cert);
+    }
+    let uid = session::uid(fd);
+    if uid != 0 {
+        let _ = ht.insert("uid", uid);
     }
     let mut z = Zval::new();
     z.set_hashtable(ht);

@@ -6,6 +6,7 @@ pub mod deadline;
 pub mod form;
 pub mod header_timer;
 pub mod mime;
+pub mod parse;
 pub mod reqbody;
 pub mod request;
 pub mod response;
