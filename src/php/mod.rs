@@ -20,6 +20,7 @@ pub mod event;
 pub mod exception;
 pub mod exit;
 pub mod functions;
+pub mod hook_curl;
 pub mod hook_net;
 pub mod hook_select;
 pub mod hook_sleep;
@@ -197,6 +198,8 @@ const LIBRARY: &str = include_str!("library.php");
 const LIBRARY_CO: &str = include_str!("library_co.php");
 /// `Swoole\Coroutine\Server` and `Server\Connection` (`library_server_coro.php`).
 const LIBRARY_SERVER_CORO: &str = include_str!("library_server_coro.php");
+/// The PHP half of the curl hooks (`library/curl.php`, see `hook_curl.rs`).
+const LIBRARY_CURL: &str = include_str!("library/curl.php");
 
 /// Swoole's PHP library, our own code (`src/php/library/`): loaded unless
 /// `swoole.enable_library` is off. Order matters: later files use earlier ones.
@@ -215,7 +218,7 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
     } else {
         &[]
     };
-    for lib in [LIBRARY, LIBRARY_CO, LIBRARY_SERVER_CORO]
+    for lib in [LIBRARY, LIBRARY_CO, LIBRARY_SERVER_CORO, LIBRARY_CURL]
         .iter()
         .chain(optional)
     {
