@@ -680,12 +680,12 @@ final class Transfer
         $this->requestSize += strlen($this->headerOut) + strlen((string) $body);
         $peer = $cli->getpeername();
         if (is_array($peer)) {
-            $this->ip = (string) ($peer['host'] ?? '');
+            $this->ip = (string) ($peer['address'] ?? '');
             $this->port = (int) ($peer['port'] ?? 0);
         }
         $local = $cli->getsockname();
         if (is_array($local)) {
-            $this->localIp = (string) ($local['host'] ?? '');
+            $this->localIp = (string) ($local['address'] ?? '');
             $this->localPort = (int) ($local['port'] ?? 0);
         }
         if (!$ok || $cli->statusCode < 0) {
