@@ -29,6 +29,7 @@ pub mod http_client_coro;
 pub mod http_request;
 pub mod http_response;
 pub mod http_server;
+pub mod http_server_coro;
 pub mod lock;
 pub mod lock_coro;
 pub mod process;
@@ -176,6 +177,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
+    let m = http_server_coro::register(m);
     let m = socket_coro::register(m);
     let m = client_coro::register(m);
     let m = client::register(m);
@@ -325,6 +327,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
         drop_short_functions();
     }
     http_client_coro::register_classes(short)?;
+    http_server_coro::register_classes(short);
     socket_coro::register_classes(short)?;
     client_coro::register_classes(short)?;
     allow_dynamic_properties(server::server_ce());
