@@ -258,11 +258,9 @@ impl Server {
 
     /// Makes `start()` return; open connections finish their request.
     pub fn shutdown(&self) {
+        // As in Swoole the listening socket stays open until the object
+        // goes: a connection made now waits in the backlog, unserved.
         self.stop.stop();
-        // The listening socket closes (new connections are refused), as
-        // in Swoole; the running accept loop holds its own copy until it ends.
-        let old = self.inner.borrow_mut().listener.take();
-        drop(old);
     }
 
     #[php(getter)]
