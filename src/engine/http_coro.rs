@@ -78,3 +78,50 @@ pub async fn serve(listener: &TcpListener, ctx: Rc<WorkerCtx>, stop: Rc<Stop>) -
     let _ = ctx.shutdown.send(true);
     result
 }
+
+/// Which step of `bind` failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindStep {
+    Bind,
+    Listen,
+}
+
+/// Binds `host:port` (port 0 picks a free one) with `SO_REUSEADDR`, and
+/// `SO_REUSEPORT` when asked, then listens.
+pub fn bind(
+    host: &str,
+    port: u16,
+    reuse_port: bool,
+    backlog: i32,
+) -> Result<TcpListener, (BindStep, io::Error)> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    use std::net::ToSocketAddrs;
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let addr = (bare, port)
+        .to_socket_addrs()
+        .map_err(|e| (BindStep::Bind, e))?
+        .next()
+        .ok_or_else(|| {
+            (
+                BindStep::Bind,
+                io::Error::from_raw_os_error(libc::EADDRNOTAVAIL),
+            )
+        })?;
+    let domain = if addr.is_ipv6() {
+        Domain::IPV6
+    } else {
+        Domain::IPV4
+    };
+    let sock =
+        Socket::new(domain, Type::STREAM, Some(Protocol::TCP)).map_err(|e| (BindStep::Bind, e))?;
+    let _ = sock.set_reuse_address(true);
+    if reuse_port {
+        let _ = sock.set_reuse_port(true);
+    }
+    if addr.is_ipv6() {
+        let _ = sock.set_only_v6(true);
+    }
+    sock.bind(&addr.into()).map_err(|e| (BindStep::Bind, e))?;
+    sock.listen(backlog).map_err(|e| (BindStep::Listen, e))?;
+    Ok(sock.into())
+}

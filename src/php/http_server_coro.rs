@@ -21,7 +21,7 @@ use super::http_request::{ParseOptions, Request};
 use super::http_response::Response;
 use crate::engine::hooks::{Hooks, Outcome};
 use crate::engine::http::{HttpRequest, Responder};
-use crate::engine::http_coro::Stop;
+use crate::engine::http_coro::{BindStep, Stop};
 use crate::engine::worker::WorkerCtx;
 
 const CLASS: &str = "Swoole\\Coroutine\\Http\\Server";
@@ -122,7 +122,6 @@ fn exception(msg: &str, code: i32) -> PhpException {
 impl Server {
     #[php(defaults(port = 0, ssl = false, reuse_port = false))]
     pub fn __construct(host: String, port: i64, ssl: bool, reuse_port: bool) -> PhpResult<Self> {
-        let _ = reuse_port;
         if host.is_empty() {
             return Err(exception("host is empty", libc::EINVAL));
         }
@@ -132,12 +131,11 @@ impl Server {
                 libc::EINVAL,
             ));
         }
-        let ipv6 = host.contains(':');
         let bind_port = u16::try_from(port).unwrap_or(0);
-        match crate::engine::listener::bind_tcp(
+        match crate::engine::http_coro::bind(
             &host,
             bind_port,
-            ipv6,
+            reuse_port,
             crate::engine::listener::DEFAULT_BACKLOG,
         ) {
             Ok(l) => {
@@ -159,12 +157,11 @@ impl Server {
                     stop: Rc::new(Stop::default()),
                 })
             }
-            Err(e) => {
-                let code = e.os_code().unwrap_or(libc::EADDRINUSE);
-                let what = if e.is_listen() && e.os_code() != Some(libc::EADDRINUSE) {
-                    "listen() failed".to_string()
-                } else {
-                    format!("bind({host}:{port}) failed")
+            Err((step, e)) => {
+                let code = e.raw_os_error().unwrap_or(libc::EADDRINUSE);
+                let what = match step {
+                    BindStep::Listen => "listen() failed".to_string(),
+                    BindStep::Bind => format!("bind({host}:{port}) failed"),
                 };
                 Err(exception(&what, code))
             }
