@@ -129,7 +129,7 @@ fn call_php(func: &str, args: &mut [Zval]) -> Option<Zval> {
         }
     }));
     match outcome {
-        Ok(r) if r == 0 => {}
+        Ok(0) => {}
         Ok(_) => return None,
         Err(_) => {
             drop(rv);

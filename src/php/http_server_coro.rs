@@ -178,7 +178,7 @@ impl Server {
             .settings
             .as_ref()
             .and_then(|z| z.array().map(|a| a.to_owned()))
-            .unwrap_or_else(ZendHashTable::new);
+            .unwrap_or_default();
         for (k, v) in settings.iter() {
             let v = v.shallow_clone();
             let _ = match k {
