@@ -170,8 +170,13 @@ final class Hook
             unset(self::$multi[$mh]);
             return null;
         }
+        // Outside a coroutine a multi handle is ours only while it holds
+        // transfers added in one; otherwise ext/curl's own.
+        if (!$co && (!$m || !$m->handles)) {
+            return null;
+        }
         if (!$m) {
-            if (!$co || $fn !== 'curl_multi_add_handle') {
+            if ($fn !== 'curl_multi_add_handle') {
                 return null;
             }
             $m = self::$multi[$mh] = new Multi();
@@ -319,8 +324,16 @@ final class Transfer
     private string $method = 'GET';
     private string $returned = '';
 
-    public function __construct(private \CurlHandle $ch, private State $s)
+    /**
+     * The handle only while run() runs: this object stays in the handle's
+     * State (a WeakMap value), and a value holding its key would keep the
+     * handle alive forever.
+     */
+    private ?\CurlHandle $ch;
+
+    public function __construct(\CurlHandle $ch, private ?State $s)
     {
+        $this->ch = $ch;
         $this->o = $s->opt;
         $this->url = (string) ($this->o[\CURLOPT_URL] ?? '');
         $this->start = microtime(true);
@@ -386,6 +399,16 @@ final class Transfer
 
     /** The transfer; curl_exec()'s return value. */
     public function run(): string|bool
+    {
+        try {
+            return $this->transfer();
+        } finally {
+            $this->ch = null;
+            $this->s = null;
+        }
+    }
+
+    private function transfer(): string|bool
     {
         $protocols = $this->opt(\CURLOPT_PROTOCOLS);
         if ($protocols !== null && !((int) $protocols & \CURLPROTO_HTTP)) {
