@@ -1,6 +1,6 @@
 //! SWOOLE_HOOK_CURL / SWOOLE_HOOK_NATIVE_CURL: the function-table half of
 //! the curl hooks. ext/curl's handlers stay in charge of every handle; these
-//! wrappers tell the PHP half (`library/curl.php`, `Swoole\Curl\Hook`) what
+//! wrappers tell the PHP half (`library/curl.php`, `Rswoole\Curl\Hook`) what
 //! was configured, and ask it first whether it answers a call itself: in a
 //! coroutine it performs the transfer over `Swoole\Coroutine\Http\Client`,
 //! so only the calling coroutine waits. When it declines (outside a
@@ -172,7 +172,7 @@ unsafe extern "C" fn after(ex: *mut zend_execute_data, rv: *mut zval) {
     let _ = fname.set_string(name, false);
     // SAFETY: as above.
     let mut args = [fname, unsafe { args_array(ex) }, result];
-    let _ = call_php("Swoole\\Curl\\Hook::after", &mut args);
+    let _ = call_php("Rswoole\\Curl\\Hook::after", &mut args);
 }
 
 /// `curl_exec`, `curl_getinfo`, `curl_error`, `curl_errno` and the
@@ -189,7 +189,7 @@ unsafe extern "C" fn ask(ex: *mut zend_execute_data, rv: *mut zval) {
     co.set_bool(in_coroutine());
     // SAFETY: PHP's frame for this call.
     let mut args = [fname, unsafe { args_array(ex) }, co];
-    let answer = call_php("Swoole\\Curl\\Hook::call", &mut args);
+    let answer = call_php("Rswoole\\Curl\\Hook::call", &mut args);
     drop(args);
     if !ExecutorGlobals::get().exception.is_null() {
         return;

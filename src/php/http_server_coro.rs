@@ -346,10 +346,9 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
 
 /// `Co\Http\Server` (with `swoole.use_shortname`).
 pub fn register_classes(short: bool) {
+    let ce = <Server as RegisteredClass>::get_metadata().ce();
+    super::make_final(ce);
     if short {
-        super::class_alias(
-            "Co\\Http\\Server",
-            <Server as RegisteredClass>::get_metadata().ce(),
-        );
+        super::class_alias("Co\\Http\\Server", ce);
     }
 }

@@ -4,7 +4,7 @@
 //! a coroutine, curl_exec() and curl_multi_*() performed over
 //! Swoole\Coroutine\Http\Client so only the calling coroutine waits.
 
-namespace Swoole\Curl;
+namespace Rswoole\Curl;
 
 /** @internal what one CurlHandle was configured with, and its last transfer */
 final class State
