@@ -743,6 +743,17 @@ namespace Swoole\Coroutine\Http {
     }
 }
 
+namespace Swoole\Coroutine\Http {
+    final class Server
+    {
+        public function __construct(string $host, int $port = 0, bool $ssl = false, bool $reuse_port = false) {}
+        public function handle(string $pattern, callable $callback): bool {}
+        public function set(array $settings): bool {}
+        public function shutdown(): void {}
+        public function start(): bool {}
+    }
+}
+
 namespace Swoole\Coroutine {
     class Lock
     {
@@ -1550,6 +1561,7 @@ namespace {
     class_alias(\Swoole\Coroutine\WaitGroup::class, 'co\waitgroup');
     class_alias(\Swoole\Coroutine\Http\Client::class, 'co\http\client');
     class_alias(\Swoole\Coroutine\Http\Client\Exception::class, 'co\http\client\exception');
+    class_alias(\Swoole\Coroutine\Http\Server::class, 'co\http\server');
     class_alias(\Swoole\Coroutine\Socket::class, 'co\socket');
     class_alias(\Swoole\Coroutine\Socket\Exception::class, 'co\socket\exception');
     class_alias(\Swoole\Coroutine\Client::class, 'co\client');

@@ -12,6 +12,7 @@ pub mod held;
 pub mod hooks;
 pub mod http;
 pub mod http_client;
+pub mod http_coro;
 pub mod ipc;
 pub mod listener;
 #[macro_use]

@@ -88,6 +88,30 @@ pub struct WorkerCtx {
 }
 
 impl WorkerCtx {
+    /// A context outside any server process (`Coroutine\Http\Server` in
+    /// the script's own process): no master, no retiring, no stats slot.
+    pub fn standalone(cfg: Rc<ServerConfig>, hooks: Rc<dyn Hooks>, server_port: u16) -> Rc<Self> {
+        let (shutdown, _) = watch::channel(false);
+        Rc::new(WorkerCtx {
+            id: 0,
+            cfg,
+            hooks,
+            server_port,
+            shutdown,
+            poisoned: Cell::new(None),
+            poisoned_at: Cell::new(None),
+            poison_note: Notify::new(),
+            conns: Cell::new(0),
+            drained: Notify::new(),
+            requests: Cell::new(0),
+            request_limit: 0,
+            retiring: Cell::new(true),
+            stop_self: Cell::new(false),
+            state: Cell::new(WorkerState::Ready),
+            wake: Notify::new(),
+        })
+    }
+
     pub fn poison(&self, code: i32) {
         if self.poisoned.get().is_none() {
             super::stats::set_exit_reason(super::stats::ExitReason::Fatal);

@@ -20,6 +20,7 @@ pub mod event;
 pub mod exception;
 pub mod exit;
 pub mod functions;
+pub mod hook_curl;
 pub mod hook_net;
 pub mod hook_select;
 pub mod hook_sleep;
@@ -29,6 +30,7 @@ pub mod http_cookie;
 pub mod http_request;
 pub mod http_response;
 pub mod http_server;
+pub mod http_server_coro;
 pub mod lock;
 pub mod lock_coro;
 pub mod process;
@@ -177,6 +179,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
+    let m = http_server_coro::register(m);
     let m = socket_coro::register(m);
     let m = client_coro::register(m);
     let m = client::register(m);
@@ -199,6 +202,8 @@ const LIBRARY: &str = include_str!("library.php");
 const LIBRARY_CO: &str = include_str!("library_co.php");
 /// `Swoole\Coroutine\Server` and `Server\Connection` (`library_server_coro.php`).
 const LIBRARY_SERVER_CORO: &str = include_str!("library_server_coro.php");
+/// The PHP half of the curl hooks (`library/curl.php`, see `hook_curl.rs`).
+const LIBRARY_CURL: &str = include_str!("library/curl.php");
 
 /// Swoole's PHP library, our own code (`src/php/library/`): loaded unless
 /// `swoole.enable_library` is off. Order matters: later files use earlier ones.
@@ -217,7 +222,7 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
     } else {
         &[]
     };
-    for lib in [LIBRARY, LIBRARY_CO, LIBRARY_SERVER_CORO]
+    for lib in [LIBRARY, LIBRARY_CO, LIBRARY_SERVER_CORO, LIBRARY_CURL]
         .iter()
         .chain(optional)
     {
@@ -324,6 +329,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
         drop_short_functions();
     }
     http_client_coro::register_classes(short)?;
+    http_server_coro::register_classes(short);
     socket_coro::register_classes(short)?;
     client_coro::register_classes(short)?;
     allow_dynamic_properties(server::server_ce());

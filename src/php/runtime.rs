@@ -5,8 +5,8 @@
 //!
 //! The hooks themselves live in `hook_sleep.rs` (SLEEP), `hook_stream.rs`
 //! (TCP/UDP/UNIX/UDG transports), `hook_net.rs` (NET_FUNCTION's
-//! `gethostbyname`) and `hook_select.rs` (STREAM_FUNCTION's
-//! `stream_select`). Hooks are process state: a worker inherits the master's
+//! `gethostbyname`), `hook_select.rs` (STREAM_FUNCTION's
+//! `stream_select`) and `hook_curl.rs` (CURL and NATIVE_CURL). Hooks are process state: a worker inherits the master's
 //! at fork, and each process may change its own.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -25,6 +25,8 @@ pub const HOOK_UNIX: i64 = 1 << 3;
 pub const HOOK_UDG: i64 = 1 << 4;
 pub const HOOK_STREAM_FUNCTION: i64 = 1 << 7;
 pub const HOOK_SLEEP: i64 = 1 << 9;
+pub const HOOK_CURL: i64 = 1 << 11;
+pub const HOOK_NATIVE_CURL: i64 = 1 << 12;
 pub const HOOK_NET_FUNCTION: i64 = 1 << 21;
 /// `SWOOLE_HOOK_ALL`.
 pub const HOOK_ALL: i64 = 2_143_285_247;
@@ -195,6 +197,10 @@ fn install(flags: i64) -> bool {
     }
     if on(HOOK_STREAM_FUNCTION) != was(HOOK_STREAM_FUNCTION) {
         super::hook_select::set(on(HOOK_STREAM_FUNCTION));
+    }
+    let curl = |f: i64| f & (HOOK_CURL | HOOK_NATIVE_CURL) != 0;
+    if curl(flags) != curl(before) {
+        super::hook_curl::set(curl(flags));
     }
     super::hook_stream::set(
         flags

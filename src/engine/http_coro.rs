@@ -1,0 +1,127 @@
+//! The accept loop of a coroutine HTTP server (`Swoole\Coroutine\Http\Server`):
+//! a listener in the script's own process, each connection served by the
+//! engine's HTTP/1 code (`http::conn::serve`) as a task of the current
+//! loop, next to the coroutines; `Stop` ends it.
+
+use std::cell::Cell;
+use std::io;
+use std::net::TcpListener;
+use std::rc::Rc;
+
+use tokio::sync::Notify;
+
+use super::worker::WorkerCtx;
+
+/// What `shutdown()` sets: the accept loop ends, open connections drain.
+#[derive(Default)]
+pub struct Stop {
+    notify: Notify,
+    set: Cell<bool>,
+}
+
+impl Stop {
+    pub fn stop(&self) {
+        self.set.set(true);
+        self.notify.notify_one();
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.set.get()
+    }
+
+    /// Ready for another `start()`.
+    pub fn reset(&self) {
+        self.set.set(false);
+    }
+}
+
+/// Accepts on `listener` until `stop` is set; each connection is served in
+/// its own task. Returns the accept error that ended it, if any.
+pub async fn serve(listener: &TcpListener, ctx: Rc<WorkerCtx>, stop: Rc<Stop>) -> io::Result<()> {
+    let port = listener.local_addr()?.port();
+    let std_l = listener.try_clone()?;
+    std_l.set_nonblocking(true)?;
+    let l = tokio::net::TcpListener::from_std(std_l)?;
+    let result = loop {
+        if stop.is_set() {
+            break Ok(());
+        }
+        tokio::select! {
+            biased;
+            _ = stop.notify.notified() => {}
+            r = l.accept() => match r {
+                Ok((stream, peer)) => {
+                    let _ = stream.set_nodelay(true);
+                    ctx.conn_opened();
+                    let fd = super::session::open(0, 0, port, peer);
+                    super::event_loop::spawn(super::http::conn::serve(
+                        stream,
+                        peer,
+                        fd,
+                        port,
+                        ctx.clone(),
+                    ));
+                }
+                Err(e) => match e.raw_os_error() {
+                    // A connection that went away before we took it, or a
+                    // passing shortage of descriptors: keep accepting.
+                    Some(libc::ECONNABORTED) | Some(libc::EINTR) => {}
+                    Some(libc::EMFILE) | Some(libc::ENFILE) => {
+                        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                    }
+                    _ => break Err(e),
+                },
+            }
+        }
+    };
+    // Open connections answer what they have and close (keep-alive ends).
+    let _ = ctx.shutdown.send(true);
+    result
+}
+
+/// Which step of `bind` failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindStep {
+    Bind,
+    Listen,
+}
+
+/// Binds `host:port` (port 0 picks a free one) with `SO_REUSEADDR`, and
+/// `SO_REUSEPORT` when asked, then listens.
+pub fn bind(
+    host: &str,
+    port: u16,
+    reuse_port: bool,
+    backlog: i32,
+) -> Result<TcpListener, (BindStep, io::Error)> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    use std::net::ToSocketAddrs;
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let addr = (bare, port)
+        .to_socket_addrs()
+        .map_err(|e| (BindStep::Bind, e))?
+        .next()
+        .ok_or_else(|| {
+            (
+                BindStep::Bind,
+                io::Error::from_raw_os_error(libc::EADDRNOTAVAIL),
+            )
+        })?;
+    let domain = if addr.is_ipv6() {
+        Domain::IPV6
+    } else {
+        Domain::IPV4
+    };
+    let sock =
+        Socket::new(domain, Type::STREAM, Some(Protocol::TCP)).map_err(|e| (BindStep::Bind, e))?;
+    let _ = sock.set_reuse_address(true);
+    if reuse_port {
+        let _ = sock.set_reuse_port(true);
+    }
+    if addr.is_ipv6() {
+        let _ = sock.set_only_v6(true);
+    }
+    sock.bind(&addr.into()).map_err(|e| (BindStep::Bind, e))?;
+    sock.listen(backlog).map_err(|e| (BindStep::Listen, e))?;
+    Ok(sock.into())
+}
