@@ -118,6 +118,22 @@ fn script_runtime() -> Option<&'static tokio::runtime::Runtime> {
     Some(rt)
 }
 
+/// Runs the loop for at most `max` while it has tasks; false (at once) when
+/// it has none.
+pub fn run_for(max: std::time::Duration) -> bool {
+    if live_tasks() == 0 {
+        return false;
+    }
+    let deadline = std::time::Instant::now() + max;
+    let alarm = spawn_untracked(async move {
+        tokio::time::sleep_until(deadline.into()).await;
+        wake();
+    });
+    let ran = run_until_idle(|| live_tasks() == 0 || std::time::Instant::now() >= deadline);
+    alarm.abort();
+    ran
+}
+
 /// Builds a current-thread runtime and runs the loop until `idle()` holds (or
 /// `Event::exit()`); returns false if it could not build the runtime.
 pub fn run_until_idle(idle: impl Fn() -> bool) -> bool {

@@ -38,6 +38,12 @@ pub trait PoolHooks {
     /// In a new worker, right after the fork: runs worker `id` and leaves
     /// the process (through `user_process::run_child`).
     fn run_worker(&self, id: usize) -> !;
+    /// In the master, between supervision rounds: runs the master's event
+    /// loop (timers set in `onStart`, their coroutines) for at most `max`.
+    /// False when it has nothing to run (the master then sleeps in poll).
+    fn run_events(&self, _max: Duration) -> bool {
+        false
+    }
 }
 
 pub struct PoolConfig {
@@ -353,6 +359,11 @@ pub fn run(cfg: &PoolConfig, hooks: &dyn PoolHooks) -> std::io::Result<()> {
         if let Some(d) = stopping {
             let ms = d.saturating_duration_since(Instant::now()).as_millis() as i32;
             timeout = timeout.min(ms.max(1));
+        }
+        // The master's own timers (`Timer::after()` in onStart) run here,
+        // in short slices, so signals and exits are still seen promptly.
+        if hooks.run_events(Duration::from_millis(timeout.clamp(1, 20) as u64)) {
+            timeout = 0;
         }
         let user_sig = user_process::listen_fd().unwrap_or(-1);
         let ready = user_process::poll_readable(&[wake_rd, notice_rd, user_sig], timeout);

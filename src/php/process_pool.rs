@@ -385,6 +385,10 @@ fn exit_code(e: CallError) -> i32 {
 }
 
 impl PoolHooks for PhpPool {
+    fn run_events(&self, max: Duration) -> bool {
+        event_loop::run_for(max)
+    }
+
     fn on_start(&self) {
         let p = self.pool();
         p.master_pid.set(std::process::id() as i64);
