@@ -55,10 +55,11 @@ pub async fn serve(listener: &TcpListener, ctx: Rc<WorkerCtx>, stop: Rc<Stop>) -
                     ctx.conn_opened();
                     let fd = super::session::open(0, 0, port, peer);
                     super::event_loop::spawn(super::http::conn::serve(
-                        stream,
+                        super::tls::NetStream::Plain(stream),
                         peer,
                         fd,
                         port,
+                        None,
                         ctx.clone(),
                     ));
                 }

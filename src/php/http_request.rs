@@ -222,6 +222,7 @@ impl Request {
             server_port: 0,
             time: 0.0,
             master_time: 0,
+            stream_id: 0,
         };
         let mut r = Request::new(req, Rc::new(opts));
         r.created = Some(Box::new(Created {

@@ -47,6 +47,7 @@ fn spent_responder() -> Responder {
         coding: None,
         compression: None,
         outflow: None,
+        compression_types: None,
     });
     r.fail(500);
     r
@@ -280,6 +281,7 @@ impl Response {
                 coding: None,
                 compression: None,
                 outflow: None,
+                compression_types: None,
             });
             crate::engine::event_loop::spawn(async move {
                 if let Ok(resp) = head.await {
