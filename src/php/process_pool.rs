@@ -148,8 +148,27 @@ impl PhpPool {
         } else {
             -1
         };
+        // `workerExit`, as Swoole: at the end of every loop round once the
+        // worker is stopping, until its coroutines are done.
+        let exit_rounds = Rc::new(Cell::new(None::<u64>));
         if co {
-            spawn_stop_watch(stop_fd, Duration::from_secs_f64(p.max_wait_time.get()));
+            let me = PhpPool {
+                obj: self.obj,
+                pool: self.pool,
+            };
+            let id = id as i64;
+            let rounds = exit_rounds.clone();
+            let on_round: Box<dyn Fn()> = Box::new(move || {
+                let mut idz = Zval::new();
+                idz.set_long(id);
+                let _ = me.fire("workerexit", vec![idz], false);
+                rounds.set(Some(event_loop::activity()));
+            });
+            spawn_stop_watch(
+                stop_fd,
+                Duration::from_secs_f64(p.max_wait_time.get()),
+                p.callback("workerexit").map(|_| on_round),
+            );
         }
         let result = if p.ipc_type != SWOOLE_IPC_NONE && has_message {
             self.message_loop(id, stop_fd)
@@ -159,6 +178,15 @@ impl PhpPool {
         } else {
             Ok(())
         };
+        // The last round (the one the coroutines ended in) gets its call too.
+        if exit_rounds
+            .get()
+            .is_some_and(|seen| seen != event_loop::activity())
+        {
+            let mut idz = Zval::new();
+            idz.set_long(id as i64);
+            let _ = self.fire("workerexit", vec![idz], false);
+        }
         if let Err(e) = result {
             return exit_code(e);
         }
@@ -348,7 +376,7 @@ fn read_exact(fd: RawFd, n: usize) -> Option<Vec<u8>> {
 /// In a coroutine worker: after SIGTERM (or `stop()`) `workerRunning` is
 /// false, so the coroutines can finish and the loop end by itself; what is
 /// still running after `max_wait` is left behind (the loop is stopped).
-fn spawn_stop_watch(stop_fd: RawFd, max_wait: Duration) {
+fn spawn_stop_watch(stop_fd: RawFd, max_wait: Duration, on_round: Option<Box<dyn Fn()>>) {
     if stop_fd < 0 {
         return;
     }
@@ -365,7 +393,23 @@ fn spawn_stop_watch(stop_fd: RawFd, max_wait: Duration) {
         };
         loop {
             if pool::worker_stopping() {
-                tokio::time::sleep(max_wait).await;
+                let deadline = tokio::time::Instant::now() + max_wait;
+                if let Some(f) = &on_round {
+                    // Once now (the round SIGTERM ended), then after every
+                    // round until the deadline.
+                    loop {
+                        f();
+                        let seen = event_loop::activity();
+                        if tokio::time::timeout_at(deadline, event_loop::next_round(seen))
+                            .await
+                            .is_err()
+                        {
+                            break;
+                        }
+                    }
+                } else {
+                    tokio::time::sleep_until(deadline).await;
+                }
                 event_loop::request_exit();
                 return;
             }
