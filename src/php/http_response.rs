@@ -34,9 +34,10 @@ impl Response {
 
 thread_local! {
     /// Responses `detach()`ed in this worker, by connection, until
-    /// `Response::create($fd)` picks one up.
-    static DETACHED: std::cell::RefCell<std::collections::HashMap<i64, Responder>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    /// `Response::create($fd)` picks one up. Boxed: the dlopen()ed
+    /// extension has little static TLS room (tools/tls-check.sh).
+    static DETACHED: Box<std::cell::RefCell<std::collections::HashMap<i64, Responder>>> =
+        Box::new(std::cell::RefCell::new(std::collections::HashMap::new()));
 }
 
 /// A responder that refuses every call (what a detached object keeps).
