@@ -88,12 +88,18 @@ pub struct WorkerCtx {
 }
 
 impl WorkerCtx {
-    /// A context outside any server process (`Coroutine\Http\Server` in
-    /// the script's own process): no master, no retiring, no stats slot.
-    pub fn standalone(cfg: Rc<ServerConfig>, hooks: Rc<dyn Hooks>, server_port: u16) -> Rc<Self> {
+    /// A fresh context in state `state`; `request_limit` 0 means none.
+    fn new(
+        id: usize,
+        cfg: Rc<ServerConfig>,
+        hooks: Rc<dyn Hooks>,
+        server_port: u16,
+        request_limit: u64,
+        state: WorkerState,
+    ) -> Rc<Self> {
         let (shutdown, _) = watch::channel(false);
         Rc::new(WorkerCtx {
-            id: 0,
+            id,
             cfg,
             hooks,
             server_port,
@@ -104,12 +110,19 @@ impl WorkerCtx {
             conns: Cell::new(0),
             drained: Notify::new(),
             requests: Cell::new(0),
-            request_limit: 0,
-            retiring: Cell::new(true),
+            request_limit,
+            // Outside a server process nothing replaces us: never retire.
+            retiring: Cell::new(state == WorkerState::Ready),
             stop_self: Cell::new(false),
-            state: Cell::new(WorkerState::Ready),
+            state: Cell::new(state),
             wake: Notify::new(),
         })
+    }
+
+    /// A context outside any server process (`Coroutine\Http\Server` in
+    /// the script's own process): no master, no retiring, no stats slot.
+    pub fn standalone(cfg: Rc<ServerConfig>, hooks: Rc<dyn Hooks>, server_port: u16) -> Rc<Self> {
+        Self::new(0, cfg, hooks, server_port, 0, WorkerState::Ready)
     }
 
     pub fn poison(&self, code: i32) {
@@ -511,25 +524,14 @@ pub async fn serve_ports(
     stop: impl std::future::Future<Output = ()>,
 ) -> i32 {
     let server_port = ports.first().map(|p| p.socket.local_port()).unwrap_or(0);
-    let (shutdown, _) = watch::channel(false);
-    let ctx = Rc::new(WorkerCtx {
+    let ctx = WorkerCtx::new(
         id,
-        cfg: cfg.clone(),
-        hooks: hooks.clone(),
+        cfg.clone(),
+        hooks.clone(),
         server_port,
-        shutdown,
-        poisoned: Cell::new(None),
-        poisoned_at: Cell::new(None),
-        poison_note: Notify::new(),
-        conns: Cell::new(0),
-        drained: Notify::new(),
-        requests: Cell::new(0),
-        request_limit: request_limit(&cfg),
-        retiring: Cell::new(false),
-        stop_self: Cell::new(false),
-        state: Cell::new(WorkerState::Starting),
-        wake: Notify::new(),
-    });
+        request_limit(&cfg),
+        WorkerState::Starting,
+    );
     // onBufferFull / onBufferEmpty, from any connection's output bound.
     let weak = Rc::downgrade(&ctx);
     crate::engine::outflow::set_sink(Some(Rc::new(move |fd, full| {

@@ -40,16 +40,22 @@ thread_local! {
         Box::new(std::cell::RefCell::new(std::collections::HashMap::new()));
 }
 
-/// A responder that refuses every call (what a detached object keeps).
-fn spent_responder() -> Responder {
-    let (r, _head) = Responder::new(RespContext {
+/// A response context with nothing negotiated: no keep-alive, no
+/// compression, no output bound.
+fn bare_context() -> RespContext {
+    RespContext {
         is_head: false,
         keep_alive: false,
         coding: None,
         compression: None,
         outflow: None,
         compression_types: None,
-    });
+    }
+}
+
+/// A responder that refuses every call (what a detached object keeps).
+fn spent_responder() -> Responder {
+    let (r, _head) = Responder::new(bare_context());
     r.fail(500);
     r
 }
@@ -276,14 +282,7 @@ impl Response {
             // A raw TCP connection of this worker (`onReceive`): the
             // response goes out through `send()`; the connection stays open
             // (as Swoole's).
-            let (r, head) = Responder::new(RespContext {
-                is_head: false,
-                keep_alive: false,
-                coding: None,
-                compression: None,
-                outflow: None,
-                compression_types: None,
-            });
+            let (r, head) = Responder::new(bare_context());
             crate::engine::event_loop::spawn(async move {
                 if let Ok(resp) = head.await {
                     if let Ok(bytes) = held::http1_bytes(resp, false).await {
