@@ -22,6 +22,22 @@ function rss_kb(): int
 
 $GLOBALS['st'] = ['ok' => 0, 'fail' => 0, 'err' => 0, 'full' => 0, 'empty' => 0, 'done' => false];
 
+/** Sends $n times with $send until it fails; the counts (and the error of the failure) go to /status. */
+function flood(int $n, callable $send): void
+{
+    $GLOBALS['st'] = ['ok' => 0, 'fail' => 0, 'err' => 0, 'full' => 0, 'empty' => 0, 'done' => false];
+    for ($i = 0; $i < $n; $i++) {
+        if ($send()) {
+            $GLOBALS['st']['ok']++;
+        } else {
+            $GLOBALS['st']['fail']++;
+            $GLOBALS['st']['err'] = swoole_last_error();
+            break;
+        }
+    }
+    $GLOBALS['st']['done'] = true;
+}
+
 $srv->on('bufferFull', function ($s, $fd) { $GLOBALS['st']['full']++; });
 $srv->on('bufferEmpty', function ($s, $fd) { $GLOBALS['st']['empty']++; });
 
@@ -47,17 +63,7 @@ $srv->on('request', function (Swoole\Http\Request $req, Swoole\Http\Response $re
         case '/flood':
             $n = (int) ($req->get['n'] ?? 100);
             $chunk = str_repeat('x', (int) ($req->get['size'] ?? 65536));
-            $GLOBALS['st'] = ['ok' => 0, 'fail' => 0, 'err' => 0, 'full' => 0, 'empty' => 0, 'done' => false];
-            for ($i = 0; $i < $n; $i++) {
-                if ($resp->write($chunk)) {
-                    $GLOBALS['st']['ok']++;
-                } else {
-                    $GLOBALS['st']['fail']++;
-                    $GLOBALS['st']['err'] = swoole_last_error();
-                    break;
-                }
-            }
-            $GLOBALS['st']['done'] = true;
+            flood($n, fn() => $resp->write($chunk));
             $resp->end();
             break;
         case '/slow':
@@ -98,17 +104,7 @@ $srv->on('message', function ($s, $frame) {
     $p = explode(' ', (string) $frame->data);
     if ($p[0] === 'flood') {
         $chunk = str_repeat('y', (int) $p[2]);
-        $GLOBALS['st'] = ['ok' => 0, 'fail' => 0, 'err' => 0, 'full' => 0, 'empty' => 0, 'done' => false];
-        for ($i = 0; $i < (int) $p[1]; $i++) {
-            if ($s->push($frame->fd, $chunk, WEBSOCKET_OPCODE_BINARY)) {
-                $GLOBALS['st']['ok']++;
-            } else {
-                $GLOBALS['st']['fail']++;
-                $GLOBALS['st']['err'] = swoole_last_error();
-                break;
-            }
-        }
-        $GLOBALS['st']['done'] = true;
+        flood((int) $p[1], fn() => $s->push($frame->fd, $chunk, WEBSOCKET_OPCODE_BINARY));
     } else {
         $s->push($frame->fd, (string) $frame->data);
     }
@@ -123,17 +119,7 @@ if (!empty($argv[4])) {
             return;
         }
         $chunk = str_repeat('z', (int) $p[2]);
-        $GLOBALS['st'] = ['ok' => 0, 'fail' => 0, 'err' => 0, 'full' => 0, 'empty' => 0, 'done' => false];
-        for ($i = 0; $i < (int) $p[1]; $i++) {
-            if ($s->send($fd, $chunk)) {
-                $GLOBALS['st']['ok']++;
-            } else {
-                $GLOBALS['st']['fail']++;
-                $GLOBALS['st']['err'] = swoole_last_error();
-                break;
-            }
-        }
-        $GLOBALS['st']['done'] = true;
+        flood((int) $p[1], fn() => $s->send($fd, $chunk));
     });
 }
 $srv->start();
