@@ -2,10 +2,11 @@
 //! forks a worker again when it exits (or detaches), restarts them all on
 //! SIGUSR1, and stops them on SIGTERM/SIGINT or `shutdown()`.
 //!
-//! Like the server's supervisor (`engine::process`) the master runs no event
-//! loop and starts no thread: it sleeps in `poll()` on a self-pipe its signal
-//! handlers write to, and on a notice pipe on which workers announce that
-//! they detached. States of a worker: Running -> (exited: Respawn, or gone
+//! Like the server's supervisor (`engine::process`) the master starts no
+//! thread: it sleeps in `poll()` on a self-pipe its signal handlers write
+//! to, and on a notice pipe on which workers announce that they detached;
+//! between rounds it lets the PHP layer run the master's own timers
+//! (`PoolHooks::run_events`). States of a worker: Running -> (exited: Respawn, or gone
 //! while stopping) and Running -> Detached (forgotten, replaced at once).
 
 use std::collections::HashMap;
