@@ -57,8 +57,13 @@ fn str_zval(s: &str) -> Zval {
     bytes_zval(s.as_bytes())
 }
 
-pub fn gethostbyname(host: &str, family: i64, t: f64) -> PhpResult<Zval> {
+/// The first address of `host` (`gethostbyname`, `dnsLookup`), false with
+/// Swoole's warning for an empty name; `dnsLookup` also sets the last error.
+fn first_address(host: &str, family: i64, t: f64, set_error: bool) -> PhpResult<Zval> {
     if host.is_empty() {
+        if set_error {
+            set_last_error(super::errors::SWOOLE_ERROR_INVALID_PARAMS);
+        }
         ext_php_rs::error::php_error(
             &ext_php_rs::flags::ErrorType::Warning,
             "domain name is empty",
@@ -71,19 +76,12 @@ pub fn gethostbyname(host: &str, family: i64, t: f64) -> PhpResult<Zval> {
     })
 }
 
+pub fn gethostbyname(host: &str, family: i64, t: f64) -> PhpResult<Zval> {
+    first_address(host, family, t, false)
+}
+
 pub fn dns_lookup(host: &str, t: f64, family: i64) -> PhpResult<Zval> {
-    if host.is_empty() {
-        set_last_error(super::errors::SWOOLE_ERROR_INVALID_PARAMS);
-        ext_php_rs::error::php_error(
-            &ext_php_rs::flags::ErrorType::Warning,
-            "domain name is empty",
-        );
-        return Ok(false_zval());
-    }
-    Ok(match lookup(host, family, t)? {
-        Some(v) => str_zval(&v[0]),
-        None => false_zval(),
-    })
+    first_address(host, family, t, true)
 }
 
 pub fn getaddrinfo(host: &str, family: i64, t: f64) -> PhpResult<Zval> {
