@@ -29,7 +29,7 @@ where
     }
     let slot: Rc<Cell<Option<F::Output>>> = Rc::new(Cell::new(None));
     let out = Rc::clone(&slot);
-    event_loop::spawn(async move {
+    let task = event_loop::spawn(async move {
         let v = fut.await;
         out.set(Some(v));
         // The task only runs once the coroutine has suspended below (the
@@ -44,7 +44,8 @@ where
         }
         if super::is_canceled() {
             // `Coroutine::cancel()` with no hook for this wait: give up on
-            // it (the task runs to its end; its output is dropped).
+            // it (its task goes too, so it keeps no loop alive).
+            task.abort();
             return Err(Error::Fiber);
         }
         // Woken by someone else (a stray `Io` resume): keep waiting.

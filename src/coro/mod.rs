@@ -388,8 +388,18 @@ fn finish(cid: Cid) -> Option<Fiber> {
         let fiber = s.coros.remove(&cid).and_then(|c| c.fiber);
         (fiber, std::mem::take(&mut s.join_waiters))
     });
-    for j in joiners {
-        resume_kind(j, WaitKind::Join, Wake::Resumed);
+    if !joiners.is_empty() {
+        // As Swoole: joiners resume from the loop (a deferred callback queued
+        // before may cancel them first).
+        event_loop::spawn(async move {
+            // Two turns: a deferred callback's task, queued just before,
+            // takes one turn before it runs.
+            tokio::task::yield_now().await;
+            tokio::task::yield_now().await;
+            for j in joiners {
+                resume_kind(j, WaitKind::Join, Wake::Resumed);
+            }
+        });
     }
     event_loop::wake();
     fiber
@@ -609,7 +619,7 @@ pub fn sleep(d: Duration) -> Result<(), Error> {
         return Err(Error::SwitchBlocked);
     }
     let seq_before = S.with(|s| s.borrow().seq);
-    event_loop::spawn(async move {
+    let task = event_loop::spawn(async move {
         tokio::time::sleep(d).await;
         // Only the wait this sleep started (seq_before + 1).
         let ours = S.with(|s| {
@@ -621,7 +631,10 @@ pub fn sleep(d: Duration) -> Result<(), Error> {
             resume_with(cid, Wake::Resumed);
         }
     });
-    wait(WaitKind::Sleep, None).map(|_| ())
+    let r = wait(WaitKind::Sleep, None).map(|_| ());
+    // A canceled sleep must not keep the loop alive until its deadline.
+    task.abort();
+    r
 }
 
 /// `Coroutine::join()`: waits until every cid in `cids` has ended.
@@ -649,7 +662,7 @@ pub fn join(cids: &[Cid], timeout: Option<Duration>) -> Result<bool, Error> {
         S.with(|s| s.borrow_mut().join_waiters.push(me));
         if wait(WaitKind::Join, left)? == Wake::Timeout {
             S.with(|s| s.borrow_mut().join_waiters.retain(|c| *c != me));
-            if set.iter().any(|c| exists(*c)) {
+            if is_canceled() || set.iter().any(|c| exists(*c)) {
                 return Ok(false);
             }
         }

@@ -113,7 +113,11 @@ impl Channel {
                 return Ok(false);
             }
             if wake == Wake::Timeout && self.queue.borrow().len() as i64 >= self.capacity {
-                self.err_code.set(SWOOLE_CHANNEL_TIMEOUT);
+                self.err_code.set(if coro::is_canceled() {
+                    SWOOLE_CHANNEL_CANCELED
+                } else {
+                    SWOOLE_CHANNEL_TIMEOUT
+                });
                 return Ok(false);
             }
         }
@@ -143,6 +147,8 @@ impl Channel {
             if wake == Wake::Timeout && self.queue.borrow().is_empty() {
                 self.err_code.set(if self.closed.get() {
                     SWOOLE_CHANNEL_CLOSED
+                } else if coro::is_canceled() {
+                    SWOOLE_CHANNEL_CANCELED
                 } else {
                     SWOOLE_CHANNEL_TIMEOUT
                 });

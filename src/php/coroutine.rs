@@ -21,11 +21,11 @@ use super::boundary::{self, CallError};
 /// `SWOOLE_ERROR_CO_CANNOT_CANCEL`.
 const SWOOLE_ERROR_CO_CANNOT_CANCEL: i64 = 10015;
 /// `SWOOLE_ERROR_CO_CANCELED`.
-const SWOOLE_ERROR_CO_CANCELED: i64 = 10017;
+pub const SWOOLE_ERROR_CO_CANCELED: i64 = 10017;
 
 use super::errors::{
     set_last_error, SWOOLE_ERROR_CO_NOT_EXISTS, SWOOLE_ERROR_CO_TIMEDOUT,
-    SWOOLE_ERROR_INVALID_PARAMS,
+    SWOOLE_ERROR_INVALID_PARAMS, SWOOLE_ERROR_WRONG_OPERATION,
 };
 use super::exception::{error_ce, type_error};
 use crate::coro::{self, Cid, CidMap, WaitKind, Wake};
@@ -196,6 +196,22 @@ pub fn run_loop() -> bool {
         return false;
     }
     coro::run_loop();
+    // `exit_condition`: the loop ends only once it says so (until then the
+    // process idles, checking it every 10 ms, as Swoole's reactor does).
+    while let Some(cond) = EXIT_CONDITION.with(|c| c.borrow().as_ref().map(Zval::shallow_clone)) {
+        let done = boundary::call(&cond, &mut [])
+            .map(|r| {
+                r.bool()
+                    .or_else(|| r.long().map(|n| n != 0))
+                    .unwrap_or(false)
+            })
+            .unwrap_or(true);
+        if done {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        coro::run_loop();
+    }
     LOOP_RUNNING.with(|r| r.set(false));
     // Coroutines that can never wake; each is reported once.
     let stuck = coro::newly_stuck();
@@ -341,6 +357,9 @@ fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
         coro::Error::SwitchBlocked => switch_blocked_error(),
         _ => need_coroutine(api),
     })?;
+    if let Some(e) = take_canceled_exception() {
+        return Err(e);
+    }
     if coro::is_canceled() {
         set_last_error(SWOOLE_ERROR_CO_CANCELED);
         return Ok(false);
@@ -348,9 +367,49 @@ fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
     Ok(true)
 }
 
+thread_local! {
+    /// `Coroutine::set(['exit_condition' => fn])`.
+    static EXIT_CONDITION: std::cell::RefCell<Option<Zval>> = const { std::cell::RefCell::new(None) };
+    /// Coroutines some `Coroutine::join()` waits for (one joiner each).
+    static JOINED: std::cell::RefCell<std::collections::HashSet<i64>> =
+        std::cell::RefCell::new(std::collections::HashSet::new());
+    /// Coroutines canceled with `throw_exception`: their wait ends with a
+    /// `Swoole\Coroutine\CanceledException`.
+    static THROW_ON_RESUME: std::cell::RefCell<std::collections::HashSet<i64>> =
+        std::cell::RefCell::new(std::collections::HashSet::new());
+}
+
+/// The `CanceledException` owed to the running coroutine, if any.
+fn take_canceled_exception() -> Option<PhpException> {
+    let cid = coro::current();
+    if !THROW_ON_RESUME.with(|t| t.borrow_mut().remove(&cid)) {
+        return None;
+    }
+    let ce = super::socket_coro::CANCELED
+        .get()
+        .map_or_else(error_ce, |c| c.0);
+    Some(PhpException::new(String::new(), 0, ce))
+}
+
+/// `Coroutine::yield()`/`suspend()`: false (last error
+/// `SWOOLE_ERROR_CO_CANCELED`) when `Coroutine::cancel()` ended the wait.
+fn user_wait(api: &str) -> PhpResult<bool> {
+    let w = coro::wait(WaitKind::User, None).map_err(|_| need_coroutine(api))?;
+    if let Some(e) = take_canceled_exception() {
+        return Err(e);
+    }
+    if w != Wake::Resumed && coro::is_canceled() {
+        set_last_error(SWOOLE_ERROR_CO_CANCELED);
+        return Ok(false);
+    }
+    Ok(w == Wake::Resumed)
+}
+
 /// `Coroutine::cancel()`.
 fn cancel_impl(cid: i64, throw_exception: bool) -> bool {
-    let _ = throw_exception;
+    if throw_exception && coro::exists(cid) && cid != coro::current() {
+        THROW_ON_RESUME.with(|t| t.borrow_mut().insert(cid));
+    }
     match coro::cancel(cid) {
         Ok(()) => true,
         Err(coro::CancelError::NotExists) => {
@@ -420,7 +479,7 @@ impl Coroutine {
         }
         let mut arr = Zval::new();
         arr.set_hashtable(ht);
-        new_object("ArrayIterator", vec![&arr]).unwrap_or(arr)
+        new_object("Swoole\\Coroutine\\Iterator", vec![&arr]).unwrap_or(arr)
     }
 
     pub fn stats() -> Zval {
@@ -534,15 +593,11 @@ impl Coroutine {
     /// Suspends the current coroutine until `resume($cid)`.
     #[php(name = "yield")]
     pub fn yield_() -> PhpResult<bool> {
-        coro::wait(WaitKind::User, None)
-            .map(|w| w == Wake::Resumed)
-            .map_err(|_| need_coroutine("Swoole\\Coroutine::yield()"))
+        user_wait("Swoole\\Coroutine::yield()")
     }
 
     pub fn suspend() -> PhpResult<bool> {
-        coro::wait(WaitKind::User, None)
-            .map(|w| w == Wake::Resumed)
-            .map_err(|_| need_coroutine("Swoole\\Coroutine::suspend()"))
+        user_wait("Swoole\\Coroutine::suspend()")
     }
 
     pub fn resume(cid: i64) -> bool {
@@ -560,14 +615,47 @@ impl Coroutine {
     /// Waits for every cid in `$cid_array` to end; false on timeout (and
     /// when none of them is running: nothing to wait for).
     pub fn join(cid_array: Vec<i64>, timeout: Option<f64>) -> PhpResult<bool> {
-        if !cid_array.iter().any(|c| coro::exists(*c)) {
+        if coro::current() < 0 {
+            return Err(need_coroutine("Swoole\\Coroutine::join()"));
+        }
+        if cid_array.is_empty() {
             set_last_error(SWOOLE_ERROR_INVALID_PARAMS);
             return Ok(false);
         }
-        let done = coro::join(&cid_array, timeout.and_then(timeout_of))
-            .map_err(|_| need_coroutine("Swoole\\Coroutine::join()"))?;
+        // As Swoole: joining self, or a coroutine another join already
+        // waits for, is a wrong operation; cids that do not exist are skipped.
+        if cid_array.contains(&coro::current()) {
+            set_last_error(SWOOLE_ERROR_WRONG_OPERATION);
+            return Ok(false);
+        }
+        let live: Vec<i64> = cid_array
+            .iter()
+            .copied()
+            .filter(|c| coro::exists(*c))
+            .collect();
+        if JOINED.with(|j| live.iter().any(|c| j.borrow().contains(c))) {
+            set_last_error(SWOOLE_ERROR_WRONG_OPERATION);
+            return Ok(false);
+        }
+        if live.is_empty() {
+            set_last_error(SWOOLE_ERROR_INVALID_PARAMS);
+            return Ok(false);
+        }
+        JOINED.with(|j| j.borrow_mut().extend(live.iter().copied()));
+        let r = coro::join(&live, timeout.and_then(timeout_of));
+        JOINED.with(|j| {
+            let mut j = j.borrow_mut();
+            for c in &live {
+                j.remove(c);
+            }
+        });
+        let done = r.map_err(|_| need_coroutine("Swoole\\Coroutine::join()"))?;
         if !done {
-            set_last_error(SWOOLE_ERROR_CO_TIMEDOUT);
+            set_last_error(if coro::is_canceled() {
+                SWOOLE_ERROR_CO_CANCELED
+            } else {
+                SWOOLE_ERROR_CO_TIMEDOUT
+            });
         }
         Ok(done)
     }
@@ -604,6 +692,15 @@ impl Coroutine {
             if let Some(n) = options.get(key).and_then(Zval::long) {
                 coro::set_max(n.max(0) as usize);
             }
+        }
+        if let Some(v) = options.get("exit_condition") {
+            let cond = v.is_callable().then(|| v.shallow_clone());
+            EXIT_CONDITION.with(|c| *c.borrow_mut() = cond);
+        }
+        if let Some(v) = options.get("enable_coroutine") {
+            super::timer::set_enable_coroutine(
+                v.bool().or(v.long().map(|n| n != 0)).unwrap_or(true),
+            );
         }
     }
 
@@ -909,5 +1006,6 @@ pub fn shutdown() {
     // not find the tables borrowed.
     let tables = TABLES.with(|t| std::mem::take(&mut *t.borrow_mut()));
     drop(tables);
+    drop(EXIT_CONDITION.with(|c| c.borrow_mut().take()));
     coro::shutdown();
 }

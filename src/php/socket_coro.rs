@@ -1360,6 +1360,9 @@ pub fn send_file_impl(c: &Core, file: &str, offset: i64, length: i64) -> PhpResu
     Ok(true)
 }
 
+/// `Swoole\Coroutine\CanceledException` (`Coroutine::cancel($cid, true)`).
+pub static CANCELED: std::sync::OnceLock<CeRef> = std::sync::OnceLock::new();
+
 pub fn register_classes(short: bool) -> ext_php_rs::error::Result<()> {
     let e = super::internal_subclass(
         "Swoole\\Coroutine\\Socket\\Exception",
@@ -1371,6 +1374,7 @@ pub fn register_classes(short: bool) -> ext_php_rs::error::Result<()> {
         (ext_php_rs::zend::ce::exception, "Exception"),
     )?;
     super::make_final(canceled);
+    let _ = CANCELED.set(CeRef(canceled));
     if short {
         let ce = <Socket as RegisteredClass>::get_metadata().ce();
         super::class_alias("Co\\Socket", ce);

@@ -27,6 +27,16 @@ fn need() -> PhpResult<()> {
     Ok(())
 }
 
+/// Sets the last error of a failed wait: `SWOOLE_ERROR_CO_CANCELED` when
+/// `Coroutine::cancel()` ended it, else `code` (0: leave it).
+fn fail(code: i64) {
+    if coro::is_canceled() {
+        set_last_error(super::coroutine::SWOOLE_ERROR_CO_CANCELED);
+    } else if code != 0 {
+        set_last_error(code);
+    }
+}
+
 fn timeout(t: f64) -> Option<Duration> {
     (t > 0.0 && t.is_finite()).then(|| Duration::from_secs_f64(t))
 }
@@ -43,11 +53,11 @@ fn lookup(host: &str, family: i64, t: f64) -> PhpResult<Option<Vec<String>>> {
     match r {
         Ok(ips) if !ips.is_empty() => Ok(Some(ips.iter().map(ToString::to_string).collect())),
         Err(e) if e.raw_os_error() == Some(libc::ETIMEDOUT) => {
-            set_last_error(ERR_DNS_TIMEOUT);
+            fail(ERR_DNS_TIMEOUT);
             Ok(None)
         }
         _ => {
-            set_last_error(ERR_DNS_FAILED);
+            fail(ERR_DNS_FAILED);
             Ok(None)
         }
     }
@@ -192,10 +202,13 @@ pub fn wait_pid(pid: i64, t: f64) -> PhpResult<Zval> {
     match coro::io::run(job) {
         Ok(Ok((p, code, sig))) => Ok(status_array(i64::from(p), i64::from(code), i64::from(sig))),
         Ok(Err(e)) => {
-            set_last_error(i64::from(e.raw_os_error().unwrap_or(libc::ECHILD)));
+            fail(i64::from(e.raw_os_error().unwrap_or(libc::ECHILD)));
             Ok(false_zval())
         }
-        Err(_) => Ok(false_zval()),
+        Err(_) => {
+            fail(0);
+            Ok(false_zval())
+        }
     }
 }
 
@@ -267,7 +280,7 @@ pub fn wait_signal(signals: &Zval, t: f64) -> PhpResult<Zval> {
             Ok(z)
         }
         _ => {
-            set_last_error(i64::from(libc::ETIMEDOUT));
+            fail(i64::from(libc::ETIMEDOUT));
             Ok(false_zval())
         }
     }
