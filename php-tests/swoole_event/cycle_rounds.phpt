@@ -1,5 +1,5 @@
 --TEST--
-swoole_event: Event::cycle() runs once at the end of each loop round that ran something (not on a clock), outside a coroutine; cycle(null) with none set is false
+swoole_event: Event::cycle() runs once at the end of each loop round that ran something (not on a clock), in a coroutine (as Swoole); cycle(null) with none set is false
 --SKIPIF--
 <?php require __DIR__ . '/../include/skipif.inc'; ?>
 --FILE--
@@ -10,7 +10,8 @@ use Swoole\Timer;
 var_dump(Event::cycle(null));
 $n = 0;
 Event::cycle(function () use (&$n) {
-    echo "cycle $n cid=", Co::getCid(), "\n";
+    // As Swoole: each round's call runs in a coroutine of its own.
+    echo "cycle $n in a coroutine: ", var_export(Co::getCid() > 0, true), "\n";
     if (++$n === 3) {
         var_dump(Event::cycle(null));
     }
@@ -29,11 +30,11 @@ echo "end $n\n";
 ?>
 --EXPECT--
 bool(false)
-cycle 0 cid=-1
+cycle 0 in a coroutine: true
 timer 1
 defer
-cycle 1 cid=-1
+cycle 1 in a coroutine: true
 timer 2
-cycle 2 cid=-1
+cycle 2 in a coroutine: true
 bool(true)
 end 3

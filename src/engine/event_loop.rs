@@ -105,6 +105,12 @@ thread_local! {
     static SCRIPT_RT: Cell<Option<&'static tokio::runtime::Runtime>> = const { Cell::new(None) };
 }
 
+/// In a forked child: the parent's runtime (its epoll descriptor is shared
+/// with the parent) is left alone; the next loop builds a runtime of its own.
+pub fn forget_runtime() {
+    SCRIPT_RT.with(|c| c.set(None));
+}
+
 fn script_runtime() -> Option<&'static tokio::runtime::Runtime> {
     if let Some(rt) = SCRIPT_RT.with(Cell::get) {
         return Some(rt);

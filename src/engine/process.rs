@@ -292,6 +292,8 @@ impl Master<'_> {
         match unsafe { fork() } {
             Ok(ForkResult::Child) => {
                 WAKE_WR.store(-1, Ordering::SeqCst);
+                super::timer::forget_inherited();
+                super::event_loop::forget_runtime();
                 // Workers take SIGTERM/SIGINT through tokio; reload signals
                 // are the master's business.
                 for sig in master_signals() {
@@ -683,6 +685,9 @@ impl Master<'_> {
         if let Some(d) = self.stopping {
             next = next.min(d);
         }
+        if super::timer::pending() > 0 {
+            next = next.min(Instant::now() + Duration::from_millis(5));
+        }
         let left = next.saturating_duration_since(Instant::now());
         (left.as_millis() as i32).clamp(1, 500)
     }
@@ -867,6 +872,8 @@ fn run_process_mode(cfg: &ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
         Ok(ForkResult::Child) => {
             drop(channel);
             drop(tcp);
+            super::timer::forget_inherited();
+            super::event_loop::forget_runtime();
             MANAGER_PID.store(std::process::id() as i32, Ordering::Relaxed);
             log::set_role(Role::Manager, 0);
             // A master that dies without stopping us must not leave an
@@ -1041,5 +1048,10 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
             super::user_process::dispatch_now();
         }
         m.drain_wake();
+        // Timers of onStart (BASE mode) and onManagerStart: fired here,
+        // between rounds (`poll_timeout` is short while any is pending).
+        if super::timer::pending() > 0 {
+            super::event_loop::run_for(Duration::from_millis(1));
+        }
     }
 }

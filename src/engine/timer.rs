@@ -28,6 +28,8 @@ pub struct TimerInfo {
 struct Entry {
     info: TimerInfo,
     abort: Option<AbortHandle>,
+    /// When it fires next.
+    at: Instant,
 }
 
 thread_local! {
@@ -70,6 +72,25 @@ fn since_start_ms() -> i64 {
     born.elapsed().as_millis() as i64
 }
 
+/// Waits while another live timer is due before this one (an earlier
+/// deadline, or the same one and created first): timers fire in Swoole's
+/// heap order even when the loop wakes them in another order (same loop
+/// round, or another thread driving the clock). Gives up after 20 ms.
+async fn in_deadline_order(deadline: Instant, id: TimerId) {
+    let give_up = deadline + Duration::from_millis(20);
+    loop {
+        let earlier = TABLE.with(|t| {
+            t.borrow()
+                .iter()
+                .any(|(k, e)| *k != id && !e.info.removed && (e.at, *k) < (deadline, id))
+        });
+        if !earlier || Instant::now() >= give_up {
+            return;
+        }
+        tokio::task::yield_now().await;
+    }
+}
+
 /// Starts a timer: `cb(id)` after `interval`, and every `interval` after that
 /// when `repeat`. Returns the id (> 0).
 pub fn add(interval: Duration, repeat: bool, cb: Rc<dyn Fn(TimerId)>) -> TimerId {
@@ -92,6 +113,7 @@ pub fn add(interval: Duration, repeat: bool, cb: Rc<dyn Fn(TimerId)>) -> TimerId
                     removed: false,
                 },
                 abort: None,
+                at: first,
             },
         )
     });
@@ -100,6 +122,7 @@ pub fn add(interval: Duration, repeat: bool, cb: Rc<dyn Fn(TimerId)>) -> TimerId
         let mut next = first;
         loop {
             tokio::time::sleep_until(next.into()).await;
+            in_deadline_order(next, id).await;
             let alive = TABLE.with(|t| match t.borrow_mut().get_mut(&id) {
                 Some(e) if !e.info.removed => {
                     e.info.exec_count += 1;
@@ -118,14 +141,16 @@ pub fn add(interval: Duration, repeat: bool, cb: Rc<dyn Fn(TimerId)>) -> TimerId
                 break;
             }
             next += interval;
-            // A callback slower than the interval: skip the missed beats.
+            // A callback slower than the interval: skip the missed beats,
+            // keeping the tick's phase (as Swoole's timer does).
             let now = Instant::now();
-            if next < now {
-                next = now + interval;
+            while next < now && !interval.is_zero() {
+                next += interval;
             }
             TABLE.with(|t| {
                 if let Some(e) = t.borrow_mut().get_mut(&id) {
                     e.info.exec_msec = since_start_ms() + interval.as_millis() as i64;
+                    e.at = next;
                 }
             });
         }
@@ -190,6 +215,17 @@ pub fn list() -> Vec<TimerId> {
             .map(|(id, _)| *id)
             .collect()
     })
+}
+
+/// After fork, in a server's worker or manager: the timers the parent
+/// created stay the parent's (as Swoole frees them in a forked child).
+pub fn forget_inherited() {
+    let entries = TABLE.with(|t| std::mem::take(&mut *t.borrow_mut()));
+    for (_, e) in entries {
+        if let Some(a) = e.abort {
+            a.abort();
+        }
+    }
 }
 
 /// Live timers: a reason to keep a loop (or a draining worker) running.

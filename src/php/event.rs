@@ -139,7 +139,16 @@ impl Event {
                     {
                         let cb = CYCLE.with(|c| c.borrow().as_ref().map(Zval::shallow_clone));
                         let Some(cb) = cb else { break };
-                        drop(boundary::call(&cb, &mut []));
+                        if super::timer::coroutine_enabled() {
+                            // As Swoole: each round's call runs in a coroutine.
+                            let _ = super::coroutine::spawn(super::coroutine::Job {
+                                callable: cb,
+                                args: Vec::new(),
+                                done: None,
+                            });
+                        } else {
+                            drop(boundary::call(&cb, &mut []));
+                        }
                     }
                     // Its own call counts too: the next round starts after it.
                     event_loop::next_round(event_loop::activity()).await;

@@ -398,6 +398,59 @@ pub fn swoole_event_defer(callback: &Zval) -> PhpResult<bool> {
 }
 
 #[php_function]
+#[php(defaults(events = 512))]
+pub fn swoole_event_add(
+    fd: &Zval,
+    read_callback: Option<&Zval>,
+    write_callback: Option<&Zval>,
+    events: i64,
+) -> PhpResult<Zval> {
+    Event::add(fd, read_callback, write_callback, events)
+}
+
+#[php_function]
+pub fn swoole_event_del(fd: &Zval) -> bool {
+    Event::del(fd)
+}
+
+#[php_function]
+#[php(defaults(events = 0))]
+pub fn swoole_event_set(
+    fd: &Zval,
+    read_callback: Option<&Zval>,
+    write_callback: Option<&Zval>,
+    events: i64,
+) -> PhpResult<bool> {
+    Event::set(fd, read_callback, write_callback, events)
+}
+
+#[php_function]
+#[php(defaults(events = 1536))]
+pub fn swoole_event_isset(fd: &Zval, events: i64) -> bool {
+    Event::isset(fd, events)
+}
+
+#[php_function]
+pub fn swoole_event_dispatch() -> bool {
+    Event::dispatch()
+}
+
+#[php_function]
+pub fn swoole_event_write(fd: &Zval, data: &Zval) -> bool {
+    Event::write(fd, data)
+}
+
+#[php_function]
+#[php(defaults(timeout = 60.0, r#type = 2))]
+pub fn swoole_async_dns_lookup_coro(
+    domain_name: &str,
+    timeout: f64,
+    r#type: i64,
+) -> PhpResult<Zval> {
+    super::system_coro::dns_lookup(domain_name, timeout, r#type)
+}
+
+#[php_function]
 pub fn swoole_event_exit() {
     Event::exit();
 }
@@ -453,6 +506,13 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
         .function(wrap_function!(swoole_event_rshutdown))
         .function(wrap_function!(swoole_event_defer))
         .function(wrap_function!(swoole_event_exit))
+        .function(wrap_function!(swoole_event_add))
+        .function(wrap_function!(swoole_event_del))
+        .function(wrap_function!(swoole_event_set))
+        .function(wrap_function!(swoole_event_isset))
+        .function(wrap_function!(swoole_event_dispatch))
+        .function(wrap_function!(swoole_event_write))
+        .function(wrap_function!(swoole_async_dns_lookup_coro))
         .function(wrap_function!(swoole_event_cycle))
         .function(wrap_function!(swoole_timer_info))
         .function(wrap_function!(swoole_timer_list))

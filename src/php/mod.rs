@@ -297,10 +297,30 @@ extern "C" fn rshutdown(_ty: i32, _module_number: i32) -> i32 {
     0
 }
 
+extern "C" {
+    /// SPL's `ArrayIterator` (SPL is always built in, and starts first).
+    static spl_ce_ArrayIterator: *mut ext_php_rs::ffi::zend_class_entry;
+}
+
+fn array_iterator_ce() -> &'static ClassEntry {
+    // SAFETY: SPL sets this pointer at its own module startup, before any
+    // shared extension starts, and never changes it afterwards.
+    unsafe { spl_ce_ArrayIterator.as_ref() }.unwrap_or_else(ext_php_rs::zend::ce::stdclass)
+}
+
 /// What must run after every `#[php_class]` is registered: internal
 /// subclasses and the legacy aliases.
 fn after_classes() -> ext_php_rs::error::Result<()> {
     exception::register_classes()?;
+    // What `Coroutine::list()` and `Timer::list()` return, as in Swoole.
+    internal_subclass(
+        "Swoole\\Coroutine\\Iterator",
+        (array_iterator_ce, "ArrayIterator"),
+    )?;
+    internal_subclass(
+        "Swoole\\Timer\\Iterator",
+        (array_iterator_ce, "ArrayIterator"),
+    )?;
     exit::register_classes()?;
     coroutine::init();
     let short = use_shortname();

@@ -2,7 +2,7 @@
 //! timers; this file keeps each timer's callable and arguments by id, and
 //! runs the callback in a new coroutine, as Swoole does.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
@@ -24,7 +24,20 @@ struct Entry {
 }
 
 thread_local! {
+    /// Timer callbacks run outside any coroutine (`enable_coroutine` off).
+    static PLAIN: Cell<bool> = const { Cell::new(false) };
     static CALLBACKS: Box<RefCell<HashMap<TimerId, Entry>>> = Box::new(RefCell::new(HashMap::new()));
+}
+
+/// `enable_coroutine` of `swoole_async_set()`/`Coroutine::set()`.
+pub fn set_enable_coroutine(on: bool) {
+    PLAIN.with(|p| p.set(!on));
+}
+
+/// False after `enable_coroutine` was turned off: async callbacks (timers,
+/// `Event::cycle`) then run outside any coroutine.
+pub fn coroutine_enabled() -> bool {
+    !PLAIN.with(Cell::get)
 }
 
 fn fire(id: TimerId) {
@@ -53,8 +66,13 @@ fn fire(id: TimerId) {
             done: None,
         })
     });
-    if let Some(job) = job {
-        let _ = coroutine::spawn(job);
+    if let Some(mut job) = job {
+        if PLAIN.with(Cell::get) {
+            // `swoole_async_set(['enable_coroutine' => false])`: no coroutine.
+            let _ = super::boundary::call_void(&job.callable, &mut job.args);
+        } else {
+            let _ = coroutine::spawn(job);
+        }
     }
     // A tick cleared (by its own callback or anyone) no longer needs its callable.
     if !timer::exists(id) {
@@ -147,7 +165,7 @@ impl Timer {
         z
     }
 
-    /// The live timer ids (an `ArrayIterator`, as in Swoole).
+    /// The live timer ids (a `Swoole\\Timer\\Iterator`, as in Swoole).
     pub fn list() -> Zval {
         let mut ht = ZendHashTable::new();
         for id in timer::list() {
@@ -155,7 +173,7 @@ impl Timer {
         }
         let mut arr = Zval::new();
         arr.set_hashtable(ht);
-        let it = ext_php_rs::zend::ClassEntry::try_find("ArrayIterator").and_then(|ce| {
+        let it = ext_php_rs::zend::ClassEntry::try_find("Swoole\\Timer\\Iterator").and_then(|ce| {
             use ext_php_rs::convert::IntoZval;
             let obj = ext_php_rs::types::ZendObject::new(ce);
             obj.try_call_method("__construct", vec![&arr]).ok()?;
