@@ -141,6 +141,10 @@ pub struct ServerConfig {
     pub task_worker_num: usize,
     /// `task_enable_coroutine`: `onTask` runs in a coroutine with a `Task` object.
     pub task_enable_coroutine: bool,
+    /// `task_object`/`task_use_object`: `onTask($server, Task)` (no coroutine).
+    pub task_object: bool,
+    /// `event_object`: callbacks get one `Swoole\Server\Event`-like object.
+    pub event_object: bool,
     /// Where task payloads too large for one IPC datagram are written.
     pub task_tmpdir: PathBuf,
     /// `heartbeat_check_interval`: how often idle connections are looked for.
@@ -271,6 +275,8 @@ impl Default for ServerConfig {
             daemonize: false,
             task_worker_num: 0,
             task_enable_coroutine: false,
+            task_object: false,
+            event_object: false,
             task_tmpdir: PathBuf::from("/tmp"),
             heartbeat_check_interval: None,
             heartbeat_idle_time: None,

@@ -326,9 +326,6 @@ pub fn pack(opcode: u8, flags: u8, data: &[u8], close_code: u16) -> Result<Bytes
     if opcode == OP_CLOSE && data.len() > 125 {
         return Err("the max length of close reason is 125");
     }
-    if opcode >= 8 && data.len() > 125 {
-        return Err("websocket control frame payload must not exceed 125 bytes");
-    }
     let mut flags = flags;
     let mut compress = flags & FLAG_COMPRESS != 0 && !data.is_empty();
     if matches!(opcode, OP_CLOSE | OP_PING | OP_PONG) {
@@ -1230,7 +1227,10 @@ mod tests {
         assert_eq!(&p[..], &[0x89, 1, b'p']);
         let cl = pack(OP_CLOSE, 0, b"bye", 4000).unwrap();
         assert_eq!(&cl[..], &[0x88, 5, 0x0f, 0xa0, b'b', b'y', b'e']);
-        assert!(pack(OP_PING, FLAG_FIN, &[0; 126], 0).is_err());
+        assert_eq!(
+            pack(OP_PING, FLAG_FIN, &[0; 126], 0).map(|b| b.len()).ok(),
+            Some(130)
+        );
         // RSV2/RSV3 are never written by pack.
         assert_eq!(pack(OP_TEXT, FLAG_FIN | 8 | 16, b"", 0).unwrap()[0], 0x81);
         // Short or truncated input.

@@ -138,6 +138,10 @@ pub struct PhpHooks {
     coroutine: bool,
     /// `task_enable_coroutine`: `onTask($server, Task)` in a coroutine.
     task_coroutine: bool,
+    /// `task_object`: `onTask($server, Task)` without a coroutine.
+    task_object: bool,
+    /// `event_object`: callbacks get one `Swoole\Server\Event`-like object.
+    event_object: bool,
     /// Set by a coroutine whose body hit `exit()` or a fatal error, so the
     /// request that started it can tell the engine (`Outcome::Fatal`).
     fatal: Rc<Cell<Option<i32>>>,
@@ -161,6 +165,8 @@ impl PhpHooks {
             }),
             coroutine: cfg.enable_coroutine,
             task_coroutine: cfg.task_enable_coroutine,
+            task_object: cfg.task_object,
+            event_object: cfg.event_object,
             fatal: Rc::new(Cell::new(None)),
         }
     }
@@ -182,6 +188,30 @@ impl PhpHooks {
         args.extend(extra.iter().map(|n| long_zval(*n)));
         self.run_event(cb, args, false)
     }
+}
+
+/// An instance of library class `class` (`Swoole\Server\Event`...) with
+/// `props` set: what a callback gets with `event_object`.
+fn event_obj(class: &str, props: Vec<(&str, Zval)>) -> Option<Zval> {
+    let ce = ext_php_rs::zend::ClassEntry::try_find(class)?;
+    let mut obj = ZendObject::new(ce);
+    for (k, v) in props {
+        obj.set_property(k, v).ok()?;
+    }
+    Some(object_zval(obj))
+}
+
+fn float_zval(f: f64) -> Zval {
+    let mut z = Zval::new();
+    z.set_double(f);
+    z
+}
+
+fn now_secs() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
 }
 
 fn object_zval(obj: ext_php_rs::boxed::ZBox<ZendObject>) -> Zval {
@@ -308,6 +338,19 @@ impl PhpHooks {
         let Some(cb) = self.port_cb(port, pick) else {
             return Outcome::Done;
         };
+        if self.event_object {
+            let mut props = vec![
+                ("fd", long_zval(fd)),
+                ("reactor_id", long_zval(reactor_id as i64)),
+                ("dispatch_time", float_zval(now_secs())),
+            ];
+            if let Some(d) = data {
+                props.push(("data", bytes_zval(d)));
+            }
+            if let Some(ev) = event_obj("Swoole\\Server\\Event", props) {
+                return self.run_event(cb, vec![self.server_zval(), ev], self.coroutine);
+            }
+        }
         let mut args = vec![
             self.server_zval(),
             long_zval(fd),
@@ -384,6 +427,21 @@ impl Hooks for PhpHooks {
         let Some(cb) = self.port_cb(port, |p| &p.packet) else {
             return Outcome::Done;
         };
+        if self.event_object {
+            let mut address = Zval::new();
+            let _ = address.set_string(&peer.ip().to_string(), false);
+            let props = vec![
+                ("server_socket", long_zval(server_socket as i64)),
+                ("server_port", long_zval(server_port as i64)),
+                ("dispatch_time", float_zval(now_secs())),
+                ("address", address),
+                ("port", long_zval(peer.port() as i64)),
+                ("data", bytes_zval(&data)),
+            ];
+            if let Some(ev) = event_obj("Swoole\\Server\\Packet", props) {
+                return self.run_event(cb, vec![self.server_zval(), ev], self.coroutine);
+            }
+        }
         let mut info = ext_php_rs::types::ZendHashTable::new();
         let _ = info.insert("server_socket", server_socket as i64);
         let _ = info.insert("server_port", server_port as i64);
@@ -414,12 +472,12 @@ impl Hooks for PhpHooks {
                 return Outcome::Fatal(code)
             }
         };
-        if self.task_coroutine {
+        if self.task_coroutine || self.task_object {
             let obj: ext_php_rs::boxed::ZBox<ZendObject> =
                 ZendClassObject::new(server_task::Task::new(task_id, src_worker, flags, value))
                     .into();
             let args = vec![self.server_zval(), object_zval(obj)];
-            return self.run_event(cb, args, true);
+            return self.run_event(cb, args, self.task_coroutine);
         }
         server_task::set_current(Some((task_id, src_worker)));
         let mut args = [
@@ -442,13 +500,7 @@ impl Hooks for PhpHooks {
         }
     }
 
-    fn on_finish(
-        &self,
-        task_id: i64,
-        _task_worker: i32,
-        data: bytes::Bytes,
-        flags: u32,
-    ) -> Outcome {
+    fn on_finish(&self, task_id: i64, task_worker: i32, data: bytes::Bytes, flags: u32) -> Outcome {
         let value = match server_task::unpack_or_false(&data, flags) {
             Ok(v) => v,
             Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
@@ -464,6 +516,17 @@ impl Hooks for PhpHooks {
                 None => return Outcome::Done,
             },
         };
+        if self.event_object {
+            let props = vec![
+                ("task_id", long_zval(task_id)),
+                ("task_worker_id", long_zval(task_worker as i64)),
+                ("dispatch_time", float_zval(now_secs())),
+                ("data", value.shallow_clone()),
+            ];
+            if let Some(ev) = event_obj("Swoole\\Server\\TaskResult", props) {
+                return self.run_event(&cb, vec![self.server_zval(), ev], self.coroutine);
+            }
+        }
         let args = vec![self.server_zval(), long_zval(task_id), value];
         self.run_event(&cb, args, self.coroutine)
     }
@@ -479,6 +542,17 @@ impl Hooks for PhpHooks {
             }
             Err(_) => return Outcome::Done,
         };
+        if self.event_object {
+            let props = vec![
+                ("source_worker_id", long_zval(src_worker as i64)),
+                ("worker_id", long_zval(src_worker as i64)),
+                ("dispatch_time", float_zval(now_secs())),
+                ("data", value.shallow_clone()),
+            ];
+            if let Some(ev) = event_obj("Swoole\\Server\\PipeMessage", props) {
+                return self.run_event(cb, vec![self.server_zval(), ev], self.coroutine);
+            }
+        }
         let args = vec![self.server_zval(), long_zval(src_worker as i64), value];
         self.run_event(cb, args, self.coroutine)
     }
@@ -518,6 +592,25 @@ impl Hooks for PhpHooks {
     }
 
     fn on_worker_error(&self, worker_id: usize, pid: i32, exit_code: i32, signal: i32) {
+        if let (true, Some(cb)) = (self.event_object, &self.cb.worker_error) {
+            // The raw wait status, as waitpid() reports it.
+            let status = if signal != 0 {
+                signal
+            } else {
+                (exit_code & 0xff) << 8
+            };
+            let props = vec![
+                ("worker_id", long_zval(worker_id as i64)),
+                ("worker_pid", long_zval(pid as i64)),
+                ("status", long_zval(status as i64)),
+                ("exit_code", long_zval(exit_code as i64)),
+                ("signal", long_zval(signal as i64)),
+            ];
+            if let Some(ev) = event_obj("Swoole\\Server\\StatusInfo", props) {
+                self.run_event(cb, vec![self.server_zval(), ev], false);
+                return;
+            }
+        }
         self.fire(
             &self.cb.worker_error,
             &[
@@ -543,6 +636,17 @@ impl Hooks for PhpHooks {
 
     fn on_request(&self, req: HttpRequest, resp: Responder) -> Outcome {
         let Some(cb) = &self.cb.request else {
+            if self.cb.websocket {
+                // Swoole's default onRequest of a WebSocket server.
+                let _ = resp.status(400, None);
+                let _ = resp.header("Content-Type", b"text/html; charset=UTF-8", true);
+                let _ = resp.header("Cache-Control", b"must-revalidate,no-cache,no-store", true);
+                let _ = resp.header("Connection", b"close", true);
+                let _ = resp.end(bytes::Bytes::from_static(
+                    b"<html><body><h2>HTTP 400 Bad Request</h2><hr><i>Powered by Swoole</i></body></html>",
+                ));
+                return Outcome::Done;
+            }
             resp.fail(500);
             return Outcome::Done;
         };

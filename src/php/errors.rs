@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use ext_php_rs::prelude::*;
 
 pub const SWOOLE_ERROR_INVALID_PARAMS: i64 = 505;
+pub const SWOOLE_ERROR_WRONG_OPERATION: i64 = 509;
 pub const SWOOLE_ERROR_CO_OUT_OF_COROUTINE: i64 = 10001;
 pub const SWOOLE_ERROR_CO_HAS_BEEN_BOUND: i64 = 10002;
 pub const SWOOLE_ERROR_CO_NOT_EXISTS: i64 = 10016;
@@ -15,6 +16,49 @@ pub const SWOOLE_ERROR_HTTP_CONTEXT_UNAVAILABLE: i64 = 7106;
 
 thread_local! {
     static LAST: Cell<i64> = const { Cell::new(0) };
+}
+
+extern "C" {
+    fn zend_error(ty: std::ffi::c_int, format: *const std::ffi::c_char, ...);
+}
+
+/// A warning that names `api` itself (`"Swoole\\Server\\Port::on(): ..."`),
+/// where the running method is another one (Swoole reports some errors from
+/// the method it delegates to).
+pub fn warning_as(api: &str, msg: &str) {
+    let Ok(text) = std::ffi::CString::new(format!("{api}: {msg}")) else {
+        return;
+    };
+    // SAFETY: zend_error is printf-like: the text goes through "%s", both
+    // pointers are NUL-terminated and outlive the call; E_WARNING (2) does
+    // not bail out.
+    unsafe { zend_error(2, c"%s".as_ptr(), text.as_ptr()) };
+}
+
+/// How Swoole names a callable in its messages: `Class::method`, a function
+/// name, or `Closure::__invoke`.
+pub fn callable_name(z: &ext_php_rs::types::Zval) -> String {
+    if let Some(s) = z.str() {
+        return s.to_string();
+    }
+    if let Some(arr) = z.array() {
+        let part = |i: i64| arr.get_index(i);
+        let class = part(0).and_then(|c| {
+            c.str()
+                .map(str::to_string)
+                .or_else(|| c.object().and_then(|o| o.get_class_name().ok()))
+        });
+        let method = part(1).and_then(|m| m.str().map(str::to_string));
+        if let (Some(c), Some(m)) = (class, method) {
+            return format!("{c}::{m}");
+        }
+    }
+    if let Some(o) = z.object() {
+        if let Ok(c) = o.get_class_name() {
+            return format!("{c}::__invoke");
+        }
+    }
+    "callback".into()
 }
 
 /// The codes `swoole_ignore_error()` silenced. A plain static, not a

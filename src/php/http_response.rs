@@ -607,7 +607,13 @@ impl Response {
             let mut first = true;
             for (_, v) in arr.iter() {
                 let Some(b) = scalar_bytes(v) else { continue };
-                if !done(method, self.r.header(name, &b, first)) {
+                // As Swoole: trailing white space goes; a value still holding
+                // a line break is left out.
+                let b = rtrim_ws(&b);
+                if b.iter().any(|c| *c == b'\r' || *c == b'\n') {
+                    continue;
+                }
+                if !done(method, self.r.header(name, b, first)) {
                     return false;
                 }
                 first = false;
@@ -622,6 +628,15 @@ impl Response {
             ),
         }
     }
+}
+
+/// `b` without trailing ASCII white space (CR and LF included).
+fn rtrim_ws(b: &[u8]) -> &[u8] {
+    let end = b
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    &b[..end]
 }
 
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {

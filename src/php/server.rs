@@ -158,14 +158,14 @@ impl Server {
             return false;
         }
         if !callback.is_callable() {
-            let shown = callback
-                .str()
-                .map(str::to_string)
-                .unwrap_or_else(|| "callback".into());
-            php_error(
-                &ErrorType::Warning,
-                &format!("function '{shown}' is not callable"),
-            );
+            let shown = super::errors::callable_name(callback);
+            let msg = format!("function '{shown}' is not callable");
+            if super::server_port::PORT_EVENTS.iter().any(|e| *e == lower) {
+                // Swoole hands port events to the primary port's on().
+                super::errors::warning_as("Swoole\\Server\\Port::on()", &msg);
+            } else {
+                php_error(&ErrorType::Warning, &msg);
+            }
             return false;
         }
         self.callbacks

@@ -111,7 +111,10 @@ impl Port {
         if !callback.is_callable() {
             php_error(
                 &ErrorType::Warning,
-                "Swoole\\Server\\Port::on(): function is not callable",
+                &format!(
+                    "function '{}' is not callable",
+                    super::errors::callable_name(callback)
+                ),
             );
             return false;
         }

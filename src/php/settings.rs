@@ -273,6 +273,9 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "open_eof_split"
         | "open_length_check"
         | "task_enable_coroutine"
+        | "task_object"
+        | "task_use_object"
+        | "event_object"
         | "send_yield" => Kind::Bool,
         "upload_tmp_dir"
         | "document_root"
@@ -608,6 +611,15 @@ pub fn to_config(
         let n = as_int(class, "dispatch_mode", z, false)?;
         c.dispatch_mode = match n {
             1..=4 => n as u8,
+            // The load-balancing modes (stream, coroutine-count, concurrency):
+            // the idle-worker mode is the nearest rswoole has.
+            7..=10 => {
+                crate::rlog!(
+                    Debug,
+                    "dispatch_mode {n} is not supported by rswoole, using 3 (an idle worker)"
+                );
+                3
+            }
             _ => {
                 php_error(
                     &ErrorType::Warning,
@@ -641,6 +653,16 @@ pub fn to_config(
     }
     if let Some(z) = get("task_enable_coroutine") {
         c.task_enable_coroutine = as_bool(class, "task_enable_coroutine", z)?;
+    }
+    for key in ["task_use_object", "task_object"] {
+        if let Some(z) = get(key) {
+            c.task_object = as_bool(class, key, z)?;
+        }
+    }
+    if let Some(z) = get("event_object") {
+        c.event_object = as_bool(class, "event_object", z)?;
+        // As Swoole: event objects include the task's.
+        c.task_object |= c.event_object;
     }
     if let Some(z) = get("task_tmpdir") {
         let dir = PathBuf::from(as_str(class, "task_tmpdir", z)?);
