@@ -1136,6 +1136,12 @@ namespace Swoole\Coroutine {
     }
 }
 
+namespace Swoole\Coroutine {
+    class Iterator extends \ArrayIterator
+    {
+    }
+}
+
 namespace Swoole {
     class Error extends \Error
     {
@@ -1150,6 +1156,12 @@ namespace Swoole {
 
 namespace Swoole\Http {
     class Server extends \Swoole\Server
+    {
+    }
+}
+
+namespace Swoole\Timer {
+    class Iterator extends \ArrayIterator
     {
     }
 }
@@ -1551,12 +1563,61 @@ class Manager
 }
 
 class_alias(Manager::class, 'Swoole\\Process\\ProcessManager');
+
+/** `onConnect`/`onReceive`/`onClose`. */
+class Event
+{
+    public $reactor_id = 0;
+    public $fd = 0;
+    public $dispatch_time = 0;
+    public $data = null;
+}
+
+/** `onPacket`. */
+class Packet
+{
+    public $server_socket = 0;
+    public $server_port = 0;
+    public $dispatch_time = 0;
+    public $address = null;
+    public $port = 0;
+    public $data = null;
+}
+
+/** `onPipeMessage`. */
+class PipeMessage
+{
+    public $source_worker_id = 0;
+    public $worker_id = 0;
+    public $dispatch_time = 0;
+    public $data;
+}
+
+/** `onWorkerError`. */
+class StatusInfo
+{
+    public $worker_id = 0;
+    public $worker_pid = 0;
+    public $status = 0;
+    public $exit_code = 0;
+    public $signal = 0;
+}
+
+/** `onFinish`. */
+class TaskResult
+{
+    public $task_id = 0;
+    public $task_worker_id = 0;
+    public $dispatch_time = 0;
+    public $data;
+}
 }
 
 namespace {
     class_alias(\Swoole\Coroutine::class, 'co');
     class_alias(\Swoole\Coroutine\System::class, 'co\system');
     class_alias(\Swoole\Coroutine\Channel::class, 'chan');
+    class_alias(\Swoole\Coroutine\Iterator::class, 'co\iterator');
     class_alias(\Swoole\Coroutine\Channel::class, 'co\channel');
     class_alias(\Swoole\Coroutine\WaitGroup::class, 'co\waitgroup');
     class_alias(\Swoole\Coroutine\Http\Client::class, 'co\http\client');
@@ -1609,6 +1670,13 @@ namespace {
     function swoole_event_rshutdown(): void {}
     function swoole_event_defer(callable $callback): bool {}
     function swoole_event_exit(): void {}
+    function swoole_event_add(mixed $fd, ?callable $read_callback = NULL, ?callable $write_callback = NULL, int $events = 512): int|false {}
+    function swoole_event_del(mixed $fd): bool {}
+    function swoole_event_set(mixed $fd, ?callable $read_callback = NULL, ?callable $write_callback = NULL, int $events = 0): bool {}
+    function swoole_event_isset(mixed $fd, int $events = 1536): bool {}
+    function swoole_event_dispatch(): bool {}
+    function swoole_event_write(mixed $fd, string $data): bool {}
+    function swoole_async_dns_lookup_coro(string $domain_name, float $timeout = 60, int $type = 2): string|false {}
     function swoole_event_cycle(?callable $callback, bool $before = false): bool {}
     function swoole_timer_info(int $timer_id): ?array {}
     function swoole_timer_list(): Swoole\Timer\Iterator {}

@@ -606,6 +606,9 @@ impl Response {
         if let Some(arr) = value.array() {
             let mut first = true;
             for (_, v) in arr.iter() {
+                if v.is_null() {
+                    continue;
+                }
                 let Some(b) = scalar_bytes(v) else { continue };
                 // As Swoole: trailing white space goes; a value still holding
                 // a line break is left out.

@@ -380,52 +380,52 @@ class_alias(Manager::class, 'Swoole\\Process\\ProcessManager');
 namespace Swoole\Server;
 
 // What the server's callbacks get with `event_object` on (one object in place of the separate
-// arguments), with Swoole's property names and defaults.
+// arguments), with Swoole's property names and defaults (untyped, as Swoole declares them).
 
 /** `onConnect`/`onReceive`/`onClose`. */
 class Event
 {
-    public int $reactor_id = 0;
-    public int $fd = 0;
-    public float $dispatch_time = 0;
-    public ?string $data = null;
+    public $reactor_id = 0;
+    public $fd = 0;
+    public $dispatch_time = 0;
+    public $data = null;
 }
 
 /** `onPacket`. */
 class Packet
 {
-    public int $server_socket = 0;
-    public int $server_port = 0;
-    public float $dispatch_time = 0;
-    public ?string $address = null;
-    public int $port = 0;
-    public ?string $data = null;
+    public $server_socket = 0;
+    public $server_port = 0;
+    public $dispatch_time = 0;
+    public $address = null;
+    public $port = 0;
+    public $data = null;
 }
 
 /** `onPipeMessage`. */
 class PipeMessage
 {
-    public int $source_worker_id = 0;
-    public int $worker_id = 0;
-    public float $dispatch_time = 0;
-    public mixed $data;
+    public $source_worker_id = 0;
+    public $worker_id = 0;
+    public $dispatch_time = 0;
+    public $data;
 }
 
 /** `onWorkerError`. */
 class StatusInfo
 {
-    public int $worker_id = 0;
-    public int $worker_pid = 0;
-    public int $status = 0;
-    public int $exit_code = 0;
-    public int $signal = 0;
+    public $worker_id = 0;
+    public $worker_pid = 0;
+    public $status = 0;
+    public $exit_code = 0;
+    public $signal = 0;
 }
 
 /** `onFinish`. */
 class TaskResult
 {
-    public int $task_id = 0;
-    public int $task_worker_id = 0;
-    public float $dispatch_time = 0;
-    public mixed $data;
+    public $task_id = 0;
+    public $task_worker_id = 0;
+    public $dispatch_time = 0;
+    public $data;
 }

@@ -313,7 +313,7 @@ fn array_iterator_ce() -> &'static ClassEntry {
 fn after_classes() -> ext_php_rs::error::Result<()> {
     exception::register_classes()?;
     // What `Coroutine::list()` and `Timer::list()` return, as in Swoole.
-    internal_subclass(
+    let co_iterator = internal_subclass(
         "Swoole\\Coroutine\\Iterator",
         (array_iterator_ce, "ArrayIterator"),
     )?;
@@ -340,6 +340,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
         );
         let chan = <channel::Channel as RegisteredClass>::get_metadata().ce();
         class_alias("Chan", chan);
+        class_alias("Co\\Iterator", co_iterator);
         class_alias("Co\\Channel", chan);
         class_alias(
             "Co\\WaitGroup",
