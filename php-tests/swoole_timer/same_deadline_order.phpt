@@ -7,10 +7,10 @@ swoole_timer: timers due in the same round fire in deadline order: a tick's thir
 $out = [];
 for ($round = 0; $round < 3; $round++) {
     $log = [];
-    $id = Swoole\Timer::tick(30, function () use (&$log) {
+    $id = Swoole\Timer::tick(100, function () use (&$log) {
         $log[] = 'tick';
     });
-    Swoole\Timer::after(90, function () use (&$log, $id) {
+    Swoole\Timer::after(300, function () use (&$log, $id) {
         $log[] = 'after';
         Swoole\Timer::clear($id);
     });
