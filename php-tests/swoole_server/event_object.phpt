@@ -1,5 +1,5 @@
 --TEST--
-swoole_server: event_object gives connect/receive/close a Swoole\Server\Event, onTask a Task, onFinish a TaskResult and onPipeMessage a PipeMessage (SWOOLE_PROCESS)
+swoole_server: event_object gives connect/receive/close a Swoole\Server\Event, onTask a Task (Server::finish() answers it), onFinish a TaskResult and onPipeMessage a PipeMessage (SWOOLE_PROCESS)
 --SKIPIF--
 <?php require __DIR__ . '/../include/skipif.inc'; ?>
 --FILE--
@@ -23,7 +23,8 @@ rsw_run_server(rsw_tcp_server_fn([
             is_int($ev->reactor_id) ? 'int' : 'no', $ev->dispatch_time > 1e9 ? 'ok' : 'bad'));
     },
     'task' => function (Swoole\Server $s, $task) {
-        $task->finish(['fd' => $task->data['fd'], 'class' => get_class($task)]);
+        // Server::finish() answers the task too (no coroutine here).
+        $s->finish(['fd' => $task->data['fd'], 'class' => get_class($task)]);
     },
     'finish' => function (Swoole\Server $s, $res) {
         $s->send($res->data['fd'], get_class($res) . " task_id=" . $res->task_id . " from " . $res->data['class'] . "\n");

@@ -472,21 +472,30 @@ impl Hooks for PhpHooks {
                 return Outcome::Fatal(code)
             }
         };
-        if self.task_coroutine || self.task_object {
+        if self.task_coroutine {
             let obj: ext_php_rs::boxed::ZBox<ZendObject> =
                 ZendClassObject::new(server_task::Task::new(task_id, src_worker, flags, value))
                     .into();
             let args = vec![self.server_zval(), object_zval(obj)];
-            return self.run_event(cb, args, self.task_coroutine);
+            return self.run_event(cb, args, true);
         }
         server_task::set_current(Some((task_id, src_worker)));
-        let mut args = [
-            self.server_zval(),
-            long_zval(task_id),
-            long_zval(src_worker.max(0) as i64), // the master's tasks say 0, as Swoole's
-            value,
-        ];
-        let result = boundary::call(cb, &mut args);
+        let result = if self.task_object {
+            // `onTask($server, Task)` without a coroutine: `$server->finish()`
+            // and a returned value answer the task, as without the object.
+            let obj: ext_php_rs::boxed::ZBox<ZendObject> =
+                ZendClassObject::new(server_task::Task::new(task_id, src_worker, flags, value))
+                    .into();
+            boundary::call(cb, &mut [self.server_zval(), object_zval(obj)])
+        } else {
+            let mut args = [
+                self.server_zval(),
+                long_zval(task_id),
+                long_zval(src_worker.max(0) as i64), // the master's tasks say 0, as Swoole's
+                value,
+            ];
+            boundary::call(cb, &mut args)
+        };
         server_task::set_current(None);
         match result {
             Ok(ret) => {
