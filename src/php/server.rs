@@ -500,8 +500,8 @@ impl Server {
             );
         }
         put("tasking_num", 0);
-        put("coroutine_num", 0);
-        put("coroutine_peek_num", 0);
+        put("coroutine_num", crate::coro::count() as i64);
+        put("coroutine_peek_num", crate::coro::peak() as i64);
         let mut list = ZendHashTable::new();
         for w in workers {
             let mut e = ZendHashTable::new();
@@ -1242,6 +1242,7 @@ impl Server {
             sock_type,
             Some(sock),
         )));
+        st.borrow_mut().index = self_.ports.borrow().len();
         self_.ports.borrow_mut().push(st);
         self_.ensure_port_objects();
         Ok(self_
