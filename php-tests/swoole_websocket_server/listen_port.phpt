@@ -1,5 +1,5 @@
 --TEST--
-swoole_websocket_server: a port added with listen() and open_websocket_protocol accepts WebSocket upgrades (the server's message callback answers there), in both modes; a port without it stays raw TCP; the PROCESS-mode server is started after the test process ran Co\run() (its master still takes SIGTERM)
+swoole_websocket_server: a port added with listen() and open_websocket_protocol accepts WebSocket upgrades (the server's message callback answers there), in both modes; a port set() without it is raw TCP; the PROCESS-mode server is started after the test process ran Co\run() (its master still takes SIGTERM)
 --SKIPIF--
 <?php require __DIR__ . '/../include/skipif.inc'; ?>
 --FILE--
@@ -19,6 +19,8 @@ foreach ([SWOOLE_BASE => "base", SWOOLE_PROCESS => "process"] as $mode => $name)
         $p = $s->listen('127.0.0.1', $extra, SWOOLE_SOCK_TCP);
         $p->set(['open_websocket_protocol' => true]);
         $q = $s->listen('127.0.0.1', $raw, SWOOLE_SOCK_TCP);
+        // Without a set() of its own a port inherits the server's HTTP/WebSocket protocol (as in Swoole).
+        $q->set(['open_http_protocol' => false]);
         $q->on('receive', function ($s, $fd, $rid, $data) { $s->send($fd, "raw:$data"); });
         $s->start();
     }, ['ready_count' => 1]);

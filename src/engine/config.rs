@@ -91,6 +91,13 @@ pub struct ServerConfig {
     /// Time a client has to send a whole request body once its head is in
     /// (`http_body_timeout`, an rswoole setting): 408 and close after it.
     pub http_body_timeout: Duration,
+    /// `max_concurrency`: requests the whole server handles at once; past
+    /// it a new request is answered 503 and closed (0: no limit).
+    pub max_concurrency: u32,
+    /// `worker_max_concurrency`: requests one worker hands to PHP at once;
+    /// the rest wait in arrival order (0: no limit; `max_concurrency` when
+    /// only that one is set, as in Swoole).
+    pub worker_max_concurrency: u32,
     /// Body bytes kept in memory while a request body arrives; past it the
     /// body is spooled to `upload_tmp_dir` (`http_body_buffer_size`).
     pub http_body_buffer_size: usize,
@@ -253,6 +260,8 @@ impl Default for ServerConfig {
             output_buffer_size: None,
             http_header_timeout: Duration::from_secs(30),
             http_body_timeout: Duration::from_secs(60),
+            max_concurrency: 0,
+            worker_max_concurrency: 0,
             http_body_buffer_size: 64 * 1024,
             output_buffer_limit: 8 * 1024 * 1024,
             buffer_high_watermark: None,

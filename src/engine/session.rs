@@ -269,6 +269,22 @@ pub fn list() -> Vec<i64> {
     v
 }
 
+/// Every open connection id accepted on port `port_index` (the server's
+/// ports in `listen()` order, 0 the main one), ascending.
+pub fn list_port(port_index: usize) -> Vec<i64> {
+    let Some(t) = table() else {
+        return Vec::new();
+    };
+    let mut v: Vec<i64> = t
+        .used_slots()
+        .filter(|s| s.port_index.load(Ordering::Relaxed) == port_index as i32)
+        .map(|s| s.fd.load(Ordering::Acquire))
+        .filter(|fd| *fd > 0)
+        .collect();
+    v.sort_unstable();
+    v
+}
+
 /// Open connections owned by `worker`.
 pub fn count_of(worker: i32) -> usize {
     let Some(t) = table() else {

@@ -80,6 +80,11 @@ pub struct Shared {
     pub blocked_total: AtomicU64,
     pub ids: [IdInfo; MAX_SLOTS],
     pub histogram: Histogram,
+    /// Requests being handled by every worker (queued ones included): the
+    /// sum of the slots' `concurrency`, kept apart so `max_concurrency`
+    /// checks one atomic per request. A reaped worker's share is taken off
+    /// in [`free_slot`], as Swoole's master does for a worker that exited.
+    pub concurrency: AtomicI64,
 }
 
 /// A worker's state as the metrics show it.
@@ -357,6 +362,10 @@ pub fn alloc_slot(worker_id: usize) -> Option<usize> {
 pub fn free_slot(i: usize) {
     if let Some(s) = shared() {
         if let Some(slot) = s.slots.get(i) {
+            let left = slot.concurrency.swap(0, Ordering::Relaxed);
+            if left > 0 {
+                s.concurrency.fetch_sub(left, Ordering::Relaxed);
+            }
             slot.pid.store(0, Ordering::Release);
         }
     }
@@ -432,7 +441,6 @@ pub fn on_request_start() {
     add(|s| &s.request_count, 1);
     if let Some(slot) = my_slot() {
         slot.request_count.fetch_add(1, Ordering::Relaxed);
-        slot.concurrency.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -440,8 +448,41 @@ pub fn on_request_end() {
     add(|s| &s.response_count, 1);
     if let Some(slot) = my_slot() {
         slot.response_count.fetch_add(1, Ordering::Relaxed);
-        slot.concurrency.fetch_sub(1, Ordering::Relaxed);
     }
+}
+
+/// One request in flight, in this worker's slot and server-wide, until it
+/// is dropped: also when hyper drops the request's future because the
+/// client left, so the count (which `max_concurrency` and dispatch mode 3
+/// read) cannot leak.
+pub struct InFlight(());
+
+impl InFlight {
+    pub fn enter() -> Self {
+        if let Some(s) = shared() {
+            s.concurrency.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(slot) = my_slot() {
+            slot.concurrency.fetch_add(1, Ordering::Relaxed);
+        }
+        InFlight(())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(s) = shared() {
+            s.concurrency.fetch_sub(1, Ordering::Relaxed);
+        }
+        if let Some(slot) = my_slot() {
+            slot.concurrency.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Requests in flight in the whole server (`max_concurrency`); 0 outside one.
+pub fn concurrency() -> i64 {
+    shared().map_or(0, |s| s.concurrency.load(Ordering::Relaxed).max(0))
 }
 
 pub fn on_recv(n: usize) {

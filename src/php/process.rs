@@ -809,6 +809,15 @@ pub fn set_process_name(name: &str) -> bool {
     }
 }
 
+/// Takes `sig` back for its `Process::signal()` callback, if the script set
+/// one, after the runtime installed its own handler (a pool worker's stop
+/// handler goes in after `workerStart`, where scripts set theirs). True when
+/// there was a callback.
+pub fn reclaim_signal(sig: i32) -> bool {
+    let has = SIGNALS.with(|s| s.borrow().contains_key(&sig));
+    has && up::listen(sig).is_ok()
+}
+
 fn signal_impl(signal_no: i64, callback: Option<&Zval>) -> PhpResult<bool> {
     if !up::valid_signal(signal_no) {
         warn(&format!("invalid signal number [{signal_no}]"));

@@ -144,7 +144,12 @@ impl PhpPool {
         // workerStart returned, and only with messages or coroutines;
         // otherwise it ends the worker (the default action).
         let stop_fd = if has_message || co {
-            pool::worker_setup()
+            let fd = pool::worker_setup();
+            // A `Process::signal(SIGTERM, ...)` set in workerStart keeps
+            // the signal, as in Swoole (its callback decides how to stop).
+            super::process::reclaim_signal(libc::SIGTERM);
+            super::process::reclaim_signal(libc::SIGINT);
+            fd
         } else {
             -1
         };

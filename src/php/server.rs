@@ -314,8 +314,13 @@ impl Server {
                     .and_then(Zval::bool)
                     .unwrap_or(false)
             };
-            let http_wanted =
-                port_flag("open_http_protocol") || port_flag("open_websocket_protocol");
+            // A listen() port that never had set() takes the server's
+            // settings, as Swoole's start() does: on an HTTP or WebSocket
+            // server it speaks HTTP (and the upgrade) too.
+            let inherits = index > 0 && st.setting.is_none();
+            let http_wanted = (inherits && is_http)
+                || port_flag("open_http_protocol")
+                || port_flag("open_websocket_protocol");
             let kind = match &socket {
                 PortSocket::Udp(_) => PortKind::Datagram,
                 PortSocket::Tcp(_) if index == 0 && is_http => PortKind::Http,
@@ -500,8 +505,8 @@ impl Server {
             );
         }
         put("tasking_num", 0);
-        put("coroutine_num", 0);
-        put("coroutine_peek_num", 0);
+        put("coroutine_num", crate::coro::count() as i64);
+        put("coroutine_peek_num", crate::coro::peak() as i64);
         let mut list = ZendHashTable::new();
         for w in workers {
             let mut e = ZendHashTable::new();
@@ -1242,6 +1247,7 @@ impl Server {
             sock_type,
             Some(sock),
         )));
+        st.borrow_mut().index = self_.ports.borrow().len();
         self_.ports.borrow_mut().push(st);
         self_.ensure_port_objects();
         Ok(self_

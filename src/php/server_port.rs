@@ -44,6 +44,9 @@ pub struct PortState {
     pub setting: Option<Zval>,
     pub callbacks: HashMap<&'static str, Zval>,
     pub started: bool,
+    /// Position in the server's port list (0: the main port), which is the
+    /// port index the session table records for each connection.
+    pub index: usize,
 }
 
 impl PortState {
@@ -56,6 +59,7 @@ impl PortState {
             setting: None,
             callbacks: HashMap::new(),
             started: false,
+            index: 0,
         }
     }
 }
@@ -158,6 +162,13 @@ impl Port {
     #[php(getter, name = "ssl")]
     pub fn prop_ssl(&self) -> bool {
         self.state.borrow().sock_type & super::constants::SWOOLE_SSL != 0
+    }
+
+    /// `$port->connections`: the open connection ids accepted on this port
+    /// (an array, like `$server->connections`; Swoole gives an iterator).
+    #[php(getter, name = "connections")]
+    pub fn prop_connections(&self) -> Vec<i64> {
+        crate::engine::session::list_port(self.state.borrow().index)
     }
 
     #[php(getter, name = "setting")]

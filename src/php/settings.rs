@@ -555,6 +555,19 @@ pub fn to_config(
             c.http_body_timeout = Duration::from_secs_f64(f);
         }
     }
+    // Swoole: each is clamped to [1, u32::MAX]; max_concurrency alone also
+    // sets worker_max_concurrency.
+    if let Some(z) = get("max_concurrency") {
+        let n = as_int(class, "max_concurrency", z, false)?;
+        c.max_concurrency = n.clamp(1, u32::MAX as i64) as u32;
+        if get("worker_max_concurrency").is_none() && c.worker_max_concurrency == 0 {
+            c.worker_max_concurrency = c.max_concurrency;
+        }
+    }
+    if let Some(z) = get("worker_max_concurrency") {
+        let n = as_int(class, "worker_max_concurrency", z, false)?;
+        c.worker_max_concurrency = n.clamp(1, u32::MAX as i64) as u32;
+    }
     if let Some(z) = get("http_body_buffer_size") {
         let n = as_int(class, "http_body_buffer_size", z, true)?;
         c.http_body_buffer_size = n.max(0) as usize;

@@ -487,7 +487,19 @@ async fn handle(
     stream_id: u32,
     flow: Rc<Outflow>,
 ) -> Result<Response<RespBody>, Infallible> {
+    if super::gate::over_server_limit(&ctx.cfg) {
+        // Swoole answers before the request reaches a worker, then closes.
+        return Ok(simple(503, "", true));
+    }
     stats::on_request_start();
+    let _in_flight = stats::InFlight::enter();
+    // Past `worker_max_concurrency` the request waits here for its turn
+    // (counted as in flight meanwhile, as Swoole counts a queued one).
+    let queue = super::gate::worker_queue(&ctx.cfg);
+    let _turn = match &queue {
+        Some(sem) => super::gate::enter(sem).await,
+        None => None,
+    };
     // The duration histogram (metrics): one clock read each way when on.
     let began = stats::histogram_on().then(Instant::now);
     // HTTP/1: hyper leaves out a HEAD response's body itself; HTTP/2 sends
