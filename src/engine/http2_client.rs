@@ -131,8 +131,18 @@ enum Ev {
     Reset {
         sid: u32,
     },
-    /// The connection ended (GOAWAY, EOF, error).
+    /// The server's GOAWAY, seen in the byte stream by [`Sniff`].
+    GoAway(GoAway),
+    /// The connection ended (EOF, error).
     Closed(Fail),
+}
+
+/// A GOAWAY frame's fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoAway {
+    pub last_stream_id: u32,
+    pub code: u32,
+    pub debug: Vec<u8>,
 }
 
 /// The queue the tasks fill and `take` empties; `notify` wakes a `wait`.
@@ -167,6 +177,7 @@ pub struct Piece {
 #[derive(Debug)]
 pub enum Taken {
     Piece(Piece),
+    GoAway(GoAway),
     Closed(Fail),
 }
 
@@ -197,6 +208,103 @@ pub struct Request {
 
 trait Io: AsyncRead + AsyncWrite + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Unpin> Io for T {}
+
+/// Reads the frame headers of what the server sends, for what h2 does
+/// not tell: a GOAWAY's last stream id and debug data (queued as an event
+/// the moment it is read, as Swoole's `recv()` meets it in frame order).
+struct Sniff {
+    inner: Box<dyn Io>,
+    shared: Rc<Shared>,
+    head: Vec<u8>,
+    left: usize,
+    goaway: Option<Vec<u8>>,
+}
+
+impl Sniff {
+    fn feed(&mut self, mut b: &[u8]) {
+        while !b.is_empty() {
+            if self.left > 0 {
+                let n = self.left.min(b.len());
+                if let Some(g) = self.goaway.as_mut() {
+                    g.extend_from_slice(&b[..n]);
+                }
+                self.left -= n;
+                b = &b[n..];
+                if self.left == 0 {
+                    self.frame_done();
+                }
+                continue;
+            }
+            let n = (9 - self.head.len()).min(b.len());
+            self.head.extend_from_slice(&b[..n]);
+            b = &b[n..];
+            if self.head.len() == 9 {
+                let h = std::mem::take(&mut self.head);
+                self.left =
+                    (usize::from(h[0]) << 16) | (usize::from(h[1]) << 8) | usize::from(h[2]);
+                self.goaway = (h[3] == 7).then(Vec::new);
+                if self.left == 0 {
+                    self.frame_done();
+                }
+            }
+        }
+    }
+
+    fn frame_done(&mut self) {
+        let Some(p) = self.goaway.take() else { return };
+        if p.len() < 8 {
+            return;
+        }
+        let last_stream_id = u32::from_be_bytes([p[0], p[1], p[2], p[3]]) & 0x7fff_ffff;
+        let code = u32::from_be_bytes([p[4], p[5], p[6], p[7]]);
+        self.shared.push(Ev::GoAway(GoAway {
+            last_stream_id,
+            code,
+            debug: p[8..].to_vec(),
+        }));
+    }
+}
+
+impl AsyncRead for Sniff {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        let me = self.get_mut();
+        let before = buf.filled().len();
+        let r = std::pin::Pin::new(&mut me.inner).poll_read(cx, buf);
+        if let std::task::Poll::Ready(Ok(())) = r {
+            let got = buf.filled()[before..].to_vec();
+            me.feed(&got);
+        }
+        r
+    }
+}
+
+impl AsyncWrite for Sniff {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
 
 /// An open HTTP/2 connection.
 pub struct Client {
@@ -272,12 +380,19 @@ pub async fn connect(
         if let Some(v) = settings.max_header_list_size {
             b.max_header_list_size(v);
         }
+        let shared = Rc::new(Shared::default());
+        let io = Sniff {
+            inner: io,
+            shared: Rc::clone(&shared),
+            head: Vec::new(),
+            left: 0,
+            goaway: None,
+        };
         let (send, mut conn) = b
             .handshake::<_, Bytes>(io)
             .await
             .map_err(|e| Fail::h2(&e))?;
         let ping = conn.ping_pong();
-        let shared = Rc::new(Shared::default());
         let sh = Rc::clone(&shared);
         // Untracked: an idle connection does not keep a script's loop alive
         // (Swoole waits for coroutines, not sockets).
@@ -523,6 +638,11 @@ impl Client {
                 Ev::Closed(f) => {
                     self.streams.clear();
                     return Some(Taken::Closed(f));
+                }
+                Ev::GoAway(g) => {
+                    // Swoole closes the connection on GOAWAY.
+                    self.close();
+                    return Some(Taken::GoAway(g));
                 }
                 Ev::Reset { sid } => {
                     self.streams.remove(&sid);

@@ -268,6 +268,18 @@ pub fn h2_recv(h: i64, timeout: f64, pipeline_read: bool) -> Zval {
         };
         match taken {
             Some(Taken::Piece(p)) => return piece_zval(p),
+            Some(Taken::GoAway(g)) => {
+                CLIENTS.with(|c| c.borrow_mut().remove(&h));
+                let mut z = fail_zval(&Fail {
+                    code: g.code as i32,
+                    msg: String::from_utf8_lossy(&g.debug).into_owned(),
+                });
+                if let Some(a) = z.array_mut() {
+                    let _ = a.push(true);
+                    let _ = a.push(g.last_stream_id as i64);
+                }
+                return z;
+            }
             Some(Taken::Closed(f)) => {
                 CLIENTS.with(|c| c.borrow_mut().remove(&h));
                 let mut z = fail_zval(&f);

@@ -212,6 +212,9 @@ class Client
         $r = __h2_recv($this->h, $timeout, $pipeline_read);
         if (!isset($r['streamId'])) {
             $this->error($r);
+            if (isset($r[3])) {
+                $this->serverLastStreamId = $r[3];
+            }
             if (!empty($r[2])) {
                 $this->gone();
             }

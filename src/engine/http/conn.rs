@@ -347,7 +347,7 @@ pub async fn serve(
             NetStream::Plain(s) => first_head_is_long(s).await,
             NetStream::Tls(_) => true,
         };
-    let io = TokioIo::new(Counted(stream, last.clone()));
+    let counted = Counted(stream, last.clone());
     let svc_ctx = ctx.clone();
     let svc_inflight = inflight.clone();
     let svc_kill = kill.clone();
@@ -392,11 +392,14 @@ pub async fn serve(
         if let Some(n) = h.max_header_list_size {
             b.max_header_list_size(n);
         }
+        // PING/GOAWAY on demand (`Response::ping()`/`goaway()`): see h2ctl.
+        let io = TokioIo::new(super::h2ctl::H2Tap::new(counted, fd));
         drive!(b.serve_connection(io, svc), ctx, fd, kill, idle);
         return;
     }
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
     // a hello-world request's user CPU (bench/RESULTS.md); drop-in wins.
+    let io = TokioIo::new(counted);
     let mut builder = http1::Builder::new();
     builder
         .timer(super::header_timer::HeaderTimer)

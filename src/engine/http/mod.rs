@@ -4,6 +4,7 @@ pub mod body;
 pub mod conn;
 pub mod deadline;
 pub mod form;
+pub mod h2ctl;
 pub mod header_timer;
 pub mod mime;
 pub mod parse;
