@@ -193,6 +193,10 @@ struct Stream {
     gzip: Option<flate2::write::GzDecoder<Vec<u8>>>,
 }
 
+/// What `send`'s future gives back: the stream id and, for a pipeline
+/// request, the stream's writer.
+pub type Opened = (u32, Option<SendStream<Bytes>>);
+
 /// A request as `send` takes it.
 #[derive(Debug, Clone, Default)]
 pub struct Request {
@@ -552,8 +556,7 @@ impl Client {
         &self,
         req: Request,
         timeout: Option<Duration>,
-    ) -> Result<impl Future<Output = Result<(u32, Option<SendStream<Bytes>>), Fail>> + 'static, Fail>
-    {
+    ) -> Result<impl Future<Output = Result<Opened, Fail>> + 'static, Fail> {
         let Some(send) = self.send.clone().filter(|_| self.alive()) else {
             return Err(Fail::new(ERR_NO_CONNECTION, "Client no connection"));
         };
@@ -729,12 +732,9 @@ mod tests {
     use super::*;
 
     fn client_with(events: Vec<Ev>, streams: &[(u32, bool)]) -> Client {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
+        // A handle of a task never run: `Client` only aborts it.
         let local = tokio::task::LocalSet::new();
-        let task = local.block_on(&rt, async { tokio::task::spawn_local(async {}) });
+        let task = local.spawn_local(async {});
         let shared = Rc::new(Shared::default());
         for e in events {
             shared.push(e);
