@@ -9,7 +9,7 @@
 //! it. Errors come back as `[code, message]` arrays that the PHP side puts
 //! into `errCode`/`errMsg`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::time::Duration;
@@ -24,14 +24,20 @@ use crate::engine::http2_client::{self as h2c, Client, Fail, Piece, Request, Set
 use crate::engine::http_client::parse_set_cookie;
 use crate::engine::tls_client::TlsOptions;
 
+/// The connections by handle, and the last handle given out.
+#[derive(Default)]
+struct Table {
+    map: HashMap<i64, Client>,
+    next: i64,
+}
+
 thread_local! {
-    // Boxed: 8 bytes of static TLS (see tools/tls-check.sh).
-    static CLIENTS: Box<RefCell<HashMap<i64, Client>>> = Box::new(RefCell::new(HashMap::new()));
-    static NEXT: Cell<i64> = const { Cell::new(0) };
+    // Boxed: one pointer of static TLS (see tools/tls-check.sh).
+    static CLIENTS: Box<RefCell<Table>> = Box::new(RefCell::new(Table::default()));
 }
 
 fn with<R>(h: i64, f: impl FnOnce(&mut Client) -> R) -> Option<R> {
-    CLIENTS.with(|c| c.borrow_mut().get_mut(&h).map(f))
+    CLIENTS.with(|c| c.borrow_mut().map.get_mut(&h).map(f))
 }
 
 fn fail_zval(f: &Fail) -> Zval {
@@ -125,11 +131,13 @@ pub fn h2_connect(host: String, port: i64, ssl: bool, settings: &ZendHashTable) 
     };
     match res {
         Ok(c) => {
-            let h = NEXT.with(|n| {
-                n.set(n.get() + 1);
-                n.get()
+            let h = CLIENTS.with(|cl| {
+                let mut t = cl.borrow_mut();
+                t.next += 1;
+                let h = t.next;
+                t.map.insert(h, c);
+                h
             });
-            CLIENTS.with(|cl| cl.borrow_mut().insert(h, c));
             let mut z = Zval::new();
             z.set_long(h);
             z
@@ -269,7 +277,7 @@ pub fn h2_recv(h: i64, timeout: f64, pipeline_read: bool) -> Zval {
         match taken {
             Some(Taken::Piece(p)) => return piece_zval(p),
             Some(Taken::GoAway(g)) => {
-                CLIENTS.with(|c| c.borrow_mut().remove(&h));
+                CLIENTS.with(|c| c.borrow_mut().map.remove(&h));
                 let mut z = fail_zval(&Fail {
                     code: g.code as i32,
                     msg: String::from_utf8_lossy(&g.debug).into_owned(),
@@ -281,7 +289,7 @@ pub fn h2_recv(h: i64, timeout: f64, pipeline_read: bool) -> Zval {
                 return z;
             }
             Some(Taken::Closed(f)) => {
-                CLIENTS.with(|c| c.borrow_mut().remove(&h));
+                CLIENTS.with(|c| c.borrow_mut().map.remove(&h));
                 let mut z = fail_zval(&f);
                 if let Some(a) = z.array_mut() {
                     let _ = a.push(true);
@@ -321,7 +329,7 @@ pub fn h2_goaway(h: i64) -> bool {
 #[php_function]
 #[php(name = "Swoole\\Coroutine\\Http2\\__h2_close")]
 pub fn h2_close(h: i64) -> bool {
-    let c = CLIENTS.with(|c| c.borrow_mut().remove(&h));
+    let c = CLIENTS.with(|c| c.borrow_mut().map.remove(&h));
     match c {
         Some(mut c) => {
             c.close();

@@ -11,7 +11,6 @@
 //! pong it never asked for).
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::io;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -109,23 +108,10 @@ impl Ctl {
     }
 }
 
-thread_local! {
-    // Boxed: 8 bytes of static TLS (tools/tls-check.sh).
-    static CONNS: Box<RefCell<HashMap<i64, Rc<Ctl>>>> = Box::new(RefCell::new(HashMap::new()));
-}
-
-/// The control of connection `fd`, when it speaks HTTP/2.
+/// The control of connection `fd`, when it speaks HTTP/2 (kept with the
+/// connection's entry in `conn`'s table).
 pub fn get(fd: i64) -> Option<Rc<Ctl>> {
-    CONNS.with(|c| c.borrow().get(&fd).cloned())
-}
-
-/// Forgets `fd`'s control when the connection's task ends.
-pub struct Registered(i64);
-
-impl Drop for Registered {
-    fn drop(&mut self) {
-        CONNS.with(|c| c.borrow_mut().remove(&self.0));
-    }
+    super::conn::h2_ctl(fd)
 }
 
 /// The stream wrapper; see the module comment.
@@ -134,14 +120,11 @@ pub struct H2Tap<T> {
     ctl: Rc<Ctl>,
     rx: Framer,
     tx: Framer,
-    _reg: Registered,
 }
 
 impl<T> H2Tap<T> {
-    /// Wraps connection `fd`'s stream (the client's preface still unread).
-    pub fn new(inner: T, fd: i64) -> Self {
-        let ctl = Rc::new(Ctl::default());
-        CONNS.with(|c| c.borrow_mut().insert(fd, Rc::clone(&ctl)));
+    /// Wraps a connection's stream (the client's preface still unread).
+    pub fn new(inner: T, ctl: Rc<Ctl>) -> Self {
         H2Tap {
             inner,
             ctl,
@@ -150,7 +133,6 @@ impl<T> H2Tap<T> {
                 ..Framer::default()
             },
             tx: Framer::default(),
-            _reg: Registered(fd),
         }
     }
 }
