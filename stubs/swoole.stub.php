@@ -515,7 +515,7 @@ const SWOOLE_UDP = 2;
 const SWOOLE_UDP6 = 4;
 const SWOOLE_UNIX_DGRAM = 6;
 const SWOOLE_UNIX_STREAM = 5;
-const SWOOLE_USE_HTTP2 = false;
+const SWOOLE_USE_HTTP2 = true;
 const SWOOLE_USE_SHORTNAME = true;
 const SWOOLE_VERSION = '6.2.2';
 const SWOOLE_VERSION_ID = 60202;
@@ -904,8 +904,10 @@ namespace Swoole\Http {
         public static function create(object|array|int $server = -1, int $fd = -1): Swoole\Http\Response|false {}
         public function detach(): bool {}
         public function end(?string $content = NULL): bool {}
+        public function goaway(int $error_code = 0, string $debug_data = ''): bool {}
         public function header(string $key, array|string $value, bool $format = true): bool {}
         public function isWritable(): bool {}
+        public function ping(string $data = ''): bool {}
         public function push(Swoole\WebSocket\Frame|string $data, int $opcode = 1, int $flags = 1): bool {}
         public function rawcookie(Swoole\Http\Cookie|string $name_or_object, string $value = '', int $expires = 0, string $path = '/', string $domain = '', bool $secure = false, bool $httponly = false, string $samesite = '', string $priority = '', bool $partitioned = false): bool {}
         public function recv(float $timeout = 0): Swoole\WebSocket\Frame|string|false {}
@@ -916,6 +918,7 @@ namespace Swoole\Http {
         public function setRawCookie(Swoole\Http\Cookie|string $name_or_object, string $value = '', int $expires = 0, string $path = '/', string $domain = '', bool $secure = false, bool $httponly = false, string $samesite = '', string $priority = '', bool $partitioned = false): bool {}
         public function setStatusCode(int $http_code, string $reason = ''): bool {}
         public function status(int $http_code, string $reason = ''): bool {}
+        public function trailer(string $key, string $value): bool {}
         public function upgrade(): bool {}
         public function write(string $content): bool {}
     }
@@ -1681,4 +1684,13 @@ namespace {
     function swoole_timer_info(int $timer_id): ?array {}
     function swoole_timer_list(): Swoole\Timer\Iterator {}
     function swoole_timer_stats(): array {}
+    function Swoole\Coroutine\Http2\__h2_connect(string $host, int $port, bool $ssl, array $settings): mixed {}
+    function Swoole\Coroutine\Http2\__h2_send(int $h, string $method, string $path, string $authority, array $headers, mixed $body, bool $pipeline, bool $use_pipeline_read, float $timeout): mixed {}
+    function Swoole\Coroutine\Http2\__h2_write(int $h, int $sid, mixed $data, bool $end): mixed {}
+    function Swoole\Coroutine\Http2\__h2_recv(int $h, float $timeout, bool $pipeline_read): mixed {}
+    function Swoole\Coroutine\Http2\__h2_ping(int $h): bool {}
+    function Swoole\Coroutine\Http2\__h2_goaway(int $h): bool {}
+    function Swoole\Coroutine\Http2\__h2_close(int $h): bool {}
+    function Swoole\Coroutine\Http2\__h2_exists(int $h, int $sid): bool {}
+    function Swoole\Coroutine\Http2\__h2_stats(int $h): mixed {}
 }

@@ -11,6 +11,7 @@ pub mod hash;
 pub mod held;
 pub mod hooks;
 pub mod http;
+pub mod http2_client;
 pub mod http_client;
 pub mod http_coro;
 pub mod ipc;

@@ -4,7 +4,7 @@
 //!
 //! rustls with its `ring` provider (docs/internals.md, "TLS"): TLS 1.2 and 1.3
 //! only, no OpenSSL. What the settings ask for and rustls cannot do (a cipher
-//! name it has no suite for, TLS 1.0/1.1, `ssl_verify_depth`) is reported as a
+//! name it has no suite for, TLS 1.0/1.1) is reported as a
 //! warning by [`build`], never silently dropped.
 
 use std::collections::HashMap;
@@ -17,11 +17,15 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use rustls::client::danger::HandshakeSignatureValid;
 use rustls::crypto::CryptoProvider;
+use rustls::pki_types::UnixTime;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::server::{ClientHello, ResolvesServerCert, WebPkiClientVerifier};
 use rustls::sign::CertifiedKey;
 use rustls::{CipherSuite, RootCertStore, SupportedCipherSuite};
+use rustls::{DigitallySignedStruct, DistinguishedName};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
@@ -369,11 +373,6 @@ pub fn build(s: &TlsSettings) -> Result<(ServerTls, Vec<String>)> {
             "ssl_protocols enables neither TLSv1.2 nor TLSv1.3, the only protocols supported",
         ));
     }
-    if s.verify_depth.is_some() {
-        warnings.push(
-            "ssl_verify_depth is not supported (rustls does not limit the chain length)".into(),
-        );
-    }
 
     let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(&versions)
@@ -397,6 +396,10 @@ pub fn build(s: &TlsSettings) -> Result<(ServerTls, Vec<String>)> {
             let v = vb
                 .build()
                 .map_err(|e| Error::config(format!("ssl_client_cert_file[{ca}]: {e}")))?;
+            let v: Arc<dyn ClientCertVerifier> = match s.verify_depth {
+                Some(depth) => Arc::new(DepthVerifier { inner: v, depth }),
+                None => v,
+            };
             builder.with_client_cert_verifier(v)
         }
         None => {
@@ -725,5 +728,69 @@ mod tests {
         assert_eq!(e.to_string(), "ssl cert file[/nonexistent/c.pem] not found");
         let e = build(&TlsSettings::default()).expect_err("must fail");
         assert!(e.to_string().contains("ssl_cert_file"));
+    }
+}
+
+/// `ssl_verify_depth` on a mutual-TLS port: webpki's client verifier, and
+/// a client chain with more intermediate CAs than `depth` refused
+/// (`tls_client::chain_too_long`).
+#[derive(Debug)]
+struct DepthVerifier {
+    inner: Arc<dyn ClientCertVerifier>,
+    depth: i64,
+}
+
+impl ClientCertVerifier for DepthVerifier {
+    fn offer_client_auth(&self) -> bool {
+        self.inner.offer_client_auth()
+    }
+
+    fn client_auth_mandatory(&self) -> bool {
+        self.inner.client_auth_mandatory()
+    }
+
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        self.inner.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        now: UnixTime,
+    ) -> std::result::Result<ClientCertVerified, rustls::Error> {
+        if super::tls_client::chain_too_long(Some(self.depth), intermediates.len()) {
+            return Err(rustls::Error::InvalidCertificate(
+                rustls::CertificateError::ApplicationVerificationFailure,
+            ));
+        }
+        self.inner
+            .verify_client_cert(end_entity, intermediates, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+
+    fn requires_raw_public_keys(&self) -> bool {
+        self.inner.requires_raw_public_keys()
     }
 }

@@ -54,6 +54,8 @@ pub struct TlsOptions {
     pub protocols: i64,
     /// ALPN protocols offered, in order.
     pub alpn: Vec<Vec<u8>>,
+    /// `ssl_verify_depth`: most intermediate CAs the peer may present.
+    pub verify_depth: Option<i64>,
 }
 
 fn provider() -> Arc<CryptoProvider> {
@@ -116,6 +118,15 @@ struct Verifier {
     allow_self_signed: bool,
     inner: Option<Arc<WebPkiServerVerifier>>,
     provider: Arc<CryptoProvider>,
+    depth: Option<i64>,
+}
+
+/// OpenSSL's `verify_depth` rule as far as a verifier that sees only the
+/// presented chain can apply it: no more intermediate CAs than `depth`
+/// (neither the leaf nor the trust anchor counts). A presented chain that
+/// ends with the root itself counts that root too (an over-count of one).
+pub fn chain_too_long(depth: Option<i64>, intermediates: usize) -> bool {
+    depth.is_some_and(|d| d >= 0 && intermediates as i64 > d)
 }
 
 impl ServerCertVerifier for Verifier {
@@ -129,6 +140,12 @@ impl ServerCertVerifier for Verifier {
     ) -> Result<ServerCertVerified, rustls::Error> {
         if !self.verify_peer {
             return Ok(ServerCertVerified::assertion());
+        }
+        if chain_too_long(self.depth, intermediates.len()) {
+            // OpenSSL: "certificate chain too long".
+            return Err(rustls::Error::InvalidCertificate(
+                CertificateError::ApplicationVerificationFailure,
+            ));
         }
         let r = match &self.inner {
             Some(v) => v.verify_server_cert(end_entity, intermediates, server_name, ocsp, now),
@@ -332,21 +349,48 @@ fn build_config(o: &TlsOptions) -> Result<ClientConfig, String> {
         allow_self_signed: o.allow_self_signed,
         inner,
         provider: Arc::clone(&p),
+        depth: o.verify_depth,
     });
-    let b = ClientConfig::builder_with_provider(p)
+    let b = ClientConfig::builder_with_provider(Arc::clone(&p))
         .with_protocol_versions(&versions(o)?)
         .map_err(|e| e.to_string())?
         .dangerous()
         .with_custom_certificate_verifier(verifier);
     let mut cfg = match (&o.cert_file, &o.key_file) {
-        (Some(c), Some(k)) => b
-            .with_client_auth_cert(read_certs(c)?, read_key(k)?)
-            .map_err(|e| e.to_string())?,
+        (Some(c), Some(k)) => {
+            // Not `with_client_auth_cert`: it parses the certificate with
+            // webpki, which refuses X.509 v1 ones that OpenSSL sends.
+            let key = p
+                .key_provider
+                .load_private_key(read_key(k)?)
+                .map_err(|e| format!("{k}: {e}"))?;
+            let ck = Arc::new(rustls::sign::CertifiedKey::new(read_certs(c)?, key));
+            b.with_client_cert_resolver(Arc::new(OneClientCert(ck)))
+        }
         _ => b.with_no_client_auth(),
     };
     cfg.alpn_protocols = o.alpn.clone();
     cfg.enable_sni = o.host_name.as_deref() != Some("");
     Ok(cfg)
+}
+
+/// The one client certificate of `ssl_cert_file`, offered whatever the
+/// server asks for.
+#[derive(Debug)]
+struct OneClientCert(Arc<rustls::sign::CertifiedKey>);
+
+impl rustls::client::ResolvesClientCert for OneClientCert {
+    fn resolve(
+        &self,
+        _root_hint_subjects: &[&[u8]],
+        _sigschemes: &[rustls::SignatureScheme],
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        Some(Arc::clone(&self.0))
+    }
+
+    fn has_certs(&self) -> bool {
+        true
+    }
 }
 
 /// `verifyPeerCert()`: checks `certs` (leaf first) as the handshake would
@@ -369,6 +413,7 @@ pub fn verify_chain(o: &TlsOptions, host: &str, certs: &[Vec<u8>]) -> Result<(),
         allow_self_signed: o.allow_self_signed,
         inner,
         provider: p,
+        depth: o.verify_depth,
     };
     let leaf = CertificateDer::from(leaf.as_slice());
     let rest: Vec<CertificateDer<'_>> = rest

@@ -87,8 +87,7 @@ use Value::{Bool, Float, Int, Str};
 ///   `SWOOLE_WORKER_EXIT`: the process classes (the `SWOOLE_WORKER_*` are in `register` above);
 /// - `SWOOLE_EXIT_IN_COROUTINE`, `SWOOLE_EXIT_IN_SERVER`: `Swoole\ExitException`.
 ///
-/// Different on purpose (see docs/compat.md): `SWOOLE_USE_HTTP2` is `false`
-/// here: the HTTP/2 server exists, `Coroutine\Http2\Client` does not yet.
+/// `SWOOLE_USE_HTTP2` is `true`: the HTTP/2 server and `Coroutine\Http2\Client`.
 pub static SWOOLE_CONSTANTS: &[(&str, Value)] = &[
     ("SWOOLE_VERSION", Str("6.2.2")),
     ("SWOOLE_VERSION_ID", Int(60202)),
@@ -705,7 +704,7 @@ pub fn register_table(module_number: i32) -> ext_php_rs::error::Result<()> {
     } else {
         SOCKET_CONSTANTS
     };
-    let http2 = [("SWOOLE_USE_HTTP2", Bool(false))];
+    let http2 = [("SWOOLE_USE_HTTP2", Bool(true))];
     for (name, value) in SWOOLE_CONSTANTS.iter().chain(sockets).chain(&http2) {
         if defined(name) {
             continue;

@@ -445,9 +445,19 @@ impl Request {
         if !self.opts.parse_cookie {
             return None;
         }
-        self.req
-            .header("cookie")
-            .map(|c| pairs_zval(form::parse_cookie(c.as_bytes())))
+        let mut all = self.req.headers.get_all(http::header::COOKIE).iter();
+        let first = all.next()?;
+        let Some(second) = all.next() else {
+            return Some(pairs_zval(form::parse_cookie(first.as_bytes())));
+        };
+        // HTTP/2 clients send one `cookie` field per cookie (RFC 9113
+        // 8.2.3): joined with "; " as one header.
+        let mut joined = first.as_bytes().to_vec();
+        for v in std::iter::once(second).chain(all) {
+            joined.extend_from_slice(b"; ");
+            joined.extend_from_slice(v.as_bytes());
+        }
+        Some(pairs_zval(form::parse_cookie(&joined)))
     }
 
     /// Parses `get`, the body and `cookie` (Swoole's order) once.

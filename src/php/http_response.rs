@@ -595,6 +595,56 @@ impl Response {
     pub fn is_writable(&self) -> bool {
         self.r.is_writable()
     }
+
+    /// A trailer sent after the body (HTTP/2; HTTP/1 drops it).
+    pub fn trailer(&self, key: &str, value: &str) -> bool {
+        if key.len() > 127 {
+            php_error(&ErrorType::Warning, "trailer key is too long");
+            return false;
+        }
+        done("trailer", self.r.trailer(key, value.as_bytes()))
+    }
+
+    /// Sends a PING frame on this response's HTTP/2 connection.
+    pub fn ping(&self, data: Option<String>) -> bool {
+        let _ = data;
+        match crate::engine::http::h2ctl::get(self.fd) {
+            Some(c) if self.r.is_writable() => {
+                c.ping();
+                true
+            }
+            Some(_) => false,
+            None => {
+                php_error(
+                    &ErrorType::Warning,
+                    "only supports websocket or http2 client",
+                );
+                false
+            }
+        }
+    }
+
+    /// Sends a GOAWAY frame on this response's HTTP/2 connection.
+    #[php(defaults(error_code = 0))]
+    pub fn goaway(&self, error_code: i64, debug_data: Option<String>) -> bool {
+        match crate::engine::http::h2ctl::get(self.fd) {
+            Some(c) => {
+                let debug = debug_data.unwrap_or_default();
+                c.goaway(
+                    error_code.clamp(0, u32::MAX as i64) as u32,
+                    debug.as_bytes(),
+                );
+                true
+            }
+            None => {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("fd[{}] is not a HTTP2 conncetion", self.fd),
+                );
+                false
+            }
+        }
+    }
 }
 
 impl Response {

@@ -25,6 +25,7 @@ pub mod hook_net;
 pub mod hook_select;
 pub mod hook_sleep;
 pub mod hook_stream;
+pub mod http2_client_coro;
 pub mod http_client_coro;
 pub mod http_cookie;
 pub mod http_request;
@@ -179,6 +180,7 @@ fn build(module: ModuleBuilder) -> ModuleBuilder {
     let m = waitgroup::register(m);
     let m = websocket_frame::register(m);
     let m = http_client_coro::register(m);
+    let m = http2_client_coro::register(m);
     let m = http_server_coro::register(m);
     let m = socket_coro::register(m);
     let m = client_coro::register(m);
@@ -202,6 +204,8 @@ const LIBRARY: &str = include_str!("library.php");
 const LIBRARY_CO: &str = include_str!("library_co.php");
 /// `Swoole\Coroutine\Server` and `Server\Connection` (`library_server_coro.php`).
 const LIBRARY_SERVER_CORO: &str = include_str!("library_server_coro.php");
+/// `Swoole\Coroutine\Http2\Client`, `Http2\Request`, `Http2\Response` (`library_http2.php`).
+const LIBRARY_HTTP2: &str = include_str!("library_http2.php");
 /// The PHP half of the curl hooks (`library/curl.php`, see `hook_curl.rs`).
 const LIBRARY_CURL: &str = include_str!("library/curl.php");
 
@@ -222,9 +226,15 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
     } else {
         &[]
     };
-    for lib in [LIBRARY, LIBRARY_CO, LIBRARY_SERVER_CORO, LIBRARY_CURL]
-        .iter()
-        .chain(optional)
+    for lib in [
+        LIBRARY,
+        LIBRARY_CO,
+        LIBRARY_SERVER_CORO,
+        LIBRARY_HTTP2,
+        LIBRARY_CURL,
+    ]
+    .iter()
+    .chain(optional)
     {
         if let Err(e) = ext_php_rs::php_eval::execute(lib) {
             ext_php_rs::error::php_error(

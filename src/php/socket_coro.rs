@@ -1424,6 +1424,7 @@ pub fn tls_setting(t: &mut TlsOptions, key: &str, v: &Zval) -> bool {
         "ssl_capath" => t.capath = Some(text()).filter(|s| !s.is_empty()),
         "ssl_client_cert_file" => t.client_cert_file = Some(text()).filter(|s| !s.is_empty()),
         "ssl_protocols" => t.protocols = zval_i64(v),
+        "ssl_verify_depth" => t.verify_depth = Some(zval_i64(v)),
         "ssl_cert_file" | "ssl_key_file" => {
             let f = text();
             if !std::path::Path::new(&f).exists() {

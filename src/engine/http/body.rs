@@ -27,9 +27,20 @@ pub enum RespBody {
         rx: mpsc::UnboundedReceiver<Bytes>,
         flow: Option<Rc<Outflow>>,
         done: bool,
+        /// The chunk after the one just yielded, looked at so that the last
+        /// one is seen as the end (HTTP/2 sets END_STREAM on it, as Swoole,
+        /// instead of sending an empty DATA frame after it).
+        peeked: Option<Bytes>,
     },
     /// `sendfile()` and the static handler: `remaining` bytes from the file.
     File { file: File, remaining: u64 },
+    /// `end($data)` after `trailer()`: the buffer, then a trailers frame
+    /// (HTTP/2 sends it as a last HEADERS frame; HTTP/1 drops it unless
+    /// chunked).
+    Trailed {
+        data: Option<Bytes>,
+        trailers: Option<http::HeaderMap>,
+    },
 }
 
 impl RespBody {
@@ -66,11 +77,24 @@ impl Body for RespBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match self.get_mut() {
             RespBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
-            RespBody::Chunks { rx, flow, done } => {
+            RespBody::Trailed { data, trailers } => Poll::Ready(match data.take() {
+                Some(b) => Some(Ok(Frame::data(b))),
+                None => trailers.take().map(|t| Ok(Frame::trailers(t))),
+            }),
+            RespBody::Chunks {
+                rx,
+                flow,
+                done,
+                peeked,
+            } => {
                 if *done {
                     return Poll::Ready(None);
                 }
-                match rx.poll_recv(cx) {
+                let next = match peeked.take() {
+                    Some(b) => Poll::Ready(Some(b)),
+                    None => rx.poll_recv(cx),
+                };
+                match next {
                     Poll::Ready(Some(b)) if b.is_empty() => {
                         *done = true;
                         Poll::Ready(None)
@@ -78,6 +102,11 @@ impl Body for RespBody {
                     Poll::Ready(Some(b)) => {
                         if let Some(f) = flow {
                             f.sent(b.len());
+                        }
+                        match rx.try_recv() {
+                            Ok(n) if n.is_empty() => *done = true,
+                            Ok(n) => *peeked = Some(n),
+                            Err(_) => {}
                         }
                         Poll::Ready(Some(Ok(Frame::data(b))))
                     }
@@ -121,6 +150,7 @@ impl Body for RespBody {
     fn is_end_stream(&self) -> bool {
         match self {
             RespBody::Full(b) => b.is_none(),
+            RespBody::Trailed { data, trailers } => data.is_none() && trailers.is_none(),
             RespBody::Chunks { done, .. } => *done,
             RespBody::File { remaining, .. } => *remaining == 0,
         }
@@ -129,6 +159,9 @@ impl Body for RespBody {
     fn size_hint(&self) -> SizeHint {
         match self {
             RespBody::Full(b) => SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
+            RespBody::Trailed { data, .. } => {
+                SizeHint::with_exact(data.as_ref().map_or(0, |b| b.len() as u64))
+            }
             RespBody::Chunks { .. } => SizeHint::default(),
             RespBody::File { remaining, .. } => SizeHint::with_exact(*remaining),
         }

@@ -237,6 +237,14 @@ thread_local! {
 struct Kill {
     notify: Notify,
     set: Cell<bool>,
+    /// An HTTP/2 connection's PING/GOAWAY queue (`h2ctl`); kept here so
+    /// the one per-worker table serves both (static TLS, tools/tls-check.sh).
+    h2: RefCell<Option<Rc<super::h2ctl::Ctl>>>,
+}
+
+/// The PING/GOAWAY control of HTTP connection `fd`, when it speaks HTTP/2.
+pub fn h2_ctl(fd: i64) -> Option<Rc<super::h2ctl::Ctl>> {
+    OPEN.with(|t| t.borrow().get(&fd).and_then(|k| k.h2.borrow().clone()))
 }
 
 /// Drops HTTP connection `fd` of this worker (a response in progress is
@@ -347,7 +355,7 @@ pub async fn serve(
             NetStream::Plain(s) => first_head_is_long(s).await,
             NetStream::Tls(_) => true,
         };
-    let io = TokioIo::new(Counted(stream, last.clone()));
+    let counted = Counted(stream, last.clone());
     let svc_ctx = ctx.clone();
     let svc_inflight = inflight.clone();
     let svc_kill = kill.clone();
@@ -392,11 +400,16 @@ pub async fn serve(
         if let Some(n) = h.max_header_list_size {
             b.max_header_list_size(n);
         }
+        // PING/GOAWAY on demand (`Response::ping()`/`goaway()`): see h2ctl.
+        let ctl = Rc::new(super::h2ctl::Ctl::default());
+        *kill.h2.borrow_mut() = Some(ctl.clone());
+        let io = TokioIo::new(super::h2ctl::H2Tap::new(counted, ctl));
         drive!(b.serve_connection(io, svc), ctx, fd, kill, idle);
         return;
     }
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
     // a hello-world request's user CPU (bench/RESULTS.md); drop-in wins.
+    let io = TokioIo::new(counted);
     let mut builder = http1::Builder::new();
     builder
         .timer(super::header_timer::HeaderTimer)

@@ -5,6 +5,7 @@ pub mod conn;
 pub mod deadline;
 pub mod form;
 pub mod gate;
+pub mod h2ctl;
 pub mod header_timer;
 pub mod mime;
 pub mod parse;

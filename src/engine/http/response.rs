@@ -220,6 +220,8 @@ struct State {
     head_tx: Option<oneshot::Sender<Response<RespBody>>>,
     chunk_tx: Option<mpsc::UnboundedSender<Bytes>>,
     ended: bool,
+    /// `trailer()`s, sent after the body by `end()`.
+    trailers: Option<HeaderMap>,
     ctx: RespContext,
 }
 
@@ -240,6 +242,7 @@ impl Responder {
             head_tx: Some(tx),
             chunk_tx: None,
             ended: false,
+            trailers: None,
             ctx,
         };
         (Responder(Rc::new(RefCell::new(state))), rx)
@@ -321,6 +324,7 @@ impl Responder {
                 rx,
                 flow: s.ctx.outflow.clone(),
                 done: false,
+                peeked: None,
             };
             let resp = s.build(body, None)?;
             let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
@@ -344,6 +348,20 @@ impl Responder {
         self.0.borrow().ctx.outflow.clone()
     }
 
+    /// Adds a trailer (name lower-cased), sent after the body by `end()`.
+    pub fn trailer(&self, name: &str, value: &[u8]) -> Result<(), RespError> {
+        let mut s = self.0.borrow_mut();
+        if s.ended {
+            return Err(RespError::Unavailable);
+        }
+        let n = HeaderName::from_bytes(name.to_ascii_lowercase().as_bytes())
+            .map_err(|_| RespError::Invalid(format!("invalid trailer name '{name}'")))?;
+        let v = HeaderValue::from_bytes(value)
+            .map_err(|_| RespError::Invalid(format!("invalid value for trailer '{name}'")))?;
+        s.trailers.get_or_insert_with(HeaderMap::new).insert(n, v);
+        Ok(())
+    }
+
     /// Ends the response, with a last piece of body.
     pub fn end(&self, data: Bytes) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
@@ -363,7 +381,14 @@ impl Responder {
             return tx.send(Bytes::new()).map_err(|_| RespError::Unavailable);
         }
         let (body, coding) = s.maybe_compress(data);
-        let resp = s.build(RespBody::full(body), coding)?;
+        let body = match s.trailers.take() {
+            Some(t) => RespBody::Trailed {
+                data: (!body.is_empty()).then_some(body),
+                trailers: Some(t),
+            },
+            None => RespBody::full(body),
+        };
+        let resp = s.build(body, coding)?;
         s.ended = true;
         let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
         head_tx.send(resp).map_err(|_| RespError::Unavailable)
