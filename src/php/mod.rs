@@ -24,6 +24,7 @@ pub mod hook_curl;
 pub mod hook_net;
 pub mod hook_select;
 pub mod hook_sleep;
+pub mod hook_sockets;
 pub mod hook_stream;
 pub mod http_client_coro;
 pub mod http_cookie;
@@ -204,6 +205,8 @@ const LIBRARY_CO: &str = include_str!("library_co.php");
 const LIBRARY_SERVER_CORO: &str = include_str!("library_server_coro.php");
 /// The PHP half of the curl hooks (`library/curl.php`, see `hook_curl.rs`).
 const LIBRARY_CURL: &str = include_str!("library/curl.php");
+/// The PHP half of the ext-sockets hooks (`library/sockets.php`, see `hook_sockets.rs`).
+const LIBRARY_SOCKETS: &str = include_str!("library/sockets.php");
 
 /// Swoole's PHP library, our own code (`src/php/library/`): loaded unless
 /// `swoole.enable_library` is off. Order matters: later files use earlier ones.
@@ -222,9 +225,15 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
     } else {
         &[]
     };
-    for lib in [LIBRARY, LIBRARY_CO, LIBRARY_SERVER_CORO, LIBRARY_CURL]
-        .iter()
-        .chain(optional)
+    for lib in [
+        LIBRARY,
+        LIBRARY_CO,
+        LIBRARY_SERVER_CORO,
+        LIBRARY_CURL,
+        LIBRARY_SOCKETS,
+    ]
+    .iter()
+    .chain(optional)
     {
         if let Err(e) = ext_php_rs::php_eval::execute(lib) {
             ext_php_rs::error::php_error(
