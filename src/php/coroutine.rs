@@ -301,6 +301,12 @@ fn need_coroutine(api: &str) -> PhpException {
     )
 }
 
+/// Swoole's message for `yield()`/`suspend()` outside a coroutine (no
+/// method name in front).
+fn need_coroutine_bare() -> PhpException {
+    PhpException::new("API must be called in the coroutine".into(), 0, error_ce())
+}
+
 fn long_or_false(v: Option<i64>) -> Zval {
     let mut z = Zval::new();
     match v {
@@ -536,13 +542,13 @@ impl Coroutine {
     pub fn yield_() -> PhpResult<bool> {
         coro::wait(WaitKind::User, None)
             .map(|w| w == Wake::Resumed)
-            .map_err(|_| need_coroutine("Swoole\\Coroutine::yield()"))
+            .map_err(|_| need_coroutine_bare())
     }
 
     pub fn suspend() -> PhpResult<bool> {
         coro::wait(WaitKind::User, None)
             .map(|w| w == Wake::Resumed)
-            .map_err(|_| need_coroutine("Swoole\\Coroutine::suspend()"))
+            .map_err(|_| need_coroutine_bare())
     }
 
     pub fn resume(cid: i64) -> bool {
@@ -598,13 +604,40 @@ impl Coroutine {
             .unwrap_or_default()
     }
 
-    /// `['max_coroutine' => n, ...]`; other coroutine options are accepted.
+    /// `['max_coroutine' => n, 'hook_flags' => flags,
+    /// 'enable_preemptive_scheduler' => bool, ...]`; other coroutine options
+    /// are accepted.
     pub fn set(options: &ZendHashTable) {
         for key in ["max_coroutine", "max_coro_num"] {
             if let Some(n) = options.get(key).and_then(Zval::long) {
                 coro::set_max(n.max(0) as usize);
             }
         }
+        if let Some(v) = options.get("hook_flags") {
+            let flags = v
+                .long()
+                .or_else(|| v.double().map(|d| d as i64))
+                .or_else(|| v.bool().map(i64::from));
+            if let Some(flags) = flags {
+                super::runtime::apply(flags);
+            }
+        }
+        if let Some(v) = options.get("enable_preemptive_scheduler") {
+            let on = v.bool().unwrap_or(false) || v.long().is_some_and(|n| n != 0);
+            coro::preempt::set(on);
+        }
+    }
+
+    /// Lets the preemptive scheduler interrupt the calling coroutine again.
+    pub fn enable_scheduler() -> bool {
+        let cid = coro::current();
+        cid >= 0 && coro::preempt::exempt(cid, false)
+    }
+
+    /// Exempts the calling coroutine from the preemptive scheduler.
+    pub fn disable_scheduler() -> bool {
+        let cid = coro::current();
+        cid >= 0 && coro::preempt::exempt(cid, true)
     }
 
     pub fn get_options() -> Zval {
