@@ -638,7 +638,9 @@ namespace Swoole {
         public static function cancel(int $cid, bool $throw_exception = false): bool {}
         public static function create(callable $func, mixed ...$param): int|false {}
         public static function defer(callable $callback): void {}
+        public static function disableScheduler(): bool {}
         public static function dnsLookup(string $domain_name, float $timeout = 60, int $type = 2): string|false {}
+        public static function enableScheduler(): bool {}
         public static function exec(string $command, bool $get_error_stream = false): array|false {}
         public static function exists(int $cid): bool {}
         public static function getBackTrace(int $cid = 0, int $options = 1, int $limit = 0): array|false {}
@@ -903,9 +905,11 @@ namespace Swoole\Http {
         public function cookie(Swoole\Http\Cookie|string $name_or_object, string $value = '', int $expires = 0, string $path = '/', string $domain = '', bool $secure = false, bool $httponly = false, string $samesite = '', string $priority = '', bool $partitioned = false): bool {}
         public static function create(object|array|int $server = -1, int $fd = -1): Swoole\Http\Response|false {}
         public function detach(): bool {}
+        public function disconnect(int $code = 1000, string $reason = ''): bool {}
         public function end(?string $content = NULL): bool {}
         public function header(string $key, array|string $value, bool $format = true): bool {}
         public function isWritable(): bool {}
+        public function ping(string $data = ''): bool {}
         public function push(Swoole\WebSocket\Frame|string $data, int $opcode = 1, int $flags = 1): bool {}
         public function rawcookie(Swoole\Http\Cookie|string $name_or_object, string $value = '', int $expires = 0, string $path = '/', string $domain = '', bool $secure = false, bool $httponly = false, string $samesite = '', string $priority = '', bool $partitioned = false): bool {}
         public function recv(float $timeout = 0): Swoole\WebSocket\Frame|string|false {}
@@ -1613,4 +1617,6 @@ namespace {
     function swoole_timer_info(int $timer_id): ?array {}
     function swoole_timer_list(): Swoole\Timer\Iterator {}
     function swoole_timer_stats(): array {}
+    function swoole_client_select(?array $read, ?array $write, ?array $except, ?float $timeout = 0.5): int|false {}
+    function swoole_select(?array $read, ?array $write, ?array $except, ?float $timeout = 0.5): int|false {}
 }
