@@ -515,7 +515,7 @@ const SWOOLE_UDP = 2;
 const SWOOLE_UDP6 = 4;
 const SWOOLE_UNIX_DGRAM = 6;
 const SWOOLE_UNIX_STREAM = 5;
-const SWOOLE_USE_HTTP2 = true;
+const SWOOLE_USE_HTTP2 = false;
 const SWOOLE_USE_SHORTNAME = true;
 const SWOOLE_VERSION = '6.2.2';
 const SWOOLE_VERSION_ID = 60202;
@@ -638,7 +638,9 @@ namespace Swoole {
         public static function cancel(int $cid, bool $throw_exception = false): bool {}
         public static function create(callable $func, mixed ...$param): int|false {}
         public static function defer(callable $callback): void {}
+        public static function disableScheduler(): bool {}
         public static function dnsLookup(string $domain_name, float $timeout = 60, int $type = 2): string|false {}
+        public static function enableScheduler(): bool {}
         public static function exec(string $command, bool $get_error_stream = false): array|false {}
         public static function exists(int $cid): bool {}
         public static function getBackTrace(int $cid = 0, int $options = 1, int $limit = 0): array|false {}
@@ -903,8 +905,8 @@ namespace Swoole\Http {
         public function cookie(Swoole\Http\Cookie|string $name_or_object, string $value = '', int $expires = 0, string $path = '/', string $domain = '', bool $secure = false, bool $httponly = false, string $samesite = '', string $priority = '', bool $partitioned = false): bool {}
         public static function create(object|array|int $server = -1, int $fd = -1): Swoole\Http\Response|false {}
         public function detach(): bool {}
+        public function disconnect(int $code = 1000, string $reason = ''): bool {}
         public function end(?string $content = NULL): bool {}
-        public function goaway(int $error_code = 0, string $debug_data = ''): bool {}
         public function header(string $key, array|string $value, bool $format = true): bool {}
         public function isWritable(): bool {}
         public function ping(string $data = ''): bool {}
@@ -918,7 +920,6 @@ namespace Swoole\Http {
         public function setRawCookie(Swoole\Http\Cookie|string $name_or_object, string $value = '', int $expires = 0, string $path = '/', string $domain = '', bool $secure = false, bool $httponly = false, string $samesite = '', string $priority = '', bool $partitioned = false): bool {}
         public function setStatusCode(int $http_code, string $reason = ''): bool {}
         public function status(int $http_code, string $reason = ''): bool {}
-        public function trailer(string $key, string $value): bool {}
         public function upgrade(): bool {}
         public function write(string $content): bool {}
     }
@@ -1139,12 +1140,6 @@ namespace Swoole\Coroutine {
     }
 }
 
-namespace Swoole\Coroutine {
-    class Iterator extends \ArrayIterator
-    {
-    }
-}
-
 namespace Swoole {
     class Error extends \Error
     {
@@ -1159,12 +1154,6 @@ namespace Swoole {
 
 namespace Swoole\Http {
     class Server extends \Swoole\Server
-    {
-    }
-}
-
-namespace Swoole\Timer {
-    class Iterator extends \ArrayIterator
     {
     }
 }
@@ -1566,61 +1555,12 @@ class Manager
 }
 
 class_alias(Manager::class, 'Swoole\\Process\\ProcessManager');
-
-/** `onConnect`/`onReceive`/`onClose`. */
-class Event
-{
-    public $reactor_id = 0;
-    public $fd = 0;
-    public $dispatch_time = 0;
-    public $data = null;
-}
-
-/** `onPacket`. */
-class Packet
-{
-    public $server_socket = 0;
-    public $server_port = 0;
-    public $dispatch_time = 0;
-    public $address = null;
-    public $port = 0;
-    public $data = null;
-}
-
-/** `onPipeMessage`. */
-class PipeMessage
-{
-    public $source_worker_id = 0;
-    public $worker_id = 0;
-    public $dispatch_time = 0;
-    public $data;
-}
-
-/** `onWorkerError`. */
-class StatusInfo
-{
-    public $worker_id = 0;
-    public $worker_pid = 0;
-    public $status = 0;
-    public $exit_code = 0;
-    public $signal = 0;
-}
-
-/** `onFinish`. */
-class TaskResult
-{
-    public $task_id = 0;
-    public $task_worker_id = 0;
-    public $dispatch_time = 0;
-    public $data;
-}
 }
 
 namespace {
     class_alias(\Swoole\Coroutine::class, 'co');
     class_alias(\Swoole\Coroutine\System::class, 'co\system');
     class_alias(\Swoole\Coroutine\Channel::class, 'chan');
-    class_alias(\Swoole\Coroutine\Iterator::class, 'co\iterator');
     class_alias(\Swoole\Coroutine\Channel::class, 'co\channel');
     class_alias(\Swoole\Coroutine\WaitGroup::class, 'co\waitgroup');
     class_alias(\Swoole\Coroutine\Http\Client::class, 'co\http\client');
@@ -1673,24 +1613,10 @@ namespace {
     function swoole_event_rshutdown(): void {}
     function swoole_event_defer(callable $callback): bool {}
     function swoole_event_exit(): void {}
-    function swoole_event_add(mixed $fd, ?callable $read_callback = NULL, ?callable $write_callback = NULL, int $events = 512): int|false {}
-    function swoole_event_del(mixed $fd): bool {}
-    function swoole_event_set(mixed $fd, ?callable $read_callback = NULL, ?callable $write_callback = NULL, int $events = 0): bool {}
-    function swoole_event_isset(mixed $fd, int $events = 1536): bool {}
-    function swoole_event_dispatch(): bool {}
-    function swoole_event_write(mixed $fd, string $data): bool {}
-    function swoole_async_dns_lookup_coro(string $domain_name, float $timeout = 60, int $type = 2): string|false {}
     function swoole_event_cycle(?callable $callback, bool $before = false): bool {}
     function swoole_timer_info(int $timer_id): ?array {}
     function swoole_timer_list(): Swoole\Timer\Iterator {}
     function swoole_timer_stats(): array {}
-    function Swoole\Coroutine\Http2\__h2_connect(string $host, int $port, bool $ssl, array $settings): mixed {}
-    function Swoole\Coroutine\Http2\__h2_send(int $h, string $method, string $path, string $authority, array $headers, mixed $body, bool $pipeline, bool $use_pipeline_read, float $timeout): mixed {}
-    function Swoole\Coroutine\Http2\__h2_write(int $h, int $sid, mixed $data, bool $end): mixed {}
-    function Swoole\Coroutine\Http2\__h2_recv(int $h, float $timeout, bool $pipeline_read): mixed {}
-    function Swoole\Coroutine\Http2\__h2_ping(int $h): bool {}
-    function Swoole\Coroutine\Http2\__h2_goaway(int $h): bool {}
-    function Swoole\Coroutine\Http2\__h2_close(int $h): bool {}
-    function Swoole\Coroutine\Http2\__h2_exists(int $h, int $sid): bool {}
-    function Swoole\Coroutine\Http2\__h2_stats(int $h): mixed {}
+    function swoole_client_select(?array $read, ?array $write, ?array $except, ?float $timeout = 0.5): int|false {}
+    function swoole_select(?array $read, ?array $write, ?array $except, ?float $timeout = 0.5): int|false {}
 }

@@ -19,6 +19,7 @@ pub mod fdwait;
 pub mod fiber;
 pub mod io;
 pub mod output;
+pub mod preempt;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -148,6 +149,21 @@ thread_local! {
     /// True while a fiber of ours is suspended in `Fiber::suspend()` because
     /// PHP is destroying it: no more scheduling.
     static SHUTTING_DOWN: Cell<bool> = const { Cell::new(false) };
+    /// When this thread last switched into or out of a coroutine: where
+    /// the running code's turn began (read by the preemptive scheduler).
+    static SWITCHED_AT: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// When the running code's turn began (the last switch into or out of a
+/// coroutine on this thread).
+pub fn switched_at() -> Option<Instant> {
+    SWITCHED_AT.with(Cell::get)
+}
+
+fn mark_switch() {
+    if preempt::is_on() {
+        SWITCHED_AT.with(|t| t.set(Some(Instant::now())));
+    }
 }
 
 /// Installs the PHP function every fiber starts in (it must call
@@ -299,6 +315,7 @@ pub fn run(cid: Cid) -> Result<(), Error> {
 /// Runs `go` (the switch into coroutine `cid`) with `cid`'s own output
 /// buffers in place, and the switcher's back afterwards.
 fn switch_into<R>(cid: Cid, go: impl FnOnce() -> R) -> R {
+    mark_switch();
     let outer = output::swap_out();
     let own = S.with(|s| {
         s.borrow_mut()
@@ -310,6 +327,8 @@ fn switch_into<R>(cid: Cid, go: impl FnOnce() -> R) -> R {
         output::put(*own);
     }
     let r = go();
+    // Back in the switcher: whatever runs now is a new turn.
+    mark_switch();
     let alive = S.with(|s| s.borrow().coros.contains_key(&cid));
     if alive {
         let own = output::take();
@@ -383,6 +402,7 @@ pub fn fiber_main() {
 
 /// Removes `cid`, wakes joiners; returns its fiber for reuse.
 fn finish(cid: Cid) -> Option<Fiber> {
+    preempt::forget(cid);
     let (fiber, joiners) = S.with(|s| {
         let mut s = s.borrow_mut();
         let fiber = s.coros.remove(&cid).and_then(|c| c.fiber);

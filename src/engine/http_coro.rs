@@ -8,8 +8,12 @@ use std::io;
 use std::net::TcpListener;
 use std::rc::Rc;
 
+use std::sync::Arc;
+
 use tokio::sync::Notify;
 
+use super::config::Http2Settings;
+use super::tls::{NetStream, ServerTls};
 use super::worker::WorkerCtx;
 
 /// What `shutdown()` sets: the accept loop ends, open connections drain.
@@ -35,9 +39,23 @@ impl Stop {
     }
 }
 
+/// What a server speaks besides plain HTTP/1.1: TLS (`$ssl`) and HTTP/2
+/// (`open_http2_protocol`: by ALPN under TLS, by its preface in clear text).
+#[derive(Default)]
+pub struct Protocols {
+    pub tls: Option<Arc<ServerTls>>,
+    pub http2: Option<Http2Settings>,
+}
+
 /// Accepts on `listener` until `stop` is set; each connection is served in
-/// its own task. Returns the accept error that ended it, if any.
-pub async fn serve(listener: &TcpListener, ctx: Rc<WorkerCtx>, stop: Rc<Stop>) -> io::Result<()> {
+/// its own task (after the TLS handshake when `proto.tls` is set). Returns
+/// the accept error that ended it, if any.
+pub async fn serve(
+    listener: &TcpListener,
+    ctx: Rc<WorkerCtx>,
+    stop: Rc<Stop>,
+    proto: Protocols,
+) -> io::Result<()> {
     let port = listener.local_addr()?.port();
     let std_l = listener.try_clone()?;
     std_l.set_nonblocking(true)?;
@@ -53,15 +71,29 @@ pub async fn serve(listener: &TcpListener, ctx: Rc<WorkerCtx>, stop: Rc<Stop>) -
                 Ok((stream, peer)) => {
                     let _ = stream.set_nodelay(true);
                     ctx.conn_opened();
-                    let fd = super::session::open(0, 0, port, peer);
-                    super::event_loop::spawn(super::http::conn::serve(
-                        super::tls::NetStream::Plain(stream),
-                        peer,
-                        fd,
-                        port,
-                        None,
-                        ctx.clone(),
-                    ));
+                    let ctx = ctx.clone();
+                    let tls = proto.tls.clone();
+                    let http2 = proto.http2;
+                    super::event_loop::spawn(async move {
+                        let stream = match tls {
+                            None => NetStream::Plain(stream),
+                            Some(tls) => match tls.accept(stream).await {
+                                Ok(s) => s,
+                                Err(e) => {
+                                    crate::rlog!(
+                                        Warning,
+                                        "Socket::ssl_accept(): bad SSL client[{}:{}], reason=0, error_string={e}",
+                                        peer.ip(),
+                                        peer.port()
+                                    );
+                                    ctx.conn_closed();
+                                    return;
+                                }
+                            },
+                        };
+                        let fd = super::session::open(0, 0, port, peer);
+                        super::http::conn::serve(stream, peer, fd, port, http2, ctx).await;
+                    });
                 }
                 Err(e) => match e.raw_os_error() {
                     // A connection that went away before we took it, or a

@@ -192,6 +192,11 @@ impl Client {
         self.id.clone()
     }
 
+    #[php(setter, name = "id")]
+    pub fn set_prop_id(&mut self, v: String) {
+        self.id = v;
+    }
+
     #[php(getter, name = "reuse")]
     pub fn prop_reuse(&self) -> bool {
         false
@@ -215,5 +220,110 @@ impl Client {
 }
 
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {
-    module.class::<Client>()
+    module
+        .class::<Client>()
+        .function(wrap_function!(swoole_client_select))
+        .function(wrap_function!(swoole_select))
+}
+
+/// A key of a select() array.
+enum Key {
+    Index(i64),
+    Name(String),
+}
+
+/// The descriptors of the `Swoole\Client` objects in `list` (by key); an
+/// entry that is not a connected client is left out.
+fn select_fds(list: &Zval) -> Vec<(Key, Zval, i32)> {
+    let mut out = Vec::new();
+    let Some(ht) = list.dereference().array() else {
+        return out;
+    };
+    for (k, v) in ht.iter() {
+        let fd =
+            <&Client as ext_php_rs::convert::FromZval>::from_zval(v).map_or(-1, |c| c.base.fd());
+        if fd >= 0 {
+            let key = match k {
+                ext_php_rs::types::ArrayKey::Long(n) => Key::Index(n),
+                other => Key::Name(other.to_string()),
+            };
+            out.push((key, v.shallow_clone(), fd as i32));
+        }
+    }
+    out
+}
+
+/// `swoole_client_select(&$read, &$write, &$error, $timeout = 0.5)`: waits
+/// in `poll(2)` until one of the clients is ready; each array keeps only
+/// its ready clients. The number of ready clients, 0 on timeout, false on
+/// error.
+#[php_function]
+#[php(defaults(timeout = 0.5))]
+pub fn swoole_client_select(
+    read: ext_php_rs::types::PhpRef,
+    write: ext_php_rs::types::PhpRef,
+    error: ext_php_rs::types::PhpRef,
+    timeout: f64,
+) -> Zval {
+    select_impl([read, write, error], timeout)
+}
+
+/// `swoole_select()`: the same as `swoole_client_select()`.
+#[php_function]
+#[php(defaults(timeout = 0.5))]
+pub fn swoole_select(
+    read: ext_php_rs::types::PhpRef,
+    write: ext_php_rs::types::PhpRef,
+    error: ext_php_rs::types::PhpRef,
+    timeout: f64,
+) -> Zval {
+    select_impl([read, write, error], timeout)
+}
+
+fn select_impl(mut lists: [ext_php_rs::types::PhpRef; 3], timeout: f64) -> Zval {
+    let sets: Vec<_> = lists.iter().map(|l| select_fds(l)).collect();
+    let events = [libc::POLLIN, libc::POLLOUT, libc::POLLPRI];
+    let mut pfds: Vec<libc::pollfd> = Vec::new();
+    for (set, ev) in sets.iter().zip(events) {
+        for (_, _, fd) in set {
+            pfds.push(libc::pollfd {
+                fd: *fd,
+                events: ev,
+                revents: 0,
+            });
+        }
+    }
+    let ms = if timeout < 0.0 {
+        -1
+    } else {
+        (timeout * 1000.0).ceil().min(i32::MAX as f64) as i32
+    };
+    // SAFETY: `pfds` is a valid array of `pfds.len()` pollfd entries.
+    let n = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, ms) };
+    if n < 0 {
+        return false_zval();
+    }
+    let mut i = 0;
+    let mut ready_total = 0i64;
+    for (set, target) in sets.into_iter().zip(lists.iter_mut()) {
+        let mut ht = ZendHashTable::new();
+        for (key, obj, _) in set {
+            let hit = pfds[i].revents != 0;
+            i += 1;
+            if hit {
+                ready_total += 1;
+                let _ = match key {
+                    Key::Index(n) => ht.insert_at_index(n, obj),
+                    Key::Name(k) => ht.insert(k.as_str(), obj).map(|_| ()),
+                };
+            }
+        }
+        let mut z = Zval::new();
+        z.set_hashtable(ht);
+        let old = std::mem::replace(&mut **target, z);
+        drop(old);
+    }
+    let mut z = Zval::new();
+    z.set_long(ready_total);
+    z
 }

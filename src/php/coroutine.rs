@@ -317,6 +317,12 @@ fn need_coroutine(api: &str) -> PhpException {
     )
 }
 
+/// Swoole's message for `yield()`/`suspend()` outside a coroutine (no
+/// method name in front).
+fn need_coroutine_bare() -> PhpException {
+    PhpException::new("API must be called in the coroutine".into(), 0, error_ce())
+}
+
 fn long_or_false(v: Option<i64>) -> Zval {
     let mut z = Zval::new();
     match v {
@@ -393,8 +399,9 @@ fn take_canceled_exception() -> Option<PhpException> {
 
 /// `Coroutine::yield()`/`suspend()`: false (last error
 /// `SWOOLE_ERROR_CO_CANCELED`) when `Coroutine::cancel()` ended the wait.
-fn user_wait(api: &str) -> PhpResult<bool> {
-    let w = coro::wait(WaitKind::User, None).map_err(|_| need_coroutine(api))?;
+fn user_wait() -> PhpResult<bool> {
+    // Swoole's message here has no method name in front.
+    let w = coro::wait(WaitKind::User, None).map_err(|_| need_coroutine_bare())?;
     if let Some(e) = take_canceled_exception() {
         return Err(e);
     }
@@ -593,11 +600,11 @@ impl Coroutine {
     /// Suspends the current coroutine until `resume($cid)`.
     #[php(name = "yield")]
     pub fn yield_() -> PhpResult<bool> {
-        user_wait("Swoole\\Coroutine::yield()")
+        user_wait()
     }
 
     pub fn suspend() -> PhpResult<bool> {
-        user_wait("Swoole\\Coroutine::suspend()")
+        user_wait()
     }
 
     pub fn resume(cid: i64) -> bool {
@@ -686,7 +693,9 @@ impl Coroutine {
             .unwrap_or_default()
     }
 
-    /// `['max_coroutine' => n, ...]`; other coroutine options are accepted.
+    /// `['max_coroutine' => n, 'hook_flags' => flags,
+    /// 'enable_preemptive_scheduler' => bool, ...]`; other coroutine options
+    /// are accepted.
     pub fn set(options: &ZendHashTable) {
         for key in ["max_coroutine", "max_coro_num"] {
             if let Some(n) = options.get(key).and_then(Zval::long) {
@@ -702,6 +711,31 @@ impl Coroutine {
                 v.bool().or(v.long().map(|n| n != 0)).unwrap_or(true),
             );
         }
+        if let Some(v) = options.get("hook_flags") {
+            let flags = v
+                .long()
+                .or_else(|| v.double().map(|d| d as i64))
+                .or_else(|| v.bool().map(i64::from));
+            if let Some(flags) = flags {
+                super::runtime::apply(flags);
+            }
+        }
+        if let Some(v) = options.get("enable_preemptive_scheduler") {
+            let on = v.bool().unwrap_or(false) || v.long().is_some_and(|n| n != 0);
+            coro::preempt::set(on);
+        }
+    }
+
+    /// Lets the preemptive scheduler interrupt the calling coroutine again.
+    pub fn enable_scheduler() -> bool {
+        let cid = coro::current();
+        cid >= 0 && coro::preempt::exempt(cid, false)
+    }
+
+    /// Exempts the calling coroutine from the preemptive scheduler.
+    pub fn disable_scheduler() -> bool {
+        let cid = coro::current();
+        cid >= 0 && coro::preempt::exempt(cid, true)
     }
 
     pub fn get_options() -> Zval {

@@ -65,7 +65,10 @@ pub fn set(on: bool) {
 ///
 /// # Safety
 /// `ex` is a live call frame.
-unsafe fn called(ex: *mut zend_execute_data, names: &[&'static str]) -> Option<&'static str> {
+pub(super) unsafe fn called(
+    ex: *mut zend_execute_data,
+    names: &[&'static str],
+) -> Option<&'static str> {
     // SAFETY: a live frame's `func` is the called function; its name is a
     // zend_string.
     let name = unsafe {
@@ -107,7 +110,7 @@ unsafe fn args_array(ex: *mut zend_execute_data) -> Zval {
 /// Calls the PHP function `func` with `args`. `None` when the call failed
 /// or threw (the exception stays pending, so the VM throws it at the
 /// curl function's caller, as ext/curl's own callbacks do).
-fn call_php(func: &str, args: &mut [Zval]) -> Option<Zval> {
+pub(super) fn call_php(func: &str, args: &mut [Zval]) -> Option<Zval> {
     let mut name = Zval::new();
     let _ = name.set_string(func, false);
     let mut rv = Zval::new();

@@ -1,4 +1,5 @@
-//! SWOOLE_HOOK_STREAM_FUNCTION's `stream_select`: in a coroutine, PHP's own
+//! SWOOLE_HOOK_STREAM_FUNCTION's `stream_select` and `stream_socket_pair`
+//! (whose streams get the hooked socket ops). `stream_select`: in a coroutine, PHP's own
 //! `stream_select` runs with a zero timeout, and while nothing is ready the
 //! coroutine sleeps a little (1 ms, growing to 10 ms) and tries again until
 //! the caller's timeout. The arrays are put back before each try (PHP
@@ -15,8 +16,29 @@ use super::runtime::{self, arg, call_original, in_coroutine, num_args};
 pub fn set(on: bool) {
     if on {
         runtime::hook_function("stream_select", stream_select);
+        runtime::hook_function("stream_socket_pair", stream_socket_pair);
     } else {
         runtime::unhook_function("stream_select");
+        runtime::unhook_function("stream_socket_pair");
+    }
+}
+
+/// `stream_socket_pair()`: PHP makes the pair; both streams then get the
+/// hooked socket ops (`hook_stream`), so reading and writing them in a
+/// coroutine suspends only that coroutine.
+unsafe extern "C" fn stream_socket_pair(ex: *mut zend_execute_data, rv: *mut zval) {
+    // SAFETY: the frame and return slot PHP gave this hook.
+    unsafe { call_original("stream_socket_pair", ex, rv) };
+    // SAFETY: PHP's return slot for this call.
+    let rv = unsafe { &*rv.cast::<Zval>() };
+    let Some(pair) = rv.array() else {
+        return;
+    };
+    for (_, z) in pair.iter() {
+        if let Some(stream) = super::hook_stream::stream_of(z) {
+            // SAFETY: a socket stream PHP just created for this pair.
+            unsafe { super::hook_stream::adopt(stream) };
+        }
     }
 }
 

@@ -32,7 +32,7 @@ use std::time::Duration;
 use ext_php_rs::ffi::{
     php_stream, php_stream_context, php_stream_ops, zend_hash_str_find, HashTable,
 };
-use ext_php_rs::types::ZendStr;
+use ext_php_rs::types::{ZendStr, Zval};
 
 use super::runtime::{in_coroutine, HOOK_TCP, HOOK_UDG, HOOK_UDP, HOOK_UNIX};
 use crate::coro::fdwait::{self, Want};
@@ -483,6 +483,52 @@ unsafe extern "C" fn factory(
         unsafe { hook(stream) };
     }
     stream
+}
+
+/// The `php_stream` of a stream resource zval.
+pub fn stream_of(z: &Zval) -> Option<*mut php_stream> {
+    let z = z.dereference();
+    if !z.is_resource() {
+        return None;
+    }
+    let zp = std::ptr::from_ref(z)
+        .cast_mut()
+        .cast::<ext_php_rs::ffi::zval>();
+    // SAFETY: `zp` is a live resource zval; with a null type name the
+    // lookup reports no error and returns null for a non-stream.
+    let stream = unsafe {
+        stream_fetch(
+            zp,
+            std::ptr::null(),
+            php_file_le_stream(),
+            php_file_le_pstream(),
+        )
+    };
+    (!stream.is_null()).then(|| stream.cast())
+}
+
+extern "C" {
+    // void *zend_fetch_resource2_ex(zval *res, const char *resource_type_name,
+    //     int resource_type1, int resource_type2);
+    #[link_name = "zend_fetch_resource2_ex"]
+    fn stream_fetch(
+        res: *mut ext_php_rs::ffi::zval,
+        name: *const c_char,
+        t1: c_int,
+        t2: c_int,
+    ) -> *mut c_void;
+    fn php_file_le_stream() -> c_int;
+    fn php_file_le_pstream() -> c_int;
+}
+
+/// Gives a socket stream made outside the transports (`stream_socket_pair`)
+/// the hooked ops.
+///
+/// # Safety
+/// `stream` is a live socket stream (PHP's generic socket ops).
+pub unsafe fn adopt(stream: *mut php_stream) {
+    // SAFETY: the caller's live socket stream.
+    unsafe { hook(stream) }
 }
 
 /// Points `stream` at the hooked copy of its ops.

@@ -341,10 +341,13 @@ impl Response {
         true
     }
 
-    /// Swoole 6.2.2 upgrades only a `Coroutine\Http\Server` response; on
-    /// an `Http\Server` it refuses, and so do we (a `WebSocket\Server`
-    /// does the handshake itself).
+    /// Swoole 6.2.2 upgrades only a `Coroutine\Http\Server` response
+    /// (`http_server_coro::ws_upgrade`); on an `Http\Server` it refuses,
+    /// and so do we (a `WebSocket\Server` does the handshake itself).
     pub fn upgrade(&self) -> bool {
+        if let Some(ok) = super::http_server_coro::ws_upgrade(self.fd, &self.r) {
+            return ok;
+        }
         php_error(
             &ErrorType::Warning,
             "async server dose not support protocol upgrade",
@@ -356,17 +359,49 @@ impl Response {
     /// WebSocket connection; otherwise Swoole's warning and false.
     #[php(defaults(opcode = 1, flags = 1))]
     pub fn push(&self, data: &Zval, opcode: i64, flags: i64) -> bool {
-        if !super::websocket_server::is_established(self.fd) {
+        if !super::websocket_server::is_established(self.fd)
+            && !super::http_server_coro::ws_is_upgraded(self.fd)
+        {
             return not_websocket(self.fd);
         }
         super::websocket_server::push(self.fd, data, opcode, flags)
     }
 
-    /// As Swoole's async server: an HTTP response has no frames to read.
+    /// The next frame of an upgraded `Coroutine\Http\Server` connection
+    /// (`http_server_coro::ws_recv`); as Swoole's async server otherwise:
+    /// an HTTP response has no frames to read.
     #[php(defaults(timeout = 0.0))]
-    pub fn recv(&self, timeout: f64) -> bool {
-        let _ = timeout;
-        not_websocket(self.fd)
+    pub fn recv(&self, timeout: f64) -> Zval {
+        if let Some(z) = super::http_server_coro::ws_recv(self.fd, timeout) {
+            return z;
+        }
+        let mut z = Zval::new();
+        z.set_bool(not_websocket(self.fd));
+        z
+    }
+
+    /// A ping frame to this response's WebSocket connection.
+    #[php(defaults(data = String::new()))]
+    pub fn ping(&self, data: String) -> bool {
+        if !super::websocket_server::is_established(self.fd)
+            && !super::http_server_coro::ws_is_upgraded(self.fd)
+        {
+            return not_websocket(self.fd);
+        }
+        let mut z = Zval::new();
+        let _ = z.set_string(&data, false);
+        super::websocket_server::push(self.fd, &z, 9, 1)
+    }
+
+    /// A close frame with `$code` and `$reason`, then the connection closes.
+    #[php(defaults(code = 1000, reason = String::new()))]
+    pub fn disconnect(&self, code: i64, reason: String) -> bool {
+        if !super::websocket_server::is_established(self.fd)
+            && !super::http_server_coro::ws_is_upgraded(self.fd)
+        {
+            return not_websocket(self.fd);
+        }
+        super::websocket_server::disconnect(self.fd, code, &reason)
     }
 
     /// Closes the connection; the response is not sent.

@@ -7,7 +7,11 @@
 //! `Swoole\Http\Server` gives.
 
 use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
+
+use bytes::Bytes;
+use tokio::sync::Notify;
 
 use ext_php_rs::boxed::ZBox;
 use ext_php_rs::class::RegisteredClass;
@@ -53,6 +57,136 @@ pub struct Server {
 struct CoHooks {
     routes: Routes,
     parse: Rc<ParseOptions>,
+    /// `websocket_compression`.
+    ws_compression: bool,
+    /// `open_websocket_{ping,pong,close}_frame`: control frames `recv()` sees.
+    ws_control: crate::engine::ws::ControlFrames,
+}
+
+/// A WebSocket upgrade request whose handler runs now: `upgrade()` answers
+/// it with our 101, then `recv()` takes the frames the engine delivers.
+struct WsConn {
+    key: Vec<u8>,
+    upgraded: bool,
+    frames: VecDeque<(Bytes, u8, u8)>,
+    closed: bool,
+    notify: Rc<Notify>,
+}
+
+thread_local! {
+    /// The coroutine servers' WebSocket connections, by connection id.
+    static WS: RefCell<HashMap<i64, WsConn>> = RefCell::new(HashMap::new());
+}
+
+/// `Response::upgrade()` for a coroutine server's upgrade request `fd`:
+/// sends the 101 (with the headers and cookies set so far). `None` when
+/// `fd` is not one (the caller keeps its own behaviour).
+pub fn ws_upgrade(fd: i64, r: &Responder) -> Option<bool> {
+    let key = WS.with(|w| {
+        let mut w = w.borrow_mut();
+        let c = w.get_mut(&fd)?;
+        if c.upgraded {
+            return Some(None);
+        }
+        c.upgraded = true;
+        Some(Some(c.key.clone()))
+    })?;
+    let Some(key) = key else {
+        return Some(true);
+    };
+    let accept = crate::engine::ws::accept_key(&key);
+    let ok = r.status(101, None).is_ok()
+        && r.header("Upgrade", b"websocket", true).is_ok()
+        && r.header("Connection", b"Upgrade", true).is_ok()
+        && r.header("Sec-WebSocket-Accept", accept.as_bytes(), true)
+            .is_ok()
+        && r.header("Sec-WebSocket-Version", b"13", true).is_ok()
+        && r.end(Bytes::new()).is_ok();
+    Some(ok)
+}
+
+/// `Response::recv($timeout)` on an upgraded coroutine-server connection:
+/// the next frame (`Swoole\WebSocket\Frame`, or `CloseFrame`), `""` once
+/// the connection is closed, false when `$timeout` (> 0) runs out. `None`
+/// when `fd` is not such a connection.
+pub fn ws_recv(fd: i64, timeout: f64) -> Option<Zval> {
+    let deadline = (timeout > 0.0 && timeout.is_finite())
+        .then(|| std::time::Instant::now() + std::time::Duration::from_secs_f64(timeout));
+    loop {
+        enum Next {
+            Frame(Bytes, u8, u8),
+            Closed,
+            Wait(Rc<Notify>),
+        }
+        let next = WS.with(|w| {
+            let mut w = w.borrow_mut();
+            let c = w.get_mut(&fd).filter(|c| c.upgraded)?;
+            Some(match c.frames.pop_front() {
+                Some((d, op, fl)) => Next::Frame(d, op, fl),
+                None if c.closed => Next::Closed,
+                None => Next::Wait(c.notify.clone()),
+            })
+        })?;
+        match next {
+            Next::Frame(data, opcode, flags) => {
+                let obj: ZBox<ZendObject> = if opcode == 8 {
+                    ZendClassObject::new(super::websocket_frame::CloseFrame::message(
+                        fd, &data, flags,
+                    ))
+                    .into()
+                } else {
+                    ZendClassObject::new(super::websocket_frame::Frame::message(
+                        fd, &data, opcode, flags,
+                    ))
+                    .into()
+                };
+                return Some(object_zval(obj));
+            }
+            Next::Closed => {
+                let mut z = Zval::new();
+                let _ = z.set_string("", false);
+                return Some(z);
+            }
+            Next::Wait(n) => {
+                let woke = crate::coro::io::run(async move {
+                    match deadline {
+                        Some(d) => tokio::time::timeout_at(d.into(), n.notified())
+                            .await
+                            .is_ok(),
+                        None => {
+                            n.notified().await;
+                            true
+                        }
+                    }
+                });
+                if !matches!(woke, Ok(true)) {
+                    super::errors::set_last_error(libc::ETIMEDOUT as i64);
+                    let mut z = Zval::new();
+                    z.set_bool(false);
+                    return Some(z);
+                }
+            }
+        }
+    }
+}
+
+/// True when `fd` is a coroutine server's connection whose handler called
+/// `upgrade()` (its frames queue even before the engine has the 101 out).
+pub fn ws_is_upgraded(fd: i64) -> bool {
+    WS.with(|w| w.borrow().get(&fd).is_some_and(|c| c.upgraded))
+}
+
+/// A frame or the end of connection `fd`, for its `recv()`.
+fn ws_deliver(fd: i64, frame: Option<(Bytes, u8, u8)>) {
+    WS.with(|w| {
+        if let Some(c) = w.borrow_mut().get_mut(&fd) {
+            match frame {
+                Some(f) => c.frames.push_back(f),
+                None => c.closed = true,
+            }
+            c.notify.notify_one();
+        }
+    });
 }
 
 impl CoHooks {
@@ -85,6 +219,90 @@ fn object_zval(obj: ZBox<ZendObject>) -> Zval {
 }
 
 impl Hooks for CoHooks {
+    fn websocket(&self) -> bool {
+        true
+    }
+
+    fn ws_handshake(&self) -> bool {
+        true
+    }
+
+    fn ws_compression(&self) -> bool {
+        self.ws_compression
+    }
+
+    fn ws_control_frames(&self) -> crate::engine::ws::ControlFrames {
+        self.ws_control
+    }
+
+    /// An upgrade request: the handler runs as for any request; its
+    /// `upgrade()` answers the handshake. When the handler returns, the
+    /// connection closes (the handler owned it, as in Swoole).
+    fn on_ws_handshake(&self, req: HttpRequest, resp: Responder) -> Outcome {
+        let Some(cb) = self.route(req.uri.path()) else {
+            resp.fail(404);
+            return Outcome::Done;
+        };
+        let fd = req.fd;
+        let key = req
+            .headers
+            .get("sec-websocket-key")
+            .map(|v| v.as_bytes().to_vec())
+            .unwrap_or_default();
+        WS.with(|w| {
+            w.borrow_mut().insert(
+                fd,
+                WsConn {
+                    key,
+                    upgraded: false,
+                    frames: VecDeque::new(),
+                    closed: false,
+                    notify: Rc::new(Notify::new()),
+                },
+            )
+        });
+        let req_obj: ZBox<ZendObject> =
+            ZendClassObject::new(Request::new(req, self.parse.clone())).into();
+        let resp_obj: ZBox<ZendObject> =
+            ZendClassObject::new(Response::new(resp.clone(), fd)).into();
+        let job = Job {
+            callable: cb,
+            args: vec![object_zval(req_obj), object_zval(resp_obj)],
+            done: Some(Box::new(move |result| {
+                let upgraded = WS
+                    .with(|w| w.borrow_mut().remove(&fd))
+                    .is_some_and(|c| c.upgraded);
+                if upgraded {
+                    crate::engine::ws::close(fd);
+                } else if result.is_err() || resp.is_writable() {
+                    resp.fail(if result.is_err() { 500 } else { 400 });
+                }
+            })),
+        };
+        if let Err(e) = coroutine::spawn(job) {
+            crate::rlog!(
+                Warning,
+                "{CLASS}: cannot start a coroutine for a request: {e:?}"
+            );
+        }
+        Outcome::Done
+    }
+
+    fn on_ws_message(&self, fd: i64, data: Bytes, opcode: u8, flags: u8) -> Outcome {
+        ws_deliver(fd, Some((data, opcode, flags)));
+        Outcome::Done
+    }
+
+    fn on_close(&self, fd: i64, _reactor_id: i32, _port: usize) -> Outcome {
+        ws_deliver(fd, None);
+        Outcome::Done
+    }
+
+    fn on_disconnect(&self, fd: i64, _reactor_id: i32) -> Outcome {
+        ws_deliver(fd, None);
+        Outcome::Done
+    }
+
     fn on_request(&self, req: HttpRequest, resp: Responder) -> Outcome {
         let Some(cb) = self.route(req.uri.path()) else {
             resp.fail(404);
@@ -124,12 +342,6 @@ impl Server {
     pub fn __construct(host: String, port: i64, ssl: bool, reuse_port: bool) -> PhpResult<Self> {
         if host.is_empty() {
             return Err(exception("host is empty", libc::EINVAL));
-        }
-        if ssl {
-            return Err(exception(
-                "SSL is not supported by rswoole's Coroutine\\Http\\Server yet",
-                libc::EINVAL,
-            ));
         }
         let bind_port = u16::try_from(port).unwrap_or(0);
         match crate::engine::http_coro::bind(
@@ -215,13 +427,37 @@ impl Server {
                 super::exception::error_ce(),
             ));
         }
-        let (listener, settings) = {
+        let (listener, settings, ssl) = {
             let inner = self.inner.borrow();
             let Some(l) = inner.listener.as_ref().and_then(|l| l.try_clone().ok()) else {
                 return Ok(false);
             };
-            (l, inner.settings.as_ref().map(Zval::shallow_clone))
+            (
+                l,
+                inner.settings.as_ref().map(Zval::shallow_clone),
+                inner.ssl,
+            )
         };
+        let arr = settings.as_ref().and_then(Zval::array);
+        // HTTP/2 is always on here, as in Swoole's coroutine server (a client
+        // starting with the HTTP/2 preface, or choosing h2 by ALPN, gets it).
+        let http2 = super::settings::port_options(CLASS, arr)?
+            .http2
+            .or_else(|| Some(Default::default()));
+        let tls = if ssl {
+            let mut t = super::settings::tls_settings(CLASS, arr)?;
+            t.alpn_http1 = true;
+            t.alpn_h2 = http2.is_some();
+            let (tls, warnings) =
+                crate::engine::tls::build(&t).map_err(|e| exception(&e.to_string(), 1019))?;
+            for w in warnings {
+                crate::rlog!(Warning, "{CLASS}::start(): {w}");
+            }
+            Some(std::sync::Arc::new(tls))
+        } else {
+            None
+        };
+        let proto = crate::engine::http_coro::Protocols { tls, http2 };
         let cfg = super::settings::to_config(CLASS, settings.as_ref().and_then(Zval::array), false)
             .unwrap_or_default();
         let parse = Rc::new(ParseOptions {
@@ -231,15 +467,25 @@ impl Server {
             upload_tmp_dir: cfg.upload_tmp_dir.clone(),
         });
         let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        let flag = |k: &str| {
+            arr.and_then(|a| a.get(k))
+                .is_some_and(|v| v.bool().unwrap_or(false) || v.long().is_some_and(|n| n != 0))
+        };
         let hooks: Rc<dyn Hooks> = Rc::new(CoHooks {
             routes: self.routes.clone(),
             parse,
+            ws_compression: flag("websocket_compression"),
+            ws_control: crate::engine::ws::ControlFrames {
+                ping: flag("open_websocket_ping_frame"),
+                pong: flag("open_websocket_pong_frame"),
+                close: flag("open_websocket_close_frame"),
+            },
         });
         let ctx = WorkerCtx::standalone(Rc::new(cfg), hooks, port);
         self.stop.reset();
         let stop = self.stop.clone();
         let result = crate::coro::io::run(async move {
-            crate::engine::http_coro::serve(&listener, ctx, stop).await
+            crate::engine::http_coro::serve(&listener, ctx, stop, proto).await
         });
         match result {
             Ok(Ok(())) => Ok(true),

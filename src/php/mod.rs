@@ -24,6 +24,7 @@ pub mod hook_curl;
 pub mod hook_net;
 pub mod hook_select;
 pub mod hook_sleep;
+pub mod hook_sockets;
 pub mod hook_stream;
 pub mod http2_client_coro;
 pub mod http_client_coro;
@@ -208,6 +209,8 @@ const LIBRARY_SERVER_CORO: &str = include_str!("library_server_coro.php");
 const LIBRARY_HTTP2: &str = include_str!("library_http2.php");
 /// The PHP half of the curl hooks (`library/curl.php`, see `hook_curl.rs`).
 const LIBRARY_CURL: &str = include_str!("library/curl.php");
+/// The PHP half of the ext-sockets hooks (`library/sockets.php`, see `hook_sockets.rs`).
+const LIBRARY_SOCKETS: &str = include_str!("library/sockets.php");
 
 /// Swoole's PHP library, our own code (`src/php/library/`): loaded unless
 /// `swoole.enable_library` is off. Order matters: later files use earlier ones.
@@ -232,6 +235,8 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
         LIBRARY_SERVER_CORO,
         LIBRARY_HTTP2,
         LIBRARY_CURL,
+        LIBRARY_CURL,
+        LIBRARY_SOCKETS,
     ]
     .iter()
     .chain(optional)

@@ -6,7 +6,7 @@
 //! The hooks themselves live in `hook_sleep.rs` (SLEEP), `hook_stream.rs`
 //! (TCP/UDP/UNIX/UDG transports), `hook_net.rs` (NET_FUNCTION's
 //! `gethostbyname`), `hook_select.rs` (STREAM_FUNCTION's
-//! `stream_select`) and `hook_curl.rs` (CURL and NATIVE_CURL). Hooks are process state: a worker inherits the master's
+//! `stream_select`), `hook_sockets.rs` (SOCKETS) and `hook_curl.rs` (CURL and NATIVE_CURL). Hooks are process state: a worker inherits the master's
 //! at fork, and each process may change its own.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -25,6 +25,7 @@ pub const HOOK_UNIX: i64 = 1 << 3;
 pub const HOOK_UDG: i64 = 1 << 4;
 pub const HOOK_STREAM_FUNCTION: i64 = 1 << 7;
 pub const HOOK_SLEEP: i64 = 1 << 9;
+pub const HOOK_SOCKETS: i64 = 1 << 14;
 pub const HOOK_CURL: i64 = 1 << 11;
 pub const HOOK_NATIVE_CURL: i64 = 1 << 12;
 pub const HOOK_NET_FUNCTION: i64 = 1 << 21;
@@ -183,7 +184,7 @@ fn install(flags: i64) -> bool {
     let mut flags = flags;
     // Swoole drops SWOOLE_HOOK_SOCKETS when ext-sockets is not loaded.
     if find_function("socket_create").is_none() {
-        flags &= !(1 << 14);
+        flags &= !HOOK_SOCKETS;
     }
     FLAGS.store(flags, Ordering::SeqCst);
     let before = APPLIED.load(Ordering::SeqCst);
@@ -197,6 +198,9 @@ fn install(flags: i64) -> bool {
     }
     if on(HOOK_STREAM_FUNCTION) != was(HOOK_STREAM_FUNCTION) {
         super::hook_select::set(on(HOOK_STREAM_FUNCTION));
+    }
+    if on(HOOK_SOCKETS) != was(HOOK_SOCKETS) {
+        super::hook_sockets::set(on(HOOK_SOCKETS));
     }
     let curl = |f: i64| f & (HOOK_CURL | HOOK_NATIVE_CURL) != 0;
     if curl(flags) != curl(before) {

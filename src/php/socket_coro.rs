@@ -42,6 +42,8 @@ pub const ERR_PACKAGE_TOO_LARGE: i64 = 1203;
 /// `SW_ERROR_PACKAGE_MALFORMED_DATA`.
 pub const ERR_PACKAGE_MALFORMED: i64 = 1206;
 const BUFFER_SIZE_BIG: usize = 65536;
+/// `SWOOLE_IOV_MAX` (Linux's IOV_MAX).
+const IOV_MAX: usize = 1024;
 
 static EXCEPTION: OnceLock<CeRef> = OnceLock::new();
 
@@ -923,6 +925,9 @@ impl Socket {
 
     #[php(name = "writeVector", defaults(timeout = 0.0))]
     pub fn write_vector(&self, io_vector: &ZendHashTable, timeout: f64) -> PhpResult<Zval> {
+        if self.too_many(io_vector) {
+            return Ok(false_zval());
+        }
         let data = self.vector_bytes(io_vector)?;
         let r = self.core.send(data, timeout)?;
         Ok(int_or_false(r))
@@ -930,6 +935,9 @@ impl Socket {
 
     #[php(name = "writeVectorAll", defaults(timeout = 0.0))]
     pub fn write_vector_all(&self, io_vector: &ZendHashTable, timeout: f64) -> PhpResult<Zval> {
+        if self.too_many(io_vector) {
+            return Ok(false_zval());
+        }
         let data = self.vector_bytes(io_vector)?;
         let r = self.core.send_all(data, timeout)?;
         Ok(int_or_false(r))
@@ -937,6 +945,9 @@ impl Socket {
 
     #[php(name = "readVector", defaults(timeout = 0.0))]
     pub fn read_vector(&self, io_vector: &ZendHashTable, timeout: f64) -> PhpResult<Zval> {
+        if self.too_many(io_vector) {
+            return Ok(false_zval());
+        }
         let lens = self.vector_lens(io_vector)?;
         let total: usize = lens.iter().sum();
         let r = self.core.recv(total.max(1), timeout)?;
@@ -945,6 +956,9 @@ impl Socket {
 
     #[php(name = "readVectorAll", defaults(timeout = 0.0))]
     pub fn read_vector_all(&self, io_vector: &ZendHashTable, timeout: f64) -> PhpResult<Zval> {
+        if self.too_many(io_vector) {
+            return Ok(false_zval());
+        }
         let lens = self.vector_lens(io_vector)?;
         let total: usize = lens.iter().sum();
         let r = self.core.recv_all(total.max(1), timeout)?;
@@ -1120,8 +1134,14 @@ impl Socket {
                     super::settings::type_name(opt_value)
                 )));
             };
-            let sec = ht.get("sec").map_or(0.0, zval_f64);
-            let usec = ht.get("usec").map_or(0.0, zval_f64);
+            let Some(sec) = ht.get("sec").map(zval_f64) else {
+                php_error(&ErrorType::Warning, "no key \"sec\" passed in optval");
+                return Ok(false);
+            };
+            let Some(usec) = ht.get("usec").map(zval_f64) else {
+                php_error(&ErrorType::Warning, "no key \"usec\" passed in optval");
+                return Ok(false);
+            };
             let t = sec + usec / 1e6;
             let mut tt = c.timeouts.borrow_mut();
             if name == libc::SO_RCVTIMEO {
@@ -1234,6 +1254,18 @@ impl Socket {
 }
 
 impl Socket {
+    /// More than `SWOOLE_IOV_MAX` items: Swoole's EINVAL, before any I/O.
+    fn too_many(&self, v: &ZendHashTable) -> bool {
+        if v.len() <= IOV_MAX {
+            return false;
+        }
+        self.core.set_err_msg(
+            libc::EINVAL as i64,
+            format!("The maximum of iov count is {IOV_MAX}"),
+        );
+        true
+    }
+
     fn vector_bytes(&self, v: &ZendHashTable) -> PhpResult<Vec<u8>> {
         let mut out = Vec::new();
         for (i, (_, z)) in v.iter().enumerate() {

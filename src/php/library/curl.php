@@ -361,7 +361,7 @@ final class Transfer
     public function supported(): bool
     {
         $u = self::parse($this->url);
-        if ($u === null || $u['scheme'] !== 'http') {
+        if ($u === null || !in_array($u['scheme'], ['http', 'https'], true)) {
             return false;
         }
         foreach ([\CURLOPT_PROXY, \CURLOPT_UNIX_SOCKET_PATH, \CURLOPT_RESOLVE, \CURLOPT_CONNECT_TO,
@@ -411,8 +411,9 @@ final class Transfer
     private function transfer(): string|bool
     {
         $protocols = $this->opt(\CURLOPT_PROTOCOLS);
-        if ($protocols !== null && !((int) $protocols & \CURLPROTO_HTTP)) {
-            return $this->fail(1, 'Protocol "http" not supported or disabled in libcurl');
+        $bit = $this->u['scheme'] === 'https' ? \CURLPROTO_HTTPS : \CURLPROTO_HTTP;
+        if ($protocols !== null && !((int) $protocols & $bit)) {
+            return $this->fail(1, 'Protocol "' . $this->u['scheme'] . '" not supported or disabled in libcurl');
         }
         // What libcurl decides from the options, in the order they were set.
         $method = 'GET';
@@ -514,7 +515,7 @@ final class Transfer
                     return $this->fail(47, "Maximum ($max) redirects followed");
                 }
                 $nu = self::parse($next);
-                if ($nu === null || $nu['scheme'] !== 'http') {
+                if ($nu === null || !in_array($nu['scheme'], ['http', 'https'], true)) {
                     return $this->fail(1, 'Protocol "' . ($nu['scheme'] ?? '') . '" not supported or disabled in libcurl');
                 }
                 $this->redirects++;
@@ -609,7 +610,8 @@ final class Transfer
     private function once(array $u, string $method, ?string $body, ?string $contentType, bool $nobody, bool $otherHost): array|false
     {
         $host = $u['host'];
-        $port = (int) ($u['port'] ?? 80);
+        $tls = $u['scheme'] === 'https';
+        $port = (int) ($u['port'] ?? ($tls ? 443 : 80));
         $bare = trim($host, '[]');
         $ip = $bare;
         if (filter_var($bare, FILTER_VALIDATE_IP) === false) {
@@ -619,11 +621,12 @@ final class Transfer
                 return $this->fail(6, "Could not resolve host: $bare");
             }
         }
-        $key = "$ip:$port";
+        $ssl = $tls ? $this->sslSettings($bare) : [];
+        $key = "{$u['scheme']}://$ip:$port" . ($ssl ? '#' . md5(serialize($ssl)) : '');
         $fresh = $this->opt(\CURLOPT_FRESH_CONNECT) || $this->opt(\CURLOPT_FORBID_REUSE);
         if ($this->s->client === null || $this->s->clientKey !== $key || $fresh) {
             $this->s->client?->close();
-            $this->s->client = new \Swoole\Coroutine\Http\Client($ip, $port, false);
+            $this->s->client = new \Swoole\Coroutine\Http\Client($ip, $port, $tls);
             $this->s->clientKey = $key;
         }
         $cli = $this->s->client;
@@ -646,7 +649,7 @@ final class Transfer
             'http_compression' => false,
             'body_decompression' => $decode,
             'keep_alive' => !$this->opt(\CURLOPT_FORBID_REUSE),
-        ]);
+        ] + $ssl);
         // Request headers: libcurl's defaults, then CURLOPT_HTTPHEADER
         // ("Name:" removes one, "Name;" sends it empty).
         $hostHeader = $host . (isset($u['port']) ? ':' . $u['port'] : '');
@@ -699,6 +702,9 @@ final class Transfer
         $cli->setHeaders($h);
         $cli->setData($body);
         $ok = $cli->execute($path);
+        // Read before getpeername()/getsockname(), which set errCode too.
+        $err = $cli->errCode;
+        $status = $cli->statusCode;
         $this->headerOut = (string) $cli->getHeaderOut();
         $this->requestSize += strlen($this->headerOut) + strlen((string) $body);
         $peer = $cli->getpeername();
@@ -711,11 +717,15 @@ final class Transfer
             $this->localIp = (string) ($local['address'] ?? '');
             $this->localPort = (int) ($local['port'] ?? 0);
         }
-        if (!$ok || $cli->statusCode < 0) {
-            $err = $cli->errCode;
-            $status = $cli->statusCode;
+        if (!$ok || $status < 0) {
             $cli->close();
             $this->s->client = null;
+            if ($tls && $err >= 1010 && $err <= 1020) {
+                // SWOOLE_ERROR_SSL_*: a failed verification or handshake.
+                return $err === 1014
+                    ? $this->fail(60, 'SSL certificate problem: unable to verify the certificate of ' . $bare)
+                    : $this->fail(35, 'SSL connect error: ' . $cli->errMsg);
+            }
             if ($status === -1) {
                 if ($err === 110) {
                     return $this->fail(28, 'Connection timed out after ' . $this->ms() . ' milliseconds');
@@ -752,6 +762,31 @@ final class Transfer
         $respBody = (string) $cli->body;
         $this->download = strlen($respBody);
         return [$cli->statusCode, $headers, $respBody];
+    }
+
+    /**
+     * The client's ssl_* settings for an https transfer to `$host`:
+     * CURLOPT_SSL_VERIFYPEER (libcurl's default: on), CURLOPT_SSL_VERIFYHOST
+     * (0 skips the name check), CURLOPT_CAINFO, CURLOPT_CAPATH,
+     * CURLOPT_SSLCERT and CURLOPT_SSLKEY.
+     */
+    private function sslSettings(string $host): array
+    {
+        $verify = (bool) $this->opt(\CURLOPT_SSL_VERIFYPEER, true);
+        $ssl = ['ssl_verify_peer' => $verify];
+        $isName = filter_var($host, FILTER_VALIDATE_IP) === false;
+        if ($isName && (int) $this->opt(\CURLOPT_SSL_VERIFYHOST, 2) !== 0) {
+            // The connection is made to the resolved address: the name to
+            // check (and send as SNI) is the URL's.
+            $ssl['ssl_host_name'] = $host;
+        }
+        foreach ([\CURLOPT_CAINFO => 'ssl_cafile', \CURLOPT_CAPATH => 'ssl_capath',
+                  \CURLOPT_SSLCERT => 'ssl_cert_file', \CURLOPT_SSLKEY => 'ssl_key_file'] as $k => $name) {
+            if (is_string($v = $this->opt($k)) && $v !== '') {
+                $ssl[$name] = $v;
+            }
+        }
+        return $ssl;
     }
 
     private function timeout(): float
@@ -862,9 +897,9 @@ final class Transfer
             'local_ip' => $this->localIp,
             'local_port' => $this->localPort,
             'http_version' => $this->code ? \CURL_HTTP_VERSION_1_1 : 0,
-            'protocol' => \CURLPROTO_HTTP,
+            'protocol' => ($this->u['scheme'] ?? '') === 'https' ? \CURLPROTO_HTTPS : \CURLPROTO_HTTP,
             'ssl_verifyresult' => 0,
-            'scheme' => 'HTTP',
+            'scheme' => strtoupper($this->u['scheme'] ?? 'http'),
             'appconnect_time_us' => 0,
             'connect_time_us' => $us($this->connectTime),
             'namelookup_time_us' => 0,

@@ -1,0 +1,125 @@
+//! The preemptive scheduler (`Co::set(['enable_preemptive_scheduler' =>
+//! true])`): a coroutine that keeps the CPU for more than a slice (10 ms,
+//! Swoole's `MAX_EXEC_MSEC`) without waiting is moved to the back of the
+//! queue, so a busy loop cannot starve the others.
+//!
+//! Mechanism: a ticker thread sets PHP's `EG(vm_interrupt)` every 1 ms while
+//! preemption is on; the VM then calls `zend_interrupt_function` at its next
+//! safe point (a loop's backward jump, a function entry), on the PHP thread.
+//! Our interrupt function (chained before any other extension's) checks
+//! whether the running coroutine's turn began a slice ago or more (the
+//! scheduler stamps every switch, `coro::switched_at`), and if so suspends
+//! it with a zero sleep: it continues on the loop's next round.
+//! `Coroutine::disableScheduler()` exempts the calling coroutine.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Once;
+use std::time::Duration;
+
+use ext_php_rs::ffi::{self, zend_execute_data};
+
+use super::Cid;
+
+/// The longest a coroutine runs before it is preempted.
+const SLICE: Duration = Duration::from_millis(10);
+/// How often the ticker asks the VM to look.
+const TICK: Duration = Duration::from_millis(1);
+
+/// Preemption on (read by the ticker thread too).
+static ON: AtomicBool = AtomicBool::new(false);
+static START: Once = Once::new();
+
+type Interrupt = unsafe extern "C" fn(*mut zend_execute_data);
+
+thread_local! {
+    /// The interrupt function that was installed before ours.
+    static PREVIOUS: Cell<Option<Interrupt>> = const { Cell::new(None) };
+    /// Coroutines that called `disableScheduler()`.
+    static EXEMPT: RefCell<HashSet<Cid>> = RefCell::new(HashSet::new());
+}
+
+/// Turns preemption on or off for this process.
+pub fn set(on: bool) {
+    ON.store(on, Ordering::SeqCst);
+    if !on {
+        return;
+    }
+    START.call_once(|| {
+        // SAFETY: module/request code on the PHP thread; the hook pointer is
+        // read by the VM only on this thread, between opcodes.
+        unsafe {
+            PREVIOUS.with(|p| p.set(ffi::zend_interrupt_function));
+            ffi::zend_interrupt_function = Some(interrupt);
+        }
+        let spawned = std::thread::Builder::new()
+            .name("rswoole-preempt".into())
+            .spawn(|| loop {
+                std::thread::sleep(TICK);
+                if ON.load(Ordering::Relaxed) {
+                    // SAFETY: `vm_interrupt` is PHP's `zend_atomic_bool`
+                    // (an `_Atomic bool`, the layout of `AtomicBool`); PHP's
+                    // own timeout thread sets it the same way.
+                    let flag = unsafe {
+                        &*(&raw mut ffi::executor_globals.vm_interrupt).cast::<AtomicBool>()
+                    };
+                    flag.store(true, Ordering::SeqCst);
+                }
+            });
+        if spawned.is_err() {
+            ON.store(false, Ordering::SeqCst);
+        }
+    });
+}
+
+pub fn is_on() -> bool {
+    ON.load(Ordering::SeqCst)
+}
+
+/// `Coroutine::disableScheduler()` (`yes`) / `enableScheduler()` for
+/// coroutine `cid`: true when this changed its state.
+pub fn exempt(cid: Cid, yes: bool) -> bool {
+    EXEMPT.with(|e| {
+        let mut e = e.borrow_mut();
+        if yes {
+            e.insert(cid)
+        } else {
+            e.remove(&cid)
+        }
+    })
+}
+
+/// Forgets an ended coroutine.
+pub fn forget(cid: Cid) {
+    EXEMPT.with(|e| {
+        e.borrow_mut().remove(&cid);
+    });
+}
+
+unsafe extern "C" fn interrupt(ex: *mut zend_execute_data) {
+    if let Some(prev) = PREVIOUS.with(Cell::get) {
+        // SAFETY: the hook another extension installed, called as the VM
+        // would have called it.
+        unsafe { prev(ex) };
+    }
+    if !ON.load(Ordering::Relaxed) || ffi_exception() {
+        return;
+    }
+    let cid = super::current();
+    if cid < 0 || super::fiber::switch_blocked() || EXEMPT.with(|e| e.borrow().contains(&cid)) {
+        return;
+    }
+    let Some(since) = super::switched_at() else {
+        return;
+    };
+    if since.elapsed() < SLICE {
+        return;
+    }
+    // Back of the queue: continue on the loop's next round.
+    let _ = super::sleep(Duration::ZERO);
+}
+
+fn ffi_exception() -> bool {
+    ext_php_rs::zend::ExecutorGlobals::has_exception()
+}

@@ -1,0 +1,275 @@
+<?php
+//! The PHP half of SWOOLE_HOOK_SOCKETS (see src/php/hook_sockets.rs):
+//! ext-sockets' socket_* functions over Swoole\Coroutine\Socket, so that
+//! only the calling coroutine waits. As in Swoole, a hooked socket_create()
+//! in a coroutine returns a Swoole\Coroutine\Socket; the hooked socket_*
+//! functions route here when their socket is one (a plain \Socket keeps
+//! ext-sockets' own code).
+
+namespace Rswoole\Sockets {
+    use Swoole\Coroutine\Socket;
+
+    /** @internal per-socket state the functions keep beside the object. */
+    final class State
+    {
+        /** The last error of any hooked call (socket_last_error()). */
+        public static int $last = 0;
+        /** @var \WeakMap<Socket, bool> sockets set non-blocking. */
+        public static ?\WeakMap $nonblock = null;
+
+        public static function nonblocking(Socket $s): bool
+        {
+            return self::$nonblock !== null && isset(self::$nonblock[$s]);
+        }
+
+        public static function setNonblocking(Socket $s, bool $on): void
+        {
+            self::$nonblock ??= new \WeakMap();
+            if ($on) {
+                self::$nonblock[$s] = true;
+            } else {
+                unset(self::$nonblock[$s]);
+            }
+        }
+
+        /** The per-call timeout: a non-blocking socket does not wait. */
+        public static function timeout(Socket $s): float
+        {
+            return self::nonblocking($s) ? 0.001 : 0.0;
+        }
+
+        /** Records a failed call's error and answers false. */
+        public static function fail(Socket $s): bool
+        {
+            self::$last = $s->errCode;
+            return false;
+        }
+
+        /** `$r` unchanged; a failure records the socket's error. */
+        public static function result(Socket $s, mixed $r): mixed
+        {
+            if ($r === false) {
+                self::$last = $s->errCode;
+            }
+            return $r;
+        }
+    }
+}
+
+namespace {
+    use Rswoole\Sockets\State;
+    use Swoole\Coroutine\Socket;
+
+    function swoole_socket_create(int $domain, int $type, int $protocol)
+    {
+        try {
+            return new Socket($domain, $type, $protocol);
+        } catch (\Throwable $e) {
+            State::$last = (int) $e->getCode();
+            trigger_error('socket_create(): Unable to create socket [' . $e->getCode() . ']: ' . swoole_strerror((int) $e->getCode()), E_USER_WARNING);
+            return false;
+        }
+    }
+
+    function swoole_socket_create_listen(int $port, int $backlog = 128)
+    {
+        $s = new Socket(AF_INET, SOCK_STREAM, IPPROTO_IP);
+        $s->setOption(SOL_SOCKET, SO_REUSEADDR, 1);
+        if (!$s->bind('0.0.0.0', $port) || !$s->listen($backlog)) {
+            State::$last = $s->errCode;
+            $s->close();
+            return false;
+        }
+        return $s;
+    }
+
+    function swoole_socket_create_pair(int $domain, int $type, int $protocol, &$pair): bool
+    {
+        $streams = @stream_socket_pair($domain, $type, $protocol);
+        if ($streams === false) {
+            State::$last = SOCKET_EINVAL;
+            return false;
+        }
+        $a = Socket::import($streams[0]);
+        $b = Socket::import($streams[1]);
+        fclose($streams[0]);
+        fclose($streams[1]);
+        if (!$a || !$b) {
+            return false;
+        }
+        $pair = [$a, $b];
+        return true;
+    }
+
+    function swoole_socket_connect(Socket $socket, string $address, int $port = 0): bool
+    {
+        return State::result($socket, $socket->connect($address, $port));
+    }
+
+    function swoole_socket_read(Socket $socket, int $length, int $mode = PHP_BINARY_READ)
+    {
+        $t = State::timeout($socket);
+        $r = $mode === PHP_NORMAL_READ ? $socket->recvLine($length, $t) : $socket->recv($length, $t);
+        return State::result($socket, $r);
+    }
+
+    function swoole_socket_write(Socket $socket, string $data, ?int $length = null)
+    {
+        if ($length !== null && $length > 0 && $length < strlen($data)) {
+            $data = substr($data, 0, $length);
+        }
+        return State::result($socket, $socket->send($data, State::timeout($socket)));
+    }
+
+    function swoole_socket_send(Socket $socket, string $data, int $length, int $flags)
+    {
+        // As Swoole: a length of 0 (or less) sends the whole string.
+        if ($length > 0 && $length < strlen($data)) {
+            $data = substr($data, 0, $length);
+        }
+        return State::result($socket, $socket->send($data, State::timeout($socket)));
+    }
+
+    function swoole_socket_recv(Socket $socket, &$data, int $length, int $flags)
+    {
+        $t = State::timeout($socket);
+        $r = ($flags & MSG_WAITALL) ? $socket->recvAll($length, $t) : $socket->recv($length, $t);
+        if ($r === false) {
+            $data = null;
+            return State::fail($socket);
+        }
+        $data = $r === '' ? null : $r;
+        return strlen($r);
+    }
+
+    function swoole_socket_sendto(Socket $socket, string $data, int $length, int $flags, string $address, ?int $port = null)
+    {
+        // As Swoole: a length of 0 (or less) sends the whole string.
+        if ($length > 0 && $length < strlen($data)) {
+            $data = substr($data, 0, $length);
+        }
+        return State::result($socket, $socket->sendto($address, (int) $port, $data));
+    }
+
+    function swoole_socket_recvfrom(Socket $socket, &$data, int $length, int $flags, &$address, &$port = null)
+    {
+        $peer = null;
+        $r = $socket->recvfrom($peer, State::timeout($socket));
+        if ($r === false) {
+            return State::fail($socket);
+        }
+        if (strlen($r) > $length) {
+            $r = substr($r, 0, $length);
+        }
+        $data = $r;
+        if (is_array($peer)) {
+            $address = $peer['address'] ?? null;
+            if (isset($peer['port'])) {
+                $port = $peer['port'];
+            }
+        }
+        return strlen($r);
+    }
+
+    function swoole_socket_bind(Socket $socket, string $address, int $port = 0): bool
+    {
+        return State::result($socket, $socket->bind($address, $port));
+    }
+
+    function swoole_socket_listen(Socket $socket, int $backlog = 0): bool
+    {
+        return State::result($socket, $socket->listen($backlog));
+    }
+
+    function swoole_socket_accept(Socket $socket)
+    {
+        return State::result($socket, $socket->accept(State::timeout($socket)));
+    }
+
+    function swoole_socket_getpeername(Socket $socket, &$address, &$port = null): bool
+    {
+        $r = $socket->getpeername();
+        if (!is_array($r)) {
+            return State::fail($socket);
+        }
+        $address = $r['address'];
+        if (func_num_args() > 2) {
+            $port = $r['port'];
+        }
+        return true;
+    }
+
+    function swoole_socket_getsockname(Socket $socket, &$address, &$port = null): bool
+    {
+        $r = $socket->getsockname();
+        if (!is_array($r)) {
+            return State::fail($socket);
+        }
+        $address = $r['address'];
+        if (func_num_args() > 2) {
+            $port = $r['port'];
+        }
+        return true;
+    }
+
+    function swoole_socket_get_option(Socket $socket, int $level, int $option)
+    {
+        return State::result($socket, $socket->getOption($level, $option));
+    }
+
+    function swoole_socket_getopt(Socket $socket, int $level, int $option)
+    {
+        return swoole_socket_get_option($socket, $level, $option);
+    }
+
+    function swoole_socket_set_option(Socket $socket, int $level, int $option, $value): bool
+    {
+        return State::result($socket, $socket->setOption($level, $option, $value));
+    }
+
+    function swoole_socket_setopt(Socket $socket, int $level, int $option, $value): bool
+    {
+        return swoole_socket_set_option($socket, $level, $option, $value);
+    }
+
+    function swoole_socket_set_block(Socket $socket): bool
+    {
+        State::setNonblocking($socket, false);
+        return true;
+    }
+
+    function swoole_socket_set_nonblock(Socket $socket): bool
+    {
+        State::setNonblocking($socket, true);
+        return true;
+    }
+
+    function swoole_socket_shutdown(Socket $socket, int $mode = 2): bool
+    {
+        return State::result($socket, $socket->shutdown($mode));
+    }
+
+    function swoole_socket_close(Socket $socket): void
+    {
+        $socket->close();
+    }
+
+    function swoole_socket_last_error(?Socket $socket = null): int
+    {
+        return $socket === null ? State::$last : $socket->errCode;
+    }
+
+    function swoole_socket_clear_error(?Socket $socket = null): void
+    {
+        if ($socket === null) {
+            State::$last = 0;
+        } else {
+            $socket->errCode = 0;
+        }
+    }
+
+    function swoole_socket_import_stream($stream)
+    {
+        return Socket::import($stream);
+    }
+}
