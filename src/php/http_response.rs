@@ -380,13 +380,25 @@ impl Response {
         z
     }
 
-    /// A ping frame to this response's WebSocket connection.
+    /// A PING frame: on an HTTP/2 connection an h2 PING, on an upgraded
+    /// WebSocket a ping frame carrying `$data`.
     #[php(defaults(data = String::new()))]
     pub fn ping(&self, data: String) -> bool {
+        if let Some(c) = crate::engine::http::h2ctl::get(self.fd) {
+            if !self.r.is_writable() {
+                return false;
+            }
+            c.ping();
+            return true;
+        }
         if !super::websocket_server::is_established(self.fd)
             && !super::http_server_coro::ws_is_upgraded(self.fd)
         {
-            return not_websocket(self.fd);
+            php_error(
+                &ErrorType::Warning,
+                "only supports websocket or http2 client",
+            );
+            return false;
         }
         let mut z = Zval::new();
         let _ = z.set_string(&data, false);
@@ -638,25 +650,6 @@ impl Response {
             return false;
         }
         done("trailer", self.r.trailer(key, value.as_bytes()))
-    }
-
-    /// Sends a PING frame on this response's HTTP/2 connection.
-    pub fn ping(&self, data: Option<String>) -> bool {
-        let _ = data;
-        match crate::engine::http::h2ctl::get(self.fd) {
-            Some(c) if self.r.is_writable() => {
-                c.ping();
-                true
-            }
-            Some(_) => false,
-            None => {
-                php_error(
-                    &ErrorType::Warning,
-                    "only supports websocket or http2 client",
-                );
-                false
-            }
-        }
     }
 
     /// Sends a GOAWAY frame on this response's HTTP/2 connection.
