@@ -129,11 +129,20 @@ struct Counted(NetStream, Activity, IoFlags);
 
 /// What the hand-back of an idle connection (`drive_back`) needs to know of
 /// the socket: whether hyper's write buffer is empty, and that hyper's
-/// closing must not shut the socket down.
+/// closing must not shut the socket down. Also the header names the next
+/// response head must carry as spelled (`ExactNames`).
 #[derive(Clone, Default)]
-struct IoFlags(Arc<std::sync::atomic::AtomicU8>);
+struct IoFlags(Arc<IoShared>);
+
+#[derive(Default)]
+struct IoShared {
+    bits: std::sync::atomic::AtomicU8,
+    exact: std::sync::Mutex<Vec<Box<[u8]>>>,
+}
 
 impl IoFlags {
+    /// Names wait in `exact` for the next head written.
+    const EXACT: u8 = 4;
     /// hyper's last call was a flush that completed: it only flushes the
     /// socket once its own write buffer is empty.
     const FLUSHED: u8 = 1;
@@ -142,14 +151,56 @@ impl IoFlags {
 
     fn set(&self, bit: u8, on: bool) {
         if on {
-            self.0.fetch_or(bit, Ordering::Relaxed);
+            self.0.bits.fetch_or(bit, Ordering::Relaxed);
         } else {
-            self.0.fetch_and(!bit, Ordering::Relaxed);
+            self.0.bits.fetch_and(!bit, Ordering::Relaxed);
         }
     }
 
     fn has(&self, bit: u8) -> bool {
-        self.0.load(Ordering::Relaxed) & bit != 0
+        self.0.bits.load(Ordering::Relaxed) & bit != 0
+    }
+
+    /// The next response head written carries `names` as spelled.
+    fn expect_exact(&self, names: Vec<Box<[u8]>>) {
+        if let Ok(mut e) = self.0.exact.lock() {
+            e.extend(names);
+        }
+        self.set(Self::EXACT, true);
+    }
+
+    /// `bufs` with the waiting names written as spelled, when they hold a
+    /// response head (`None`: write them unchanged). The spelling differs
+    /// in case only, so every byte keeps its place and a short write means
+    /// the same in both.
+    fn patch(&self, bufs: &[&[u8]]) -> Option<Vec<u8>> {
+        if !bufs.first().is_some_and(|b| b.starts_with(b"HTTP/1.")) {
+            return None;
+        }
+        let names = self
+            .0
+            .exact
+            .lock()
+            .ok()
+            .map(|mut e| std::mem::take(&mut *e))?;
+        self.set(Self::EXACT, false);
+        let mut out: Vec<u8> = bufs.concat();
+        let end = out
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or(out.len());
+        for name in names {
+            let title = super::response::title_case(&name);
+            let mut at = 0;
+            while let Some(i) = out[at..end].windows(title.len() + 3).position(|w| {
+                w[..2] == *b"\r\n" && w[2..2 + title.len()] == *title && w[2 + title.len()] == b':'
+            }) {
+                let start = at + i + 2;
+                out[start..start + name.len()].copy_from_slice(&name);
+                at = start + name.len();
+            }
+        }
+        Some(out)
     }
 }
 
@@ -203,6 +254,11 @@ impl AsyncWrite for Counted {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
+        if self.2.has(IoFlags::EXACT) {
+            if let Some(out) = self.2.patch(&[buf]) {
+                return self.poll_write(cx, &out);
+            }
+        }
         let res = Pin::new(&mut self.0).poll_write(cx, buf);
         if let Poll::Ready(Ok(n)) = res {
             stats::on_send(n);
@@ -217,6 +273,12 @@ impl AsyncWrite for Counted {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        if self.2.has(IoFlags::EXACT) {
+            let slices: Vec<&[u8]> = bufs.iter().map(|b| &b[..]).collect();
+            if let Some(out) = self.2.patch(&slices) {
+                return self.poll_write(cx, &out);
+            }
+        }
         let res = Pin::new(&mut self.0).poll_write_vectored(cx, bufs);
         if let Poll::Ready(Ok(n)) = res {
             stats::on_send(n);
@@ -419,6 +481,7 @@ pub async fn serve(
     // connection is not handed back).
     let said_close = Rc::new(Cell::new(false));
     let svc_said_close = said_close.clone();
+    let svc_flags = flags.clone();
     // HTTP/2 stream ids, in the order hyper hands the streams over (a
     // client opens them in increasing order: 1, 3, 5, ...).
     let next_stream = Cell::new(1u32);
@@ -428,6 +491,7 @@ pub async fn serve(
         let kill = svc_kill.clone();
         let flow = flow.clone();
         let said_close = svc_said_close.clone();
+        let svc_flags = svc_flags.clone();
         let stream_id = if h2 {
             let id = next_stream.get();
             next_stream.set(id.wrapping_add(2));
@@ -440,6 +504,9 @@ pub async fn serve(
             let r = handle(req, ctx, fd, peer, local, port, stream_id, flow).await;
             inflight.set(inflight.get() - 1);
             if let Ok(resp) = &r {
+                if let Some(n) = resp.extensions().get::<super::response::ExactNames>() {
+                    svc_flags.expect_exact(n.0.clone());
+                }
                 if resp
                     .headers()
                     .get(header::CONNECTION)
