@@ -1010,10 +1010,12 @@ namespace Swoole {
         public int $worker_pid;
         public bool $taskworker;
         public function __construct(string $host = '0.0.0.0', int $port = 0, int $mode = 1, int $sock_type = 1) {}
+        public function addCommand(string $name, int $accepted_process_types, callable $callback): bool {}
         public function addProcess(Swoole\Process $process): int|false {}
         public function addlistener(string $host, int $port, int $sock_type): Swoole\Server\Port|false {}
         public function bind(int $fd, int $uid): bool {}
         public function close(int $fd, bool $reset = false): bool {}
+        public function command(string $name, int $process_id, int $process_type, mixed $data, bool $json_decode = true): array|string|false {}
         public function connection_info(int $fd, int $reactor_id = -1, bool $ignoreError = false): array|false {}
         public function connection_list(int $start_fd = 0, int $find_count = 10): array|false {}
         public function disconnect(int $fd, int $code = 1000, string $reason = ''): bool {}

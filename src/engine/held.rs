@@ -324,6 +324,12 @@ pub fn release(fd: i64) {
     let _ = shutdown(sock.as_fd().as_raw_fd(), Shutdown::Both);
 }
 
+/// Connection `fd` leaves this worker without ending (handed back to the
+/// master, `reactor::give_back`): drop our duplicate, no shutdown.
+pub fn forget(fd: i64) {
+    MINE.with(|m| m.borrow_mut().remove(&fd));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

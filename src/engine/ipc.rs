@@ -52,6 +52,11 @@ pub enum Kind {
     /// To the owner of WebSocket connection `id`: a frame (`arg` = opcode |
     /// flags << 8; a close frame closes the connection).
     Push = 6,
+    /// `Server::command()`: `id` = request id, `arg` = command id << 16 |
+    /// the inbox the result goes to, `data` = the JSON-encoded argument.
+    Command = 7,
+    /// The result of `Command` `id`: the handler's string.
+    CommandReply = 8,
 }
 
 impl Kind {
@@ -63,6 +68,8 @@ impl Kind {
             4 => Kind::Close,
             5 => Kind::Pipe,
             6 => Kind::Push,
+            7 => Kind::Command,
+            8 => Kind::CommandReply,
             _ => return None,
         })
     }
@@ -138,7 +145,8 @@ pub fn setup(
 ) -> std::io::Result<()> {
     teardown();
     let mut ends = Vec::new();
-    for _ in 0..worker_num + task_worker_num + extra {
+    // The last inbox is the master's, for the results of its `command()`s.
+    for _ in 0..worker_num + task_worker_num + extra + 1 {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: socketpair fills the two-element array it is given.
         let rc = unsafe {
@@ -482,6 +490,82 @@ impl std::os::fd::AsRawFd for Fd {
     }
 }
 
+/// What runs a `Server::command()` here: (command id, its JSON argument)
+/// -> the result string (the PHP layer's table of `addCommand()` handlers).
+pub type CommandHandler = Rc<dyn Fn(i64, Bytes) -> Bytes>;
+
+thread_local! {
+    static COMMANDS: RefCell<Option<CommandHandler>> = const { RefCell::new(None) };
+}
+
+/// Installs this process's command handler (inherited by fork with the
+/// rest of the PHP state).
+pub fn set_command_handler(h: Option<CommandHandler>) {
+    COMMANDS.with(|c| *c.borrow_mut() = h);
+}
+
+/// Runs command `cmd` with argument `data` in this process.
+pub fn run_command(cmd: i64, data: Bytes) -> Option<Bytes> {
+    let h = COMMANDS.with(|c| c.borrow().clone())?;
+    Some(h(cmd, data))
+}
+
+/// The master's inbox: only results of its commands arrive there.
+fn master_inbox() -> Option<usize> {
+    with(|s| s.ends.len().checked_sub(1))
+}
+
+/// Sends command `cmd` to process `dst` (a worker or task worker inbox) and
+/// waits up to `timeout` for its result. Blocking, as `taskwait()` outside a
+/// coroutine; from the master as well as from a worker.
+pub fn command(dst: usize, cmd: i64, data: Bytes, timeout: Duration) -> Option<Bytes> {
+    let (me, req) = with(|s| {
+        s.next_task += 1;
+        (s.me, s.next_task | (1 << 40))
+    });
+    let reply_to = if me >= 0 {
+        me as usize
+    } else {
+        master_inbox()?
+    };
+    let m = Msg {
+        kind: Kind::Command,
+        flags: 0,
+        src: 0,
+        id: req,
+        arg: (cmd << 16) | reply_to as i64,
+        data,
+    };
+    if let Err(e) = send(dst, m) {
+        crate::rlog!(Warning, "command to process #{dst}: {e}");
+        return None;
+    }
+    let want = |m: &Msg| m.kind == Kind::CommandReply && m.id == req;
+    if me >= 0 {
+        return wait_blocking(want, timeout).map(|m| m.data);
+    }
+    let rd = with(|s| s.ends.get(reply_to).map(|p| p.0))?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        while let Some(m) = recv_one(rd) {
+            if want(&m) {
+                return Some(m.data);
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        let mut fds = [libc::pollfd {
+            fd: rd,
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        // SAFETY: polls one descriptor we own through a live local array.
+        unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis().min(1000) as i32 + 1) };
+    }
+}
+
 /// What a process does with a message: the worker loop passes its own.
 pub type Dispatch = Rc<dyn Fn(Msg)>;
 
@@ -539,6 +623,23 @@ pub fn dispatch_to(hooks: &Rc<dyn Hooks>, m: Msg) -> Outcome {
             super::ws::push_from_ipc(m.id, m.arg, m.data);
             Outcome::Done
         }
+        Kind::Command => {
+            let result = run_command(m.arg >> 16, m.data).unwrap_or_default();
+            let reply = Msg {
+                kind: Kind::CommandReply,
+                flags: 0,
+                src: 0,
+                id: m.id,
+                arg: 0,
+                data: result,
+            };
+            if let Err(e) = send((m.arg & 0xffff) as usize, reply) {
+                crate::rlog!(Warning, "command result: {e}");
+            }
+            Outcome::Done
+        }
+        // A result nobody waits for any more (its command timed out).
+        Kind::CommandReply => Outcome::Done,
     }
 }
 

@@ -495,6 +495,10 @@ async fn serve_worker(fd: OwnedFd, table: Arc<Table>) {
     let Some((id, pid, slot)) = hello.ok().and_then(|n| decode_hello(&buf[..n])) else {
         return;
     };
+    if id == GIVE_BACK {
+        take_back(afd, table).await;
+        return;
+    }
     super::held::watch_worker(pid);
     let chan = Arc::new(Chan {
         fd: afd,
@@ -524,6 +528,39 @@ async fn serve_worker(fd: OwnedFd, table: Arc<Table>) {
     // another worker).
     table.retire(chan);
     table.changed.notify_waiters();
+}
+
+/// In place of a worker id in `Hello`: the channel carries connections a
+/// draining worker gives back (`give_back`), not a dispatch target.
+const GIVE_BACK: i32 = -2;
+
+/// A give-back channel: each message names a connection (port index, peer)
+/// whose worker is draining and left it idle; our copy goes to another
+/// worker, with whatever the client sent meanwhile still unread.
+async fn take_back(afd: AsyncFd<OwnedFd>, table: Arc<Table>) {
+    let mut buf = [0u8; MSG_LEN];
+    loop {
+        let r = afd
+            .async_io(Interest::READABLE, |fd| {
+                socket::recv(fd.as_raw_fd(), &mut buf, MsgFlags::empty()).map_err(io_err)
+            })
+            .await;
+        let n = match r {
+            Ok(n) if n > 0 => n,
+            _ => return,
+        };
+        let Some((index, peer, _)) = decode_conn(&buf[..n]) else {
+            continue;
+        };
+        // None: the client left meanwhile (the copy was dropped).
+        let Some(sock) = super::held::take(index, peer) else {
+            continue;
+        };
+        let t = table.clone();
+        tokio::spawn(async move {
+            hand_over(&t, std::net::TcpStream::from(sock), peer, index).await;
+        });
+    }
 }
 
 /// Hands `stream` to a worker; closes it if none takes it in time.
@@ -795,6 +832,15 @@ fn stop(
 
 /// In a worker: connects to the master and says who it is. Blocking, once.
 pub fn connect(worker_id: i32) -> std::io::Result<OwnedFd> {
+    let fd = open_channel(worker_id)?;
+    let flags = nix::fcntl::fcntl(fd.as_raw_fd(), nix::fcntl::FcntlArg::F_GETFL).map_err(io_err)?;
+    let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+    nix::fcntl::fcntl(fd.as_raw_fd(), nix::fcntl::FcntlArg::F_SETFL(flags)).map_err(io_err)?;
+    Ok(fd)
+}
+
+/// A blocking connection to the master's channel listener, `Hello` sent.
+fn open_channel(worker_id: i32) -> std::io::Result<OwnedFd> {
     let name = CHANNEL_NAME
         .lock()
         .ok()
@@ -812,10 +858,29 @@ pub fn connect(worker_id: i32) -> std::io::Result<OwnedFd> {
     let slot = super::stats::my_slot_index().map_or(-1, |s| s as i32);
     let hello = encode_hello(worker_id, std::process::id() as i32, slot);
     socket::send(fd.as_raw_fd(), &hello, MsgFlags::MSG_NOSIGNAL).map_err(io_err)?;
-    let flags = nix::fcntl::fcntl(fd.as_raw_fd(), nix::fcntl::FcntlArg::F_GETFL).map_err(io_err)?;
-    let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
-    nix::fcntl::fcntl(fd.as_raw_fd(), nix::fcntl::FcntlArg::F_SETFL(flags)).map_err(io_err)?;
     Ok(fd)
+}
+
+thread_local! {
+    /// A draining worker's give-back channel, opened on first use.
+    static BACK: std::cell::RefCell<Option<OwnedFd>> = const { std::cell::RefCell::new(None) };
+}
+
+/// In a draining worker: gives the idle connection accepted on port `index`
+/// from `peer` back to the master, which still holds a copy of its socket
+/// and hands it to another worker. False when the master could not be told
+/// (the caller has already dropped its descriptors: the connection then
+/// ends when the master drops its copy).
+pub fn give_back(index: usize, peer: SocketAddr) -> bool {
+    let msg = encode_conn(index, peer, 0);
+    BACK.with(|b| {
+        let mut b = b.borrow_mut();
+        if b.is_none() {
+            *b = open_channel(GIVE_BACK).ok();
+        }
+        let Some(fd) = b.as_ref() else { return false };
+        socket::send(fd.as_raw_fd(), &msg, MsgFlags::MSG_NOSIGNAL).is_ok()
+    })
 }
 
 /// What a worker reads from its channel.

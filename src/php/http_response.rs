@@ -431,16 +431,22 @@ impl Response {
         done("setStatusCode", self.r.status(http_code, reason.as_deref()))
     }
 
-    /// `$format` is accepted for compatibility: hyper writes every header
-    /// name in Title-Case itself (docs/compat.md).
+    /// hyper writes every header name in Title-Case; with `$format` false
+    /// the name is sent as given (the connection rewrites it in the head).
     pub fn header(&self, key: &str, value: &Zval, format: Option<bool>) -> bool {
-        let _ = format;
-        self.add_header("header", key, value)
+        let ok = self.add_header("header", key, value);
+        if ok && format == Some(false) {
+            self.r.exact_name(key.as_bytes());
+        }
+        ok
     }
 
     pub fn set_header(&self, key: &str, value: &Zval, format: Option<bool>) -> bool {
-        let _ = format;
-        self.add_header("setHeader", key, value)
+        let ok = self.add_header("setHeader", key, value);
+        if ok && format == Some(false) {
+            self.r.exact_name(key.as_bytes());
+        }
+        ok
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -760,7 +766,14 @@ fn header_fast(ex: &mut ExecuteData) -> bool {
     else {
         return false;
     };
-    // `$format` (bool|null, converted without error) is ignored either way.
+    // `$format` false (the name as given) takes the generated handler.
+    if argc == 3 {
+        // SAFETY: the third argument exists (argc == 3) and lives for the call.
+        let f = unsafe { ex.zend_call_arg(2) };
+        if f.is_some_and(|f| f.dereference().is_false()) {
+            return false;
+        }
+    }
     // The key is not checked for UTF-8 (the generated handler's `&str`
     // does): a name that is not is not ASCII either, so it is refused below
     // and the generated handler reports it as before.

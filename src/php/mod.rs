@@ -39,6 +39,7 @@ pub mod process;
 pub mod process_pool;
 pub mod runtime;
 pub mod server;
+pub mod server_command;
 pub mod server_port;
 pub mod server_task;
 pub mod settings;
@@ -309,6 +310,7 @@ extern "C" fn rshutdown(_ty: i32, _module_number: i32) -> i32 {
     event::shutdown();
     process::shutdown();
     runtime::shutdown();
+    server_command::shutdown();
     0
 }
 

@@ -174,6 +174,48 @@ impl Server {
         true
     }
 
+    /// Registers a named command for `command()` (before `start()`).
+    pub fn add_command(
+        self_: &mut ZendClassObject<Server>,
+        name: String,
+        accepted_process_types: i64,
+        callback: &Zval,
+    ) -> bool {
+        let obj: *mut ZendObject = &raw mut self_.std;
+        let started = self_.started.get();
+        super::server_command::add(obj, started, name, accepted_process_types, callback)
+    }
+
+    /// Runs a command registered with `addCommand()` in the process named
+    /// by `$process_type` and `$process_id`, and returns its result.
+    #[php(defaults(json_decode = true))]
+    pub fn command(
+        &self,
+        name: String,
+        process_id: i64,
+        process_type: i64,
+        data: &Zval,
+        json_decode: bool,
+    ) -> Zval {
+        let reactor_num = self
+            .setting
+            .borrow()
+            .as_ref()
+            .and_then(|z| z.array())
+            .and_then(|a| a.get("reactor_num"))
+            .and_then(Zval::long);
+        super::server_command::command(
+            self.started.get(),
+            self.mode,
+            reactor_num,
+            &name,
+            process_id,
+            process_type,
+            data,
+            json_decode,
+        )
+    }
+
     /// The callback registered for `$event_name`, or null.
     pub fn get_callback(&self, event_name: String) -> Option<Zval> {
         let lower = event_name.to_ascii_lowercase();

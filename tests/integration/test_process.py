@@ -318,7 +318,12 @@ class ShutdownTest(ProcessTestBase):
     def test_second_sigterm_forces_exit(self):
         src = """<?php
 return function ($req, $resp, $server) {
-    sleep(20);
+    // 20 s in PHP, whatever signals arrive (a bare sleep() returns at the SIGTERM, and the idle
+    // connection then goes back to the master, so the worker would exit at once).
+    $end = microtime(true) + 20;
+    while (($left = $end - microtime(true)) > 0) {
+        usleep((int) (min($left, 0.1) * 1e6));
+    }
     $resp->end('late');
 };
 """

@@ -125,7 +125,84 @@ const DRAIN_IDLE_GRACE: Duration = Duration::from_secs(1);
 /// The client socket, counting bytes for `stats()` and noting when data
 /// last moved (for the heartbeat).
 /// (`Send`, because hyper's upgrade hands the socket over as a `Send` box.)
-struct Counted(NetStream, Activity);
+struct Counted(NetStream, Activity, IoFlags);
+
+/// What the hand-back of an idle connection (`drive_back`) needs to know of
+/// the socket: whether hyper's write buffer is empty, and that hyper's
+/// closing must not shut the socket down. Also the header names the next
+/// response head must carry as spelled (`ExactNames`).
+#[derive(Clone, Default)]
+struct IoFlags(Arc<IoShared>);
+
+#[derive(Default)]
+struct IoShared {
+    bits: std::sync::atomic::AtomicU8,
+    exact: std::sync::Mutex<Vec<Box<[u8]>>>,
+}
+
+impl IoFlags {
+    /// Names wait in `exact` for the next head written.
+    const EXACT: u8 = 4;
+    /// hyper's last call was a flush that completed: it only flushes the
+    /// socket once its own write buffer is empty.
+    const FLUSHED: u8 = 1;
+    /// `poll_shutdown` sends nothing: the connection goes to another worker.
+    const KEEP_OPEN: u8 = 2;
+
+    fn set(&self, bit: u8, on: bool) {
+        if on {
+            self.0.bits.fetch_or(bit, Ordering::Relaxed);
+        } else {
+            self.0.bits.fetch_and(!bit, Ordering::Relaxed);
+        }
+    }
+
+    fn has(&self, bit: u8) -> bool {
+        self.0.bits.load(Ordering::Relaxed) & bit != 0
+    }
+
+    /// The next response head written carries `names` as spelled.
+    fn expect_exact(&self, names: Vec<Box<[u8]>>) {
+        if let Ok(mut e) = self.0.exact.lock() {
+            e.extend(names);
+        }
+        self.set(Self::EXACT, true);
+    }
+
+    /// `bufs` with the waiting names written as spelled, when they hold a
+    /// response head (`None`: write them unchanged). The spelling differs
+    /// in case only, so every byte keeps its place and a short write means
+    /// the same in both.
+    fn patch(&self, bufs: &[&[u8]]) -> Option<Vec<u8>> {
+        if !bufs.first().is_some_and(|b| b.starts_with(b"HTTP/1.")) {
+            return None;
+        }
+        let names = self
+            .0
+            .exact
+            .lock()
+            .ok()
+            .map(|mut e| std::mem::take(&mut *e))?;
+        self.set(Self::EXACT, false);
+        let mut out: Vec<u8> = bufs.concat();
+        let end = out
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or(out.len());
+        for name in names {
+            let title = super::response::title_case(&name);
+            let mut at = 0;
+            while let Some(i) = out[at..end].windows(title.len() + 3).position(|w| {
+                w[..2] == *b"\r\n" && w[2..2 + title.len()] == *title && w[2 + title.len()] == b':'
+            }) {
+                let start = at + i + 2;
+                out[start..start + name.len()].copy_from_slice(&name);
+                at = start + name.len();
+            }
+        }
+        Some(out)
+    }
+}
 
 /// When data last moved, in milliseconds since `Activity::base()`.
 #[derive(Clone)]
@@ -177,10 +254,16 @@ impl AsyncWrite for Counted {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
+        if self.2.has(IoFlags::EXACT) {
+            if let Some(out) = self.2.patch(&[buf]) {
+                return self.poll_write(cx, &out);
+            }
+        }
         let res = Pin::new(&mut self.0).poll_write(cx, buf);
         if let Poll::Ready(Ok(n)) = res {
             stats::on_send(n);
             self.1.set();
+            self.2.set(IoFlags::FLUSHED, false);
         }
         res
     }
@@ -190,10 +273,17 @@ impl AsyncWrite for Counted {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        if self.2.has(IoFlags::EXACT) {
+            let slices: Vec<&[u8]> = bufs.iter().map(|b| &b[..]).collect();
+            if let Some(out) = self.2.patch(&slices) {
+                return self.poll_write(cx, &out);
+            }
+        }
         let res = Pin::new(&mut self.0).poll_write_vectored(cx, bufs);
         if let Poll::Ready(Ok(n)) = res {
             stats::on_send(n);
             self.1.set();
+            self.2.set(IoFlags::FLUSHED, false);
         }
         res
     }
@@ -203,10 +293,17 @@ impl AsyncWrite for Counted {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
+        let res = Pin::new(&mut self.0).poll_flush(cx);
+        if let Poll::Ready(Ok(())) = res {
+            self.2.set(IoFlags::FLUSHED, true);
+        }
+        res
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.2.has(IoFlags::KEEP_OPEN) {
+            return Poll::Ready(Ok(()));
+        }
         Pin::new(&mut self.0).poll_shutdown(cx)
     }
 }
@@ -270,7 +367,8 @@ pub fn is_local(fd: i64) -> bool {
 /// methods) until it ends, the script closes it, the heartbeat drops it, or
 /// the worker drains.
 macro_rules! drive {
-    ($conn:expr, $ctx:expr, $fd:expr, $kill:expr, $idle:expr) => {{
+    ($conn:expr, $ctx:expr, $fd:expr, $kill:expr, $idle:expr, $raw:expr) => {{
+        let raw: std::os::fd::RawFd = $raw;
         let conn = $conn;
         let ctx = $ctx;
         let fd = $fd;
@@ -303,17 +401,27 @@ macro_rules! drive {
         // (see `handle`) and hyper closes after it (HTTP/2: GOAWAY). hyper's
         // graceful_shutdown would close an idle connection at once, racing a
         // client that is sending its next request right now; so wait a little.
+        // A connection is not closed while request bytes wait unread in the
+        // kernel (they arrived with the timer): they are answered first, up
+        // to max_wait_time.
         let grace = DRAIN_IDLE_GRACE.min(ctx.cfg.max_wait_time / 2);
-        tokio::select! {
-            res = conn.as_mut() => {
-                finish(&ctx, fd, res);
-                return;
+        let until = Instant::now() + ctx.cfg.max_wait_time;
+        loop {
+            tokio::select! {
+                biased;
+                res = conn.as_mut() => {
+                    finish(&ctx, fd, res);
+                    return;
+                }
+                _ = kill.notify.notified() => {
+                    finish(&ctx, fd, Ok(()));
+                    return;
+                }
+                _ = tokio::time::sleep(grace) => {}
             }
-            _ = kill.notify.notified() => {
-                finish(&ctx, fd, Ok(()));
-                return;
+            if !has_unread(raw) || Instant::now() >= until {
+                break;
             }
-            _ = tokio::time::sleep(grace) => {}
         }
         conn.as_mut().graceful_shutdown();
         tokio::select! {
@@ -321,6 +429,14 @@ macro_rules! drive {
             _ = kill.notify.notified() => finish(&ctx, fd, Ok(())),
         }
     }};
+}
+
+/// True when bytes the client sent wait unread on socket `raw`.
+fn has_unread(raw: std::os::fd::RawFd) -> bool {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD on a socket this connection owns, writing one int.
+    let r = unsafe { libc::ioctl(raw, libc::FIONREAD, &mut n) };
+    r == 0 && n > 0
 }
 
 /// Serves one HTTP connection accepted on local port `port`, known as
@@ -355,10 +471,25 @@ pub async fn serve(
             NetStream::Plain(s) => first_head_is_long(s).await,
             NetStream::Tls(_) => true,
         };
-    let counted = Counted(stream, last.clone());
+    // PROCESS mode, clear text: an idle connection of a draining worker goes
+    // back to the master (which holds a copy) for another worker, instead of
+    // being closed under a client that may be sending on it (`drive_back`).
+    let give_back = !h2
+        && matches!(stream, NetStream::Plain(_))
+        && ctx.cfg.mode == crate::engine::config::Mode::Process
+        && crate::engine::reactor::is_process_mode();
+    let raw = std::os::fd::AsRawFd::as_raw_fd(stream.tcp());
+    let flags = IoFlags::default();
+    flags.set(IoFlags::FLUSHED, true);
+    let counted = Counted(stream, last.clone(), flags.clone());
     let svc_ctx = ctx.clone();
     let svc_inflight = inflight.clone();
     let svc_kill = kill.clone();
+    // Set once a response told the client the connection ends (such a
+    // connection is not handed back).
+    let said_close = Rc::new(Cell::new(false));
+    let svc_said_close = said_close.clone();
+    let svc_flags = flags.clone();
     // HTTP/2 stream ids, in the order hyper hands the streams over (a
     // client opens them in increasing order: 1, 3, 5, ...).
     let next_stream = Cell::new(1u32);
@@ -367,6 +498,8 @@ pub async fn serve(
         let inflight = svc_inflight.clone();
         let kill = svc_kill.clone();
         let flow = flow.clone();
+        let said_close = svc_said_close.clone();
+        let svc_flags = svc_flags.clone();
         let stream_id = if h2 {
             let id = next_stream.get();
             next_stream.set(id.wrapping_add(2));
@@ -378,6 +511,18 @@ pub async fn serve(
         async move {
             let r = handle(req, ctx, fd, peer, local, port, stream_id, flow).await;
             inflight.set(inflight.get() - 1);
+            if let Ok(resp) = &r {
+                if let Some(n) = resp.extensions().get::<super::response::ExactNames>() {
+                    svc_flags.expect_exact(n.0.clone());
+                }
+                if resp
+                    .headers()
+                    .get(header::CONNECTION)
+                    .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"close"))
+                {
+                    said_close.set(true);
+                }
+            }
             if kill.set.get() {
                 // Closed by the script: write nothing; the task drops the
                 // connection when it next looks at `kill`.
@@ -404,7 +549,7 @@ pub async fn serve(
         let ctl = Rc::new(super::h2ctl::Ctl::default());
         *kill.h2.borrow_mut() = Some(ctl.clone());
         let io = TokioIo::new(super::h2ctl::H2Tap::new(counted, ctl));
-        drive!(b.serve_connection(io, svc), ctx, fd, kill, idle);
+        drive!(b.serve_connection(io, svc), ctx, fd, kill, idle, raw);
         return;
     }
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
@@ -426,13 +571,104 @@ pub async fn serve(
     if max < HYPER_HEADERS || (max > HYPER_HEADERS && many_headers) {
         builder.max_headers(max);
     }
-    drive!(
-        builder.serve_connection(io, svc).with_upgrades(),
-        ctx,
-        fd,
-        kill,
-        idle
-    );
+    let conn = builder.serve_connection(io, svc).with_upgrades();
+    if give_back {
+        drive_back(conn, ctx, fd, kill, idle, flags, said_close).await;
+        return;
+    }
+    drive!(conn, ctx, fd, kill, idle, raw);
+}
+
+/// [`drive!`] for a PROCESS-mode HTTP/1 connection. When the worker drains,
+/// hyper is told to stop at the next message boundary (at once when the
+/// connection is idle) without shutting the socket down; a connection that
+/// then has nothing unread in hyper's buffer, nothing unflushed and no
+/// `Connection: close` said goes back to the master, which hands its own
+/// copy of the socket to another worker. Bytes the client sent meanwhile
+/// wait in the kernel for that worker: no request is lost to a recycle or a
+/// reload (Swoole's master, which owns every connection, never drops one).
+async fn drive_back<C>(
+    mut conn: C,
+    ctx: Rc<WorkerCtx>,
+    fd: i64,
+    kill: Rc<Kill>,
+    mut idle: Pin<Box<impl std::future::Future<Output = ()>>>,
+    flags: IoFlags,
+    said_close: Rc<Cell<bool>>,
+) where
+    C: HandBack,
+{
+    let mut shutdown = ctx.shutdown.subscribe();
+    if !*shutdown.borrow_and_update() {
+        tokio::select! {
+            biased;
+            res = &mut conn => {
+                finish(&ctx, fd, res);
+                return;
+            }
+            _ = shutdown.changed() => {}
+            _ = kill.notify.notified() => {
+                finish(&ctx, fd, Ok(()));
+                return;
+            }
+            _ = &mut idle => {
+                crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
+                finish(&ctx, fd, Ok(()));
+                return;
+            }
+        }
+    }
+    flags.set(IoFlags::KEEP_OPEN, true);
+    conn.stop_at_boundary();
+    let res = tokio::select! {
+        res = &mut conn => res,
+        _ = kill.notify.notified() => {
+            finish(&ctx, fd, Ok(()));
+            return;
+        }
+    };
+    let back = res.is_ok() && !said_close.get() && flags.has(IoFlags::FLUSHED);
+    let session = crate::engine::session::get(fd);
+    match (back, conn.unread_empty(), session) {
+        (true, Some(true), Some(s)) => {
+            // Our descriptors go without a shutdown (the master's copy
+            // keeps the socket open), then the master re-dispatches it.
+            crate::engine::held::forget(fd);
+            let sent = crate::engine::reactor::give_back(s.port_index, s.peer);
+            crate::rlog!(
+                Debug,
+                "draining: connection {fd} from {} handed back to the master ({})",
+                s.peer,
+                if sent { "sent" } else { "failed" }
+            );
+            finish(&ctx, fd, Ok(()));
+        }
+        _ => finish(&ctx, fd, res),
+    }
+}
+
+/// What [`drive_back`] needs of hyper's HTTP/1 connection.
+trait HandBack: std::future::Future<Output = Result<(), hyper::Error>> + Unpin + Sized {
+    /// `graceful_shutdown`: close when idle, else after the current message.
+    fn stop_at_boundary(&mut self);
+    /// After the future resolved: whether hyper's read buffer is empty
+    /// (`None`: the connection was upgraded). Drops the connection, and so
+    /// this worker's descriptor of the socket (without a shutdown).
+    fn unread_empty(self) -> Option<bool>;
+}
+
+impl<S> HandBack for hyper::server::conn::http1::UpgradeableConnection<TokioIo<Counted>, S>
+where
+    S: hyper::service::HttpService<Incoming, ResBody = RespBody> + Unpin,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    fn stop_at_boundary(&mut self) {
+        Pin::new(self).graceful_shutdown();
+    }
+
+    fn unread_empty(self) -> Option<bool> {
+        self.into_parts().map(|p| p.read_buf.is_empty())
+    }
 }
 
 /// The response head of a handler that did not answer before returning;

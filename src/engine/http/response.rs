@@ -104,6 +104,23 @@ fn header_name(name: &[u8]) -> Option<HeaderName> {
     })
 }
 
+/// `name` as hyper writes it: lower case, with the first letter and each
+/// one after a `-` upper case.
+pub fn title_case(name: &[u8]) -> Vec<u8> {
+    let mut up = true;
+    name.iter()
+        .map(|&c| {
+            let o = if up {
+                c.to_ascii_uppercase()
+            } else {
+                c.to_ascii_lowercase()
+            };
+            up = c == b'-';
+            o
+        })
+        .collect()
+}
+
 /// Content coding chosen from the request's `Accept-Encoding`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Coding {
@@ -205,6 +222,15 @@ pub struct RespContext {
 const SET_SERVER: u8 = 1;
 const SET_CONTENT_TYPE: u8 = 2;
 const SET_CONNECTION: u8 = 4;
+/// A header name must be sent as spelled (`exact`).
+const SET_EXACT: u8 = 8;
+
+/// Header names a script asked to be sent exactly as spelled
+/// (`header($k, $v, false)`), carried to the connection in the response's
+/// extensions: hyper writes every name in Title-Case, and the connection's
+/// socket wrapper puts these spellings back into the head bytes.
+#[derive(Clone, Debug, Default)]
+pub struct ExactNames(pub Vec<Box<[u8]>>);
 
 /// Initial header capacity of a response (HeaderMap keeps 3/4 of a power
 /// of two usable: 12 here).
@@ -217,6 +243,8 @@ struct State {
     headers: HeaderMap,
     /// `SET_*` bits; headers are never removed, so a bit once set stays true.
     defaults_set: u8,
+    /// Names to send as spelled (`SET_EXACT`).
+    exact: Vec<Box<[u8]>>,
     head_tx: Option<oneshot::Sender<Response<RespBody>>>,
     chunk_tx: Option<mpsc::UnboundedSender<Bytes>>,
     ended: bool,
@@ -239,6 +267,7 @@ impl Responder {
             // `entry(CONNECTION)` grows a full map: a rehash per response).
             headers: pooled_headers(),
             defaults_set: 0,
+            exact: Vec::new(),
             head_tx: Some(tx),
             chunk_tx: None,
             ended: false,
@@ -301,6 +330,16 @@ impl Responder {
             s.headers.append(n, v);
         }
         Ok(())
+    }
+
+    /// Sends header name `name` as spelled instead of in Title-Case (a
+    /// header of that name must be set as well; case-insensitive).
+    pub fn exact_name(&self, name: &[u8]) {
+        let mut s = self.0.borrow_mut();
+        if !name.is_empty() && title_case(name) != name {
+            s.defaults_set |= SET_EXACT;
+            s.exact.push(name.into());
+        }
     }
 
     /// Streams a chunk; the first one sends the head with chunked encoding.
@@ -523,6 +562,10 @@ impl State {
             }
         }
         *resp.headers_mut() = std::mem::take(&mut self.headers);
+        if self.defaults_set & SET_EXACT != 0 {
+            resp.extensions_mut()
+                .insert(ExactNames(std::mem::take(&mut self.exact)));
+        }
         let h = resp.headers_mut();
         // Appended, not inserted: the bits say these names are absent, so
         // there is nothing to replace (same order, one hash each).
