@@ -35,7 +35,7 @@ struct Methods {
 }
 
 thread_local! {
-    static METHODS: Cell<Option<Methods>> = const { Cell::new(None) };
+    static METHODS: Box<Cell<Option<Methods>>> = Box::new(Cell::new(None));
 }
 
 fn find(name: &str) -> *mut zend_function {
@@ -57,7 +57,7 @@ fn find(name: &str) -> *mut zend_function {
 }
 
 fn methods() -> Option<Methods> {
-    if let Some(m) = METHODS.with(Cell::get) {
+    if let Some(m) = METHODS.with(|m| m.get()) {
         return Some(m);
     }
     let m = Methods {

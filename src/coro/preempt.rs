@@ -22,6 +22,30 @@ use ext_php_rs::ffi::{self, zend_execute_data};
 
 use super::Cid;
 
+/// Per-thread state of this file, one thread-local for all (static TLS is
+/// a budget: tools/tls-check.sh).
+struct PreemptState {
+    /// The interrupt function that was installed before ours.
+    previous: Cell<Option<Interrupt>>,
+    /// Coroutines that called `disableScheduler()`.
+    exempt: RefCell<HashSet<Cid>>,
+}
+
+thread_local! {
+    static PREEMPTSTATE: Box<PreemptState> = Box::new(PreemptState {
+        previous: Cell::new(None),
+        exempt: RefCell::new(HashSet::new()),
+    });
+}
+
+fn with_previous<R>(f: impl FnOnce(&Cell<Option<Interrupt>>) -> R) -> R {
+    PREEMPTSTATE.with(|s| f(&s.previous))
+}
+
+fn with_exempt<R>(f: impl FnOnce(&RefCell<HashSet<Cid>>) -> R) -> R {
+    PREEMPTSTATE.with(|s| f(&s.exempt))
+}
+
 /// The longest a coroutine runs before it is preempted.
 const SLICE: Duration = Duration::from_millis(10);
 /// How often the ticker asks the VM to look.
@@ -33,13 +57,6 @@ static START: Once = Once::new();
 
 type Interrupt = unsafe extern "C" fn(*mut zend_execute_data);
 
-thread_local! {
-    /// The interrupt function that was installed before ours.
-    static PREVIOUS: Cell<Option<Interrupt>> = const { Cell::new(None) };
-    /// Coroutines that called `disableScheduler()`.
-    static EXEMPT: RefCell<HashSet<Cid>> = RefCell::new(HashSet::new());
-}
-
 /// Turns preemption on or off for this process.
 pub fn set(on: bool) {
     ON.store(on, Ordering::SeqCst);
@@ -50,7 +67,7 @@ pub fn set(on: bool) {
         // SAFETY: module/request code on the PHP thread; the hook pointer is
         // read by the VM only on this thread, between opcodes.
         unsafe {
-            PREVIOUS.with(|p| p.set(ffi::zend_interrupt_function));
+            with_previous(|p| p.set(ffi::zend_interrupt_function));
             ffi::zend_interrupt_function = Some(interrupt);
         }
         let spawned = std::thread::Builder::new()
@@ -80,7 +97,7 @@ pub fn is_on() -> bool {
 /// `Coroutine::disableScheduler()` (`yes`) / `enableScheduler()` for
 /// coroutine `cid`: true when this changed its state.
 pub fn exempt(cid: Cid, yes: bool) -> bool {
-    EXEMPT.with(|e| {
+    with_exempt(|e| {
         let mut e = e.borrow_mut();
         if yes {
             e.insert(cid)
@@ -92,13 +109,13 @@ pub fn exempt(cid: Cid, yes: bool) -> bool {
 
 /// Forgets an ended coroutine.
 pub fn forget(cid: Cid) {
-    EXEMPT.with(|e| {
+    with_exempt(|e| {
         e.borrow_mut().remove(&cid);
     });
 }
 
 unsafe extern "C" fn interrupt(ex: *mut zend_execute_data) {
-    if let Some(prev) = PREVIOUS.with(Cell::get) {
+    if let Some(prev) = with_previous(Cell::get) {
         // SAFETY: the hook another extension installed, called as the VM
         // would have called it.
         unsafe { prev(ex) };
@@ -107,7 +124,7 @@ unsafe extern "C" fn interrupt(ex: *mut zend_execute_data) {
         return;
     }
     let cid = super::current();
-    if cid < 0 || super::fiber::switch_blocked() || EXEMPT.with(|e| e.borrow().contains(&cid)) {
+    if cid < 0 || super::fiber::switch_blocked() || with_exempt(|e| e.borrow().contains(&cid)) {
         return;
     }
     let Some(since) = super::switched_at() else {

@@ -14,7 +14,7 @@ use tokio::sync::Notify;
 use tokio::task::{JoinHandle, LocalSet};
 
 thread_local! {
-    static LOCAL: LocalSet = LocalSet::new();
+    static LOCAL: Box<LocalSet> = Box::new(LocalSet::new());
     /// Tasks spawned through `spawn` that have not finished.
     static LIVE: Cell<usize> = const { Cell::new(0) };
     /// Fires whenever a tracked task ends or `wake()` is called.

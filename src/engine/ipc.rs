@@ -106,7 +106,7 @@ struct State {
 }
 
 thread_local! {
-    static ST: RefCell<Option<Box<State>>> = const { RefCell::new(None) };
+    static ST: Box<RefCell<Option<Box<State>>>> = Box::new(RefCell::new(None));
 }
 
 fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
@@ -495,7 +495,7 @@ impl std::os::fd::AsRawFd for Fd {
 pub type CommandHandler = Rc<dyn Fn(i64, Bytes) -> Bytes>;
 
 thread_local! {
-    static COMMANDS: RefCell<Option<CommandHandler>> = const { RefCell::new(None) };
+    static COMMANDS: Box<RefCell<Option<CommandHandler>>> = Box::new(RefCell::new(None));
 }
 
 /// Installs this process's command handler (inherited by fork with the

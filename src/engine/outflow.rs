@@ -53,7 +53,7 @@ type Sink = Rc<dyn Fn(i64, bool)>;
 thread_local! {
     /// This process's buffer-event handler, set by the worker at start.
     /// Boxed (a thin pointer): the dlopen()ed extension has little static TLS room.
-    static SINK: RefCell<Option<Box<Sink>>> = const { RefCell::new(None) };
+    static SINK: Box<RefCell<Option<Box<Sink>>>> = Box::new(RefCell::new(None));
 }
 
 /// Sets the handler `onBufferFull`/`onBufferEmpty` go to (None: none).

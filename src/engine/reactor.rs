@@ -863,7 +863,7 @@ fn open_channel(worker_id: i32) -> std::io::Result<OwnedFd> {
 
 thread_local! {
     /// A draining worker's give-back channel, opened on first use.
-    static BACK: std::cell::RefCell<Option<OwnedFd>> = const { std::cell::RefCell::new(None) };
+    static BACK: Box<std::cell::RefCell<Option<OwnedFd>>> = Box::new(std::cell::RefCell::new(None));
 }
 
 /// In a draining worker: gives the idle connection accepted on port `index`

@@ -89,7 +89,7 @@ type Conns = HashMap<i64, (mpsc::UnboundedSender<Cmd>, Rc<Outflow>)>;
 
 thread_local! {
     /// Boxed: the dlopen()ed extension has little static TLS room.
-    static T: RefCell<Option<Box<Conns>>> = const { RefCell::new(None) };
+    static T: Box<RefCell<Option<Box<Conns>>>> = Box::new(RefCell::new(None));
 }
 
 fn with<R>(f: impl FnOnce(&mut Conns) -> R) -> R {
@@ -592,7 +592,7 @@ type Fates = HashMap<i64, Fate>;
 
 thread_local! {
     /// Boxed like `T`: the dlopen()ed extension has little static TLS room.
-    static FATES: RefCell<Option<Box<Fates>>> = const { RefCell::new(None) };
+    static FATES: Box<RefCell<Option<Box<Fates>>>> = Box::new(RefCell::new(None));
 }
 
 fn fates<R>(f: impl FnOnce(&mut Fates) -> R) -> R {

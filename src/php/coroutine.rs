@@ -31,6 +31,40 @@ use super::exception::{error_ce, type_error};
 use crate::coro::{self, Cid, CidMap, WaitKind, Wake};
 use crate::engine::{event_loop, worker};
 
+/// Per-thread state of this file, one thread-local for all (static TLS is
+/// a budget: tools/tls-check.sh).
+struct CoState {
+    /// `Coroutine::set(['exit_condition' => fn])`.
+    exit_condition: std::cell::RefCell<Option<Zval>>,
+    /// Coroutines some `Coroutine::join()` waits for (one joiner each).
+    joined: std::cell::RefCell<std::collections::HashSet<i64>>,
+    /// Coroutines canceled with `throw_exception`: their wait ends with a
+    /// `Swoole\Coroutine\CanceledException`.
+    throw_on_resume: std::cell::RefCell<std::collections::HashSet<i64>>,
+}
+
+thread_local! {
+    static COSTATE: Box<CoState> = Box::new(CoState {
+        exit_condition: std::cell::RefCell::new(None),
+        joined: std::cell::RefCell::new(std::collections::HashSet::new()),
+        throw_on_resume: std::cell::RefCell::new(std::collections::HashSet::new()),
+    });
+}
+
+fn with_exit_condition<R>(f: impl FnOnce(&std::cell::RefCell<Option<Zval>>) -> R) -> R {
+    COSTATE.with(|s| f(&s.exit_condition))
+}
+
+fn with_joined<R>(f: impl FnOnce(&std::cell::RefCell<std::collections::HashSet<i64>>) -> R) -> R {
+    COSTATE.with(|s| f(&s.joined))
+}
+
+fn with_throw_on_resume<R>(
+    f: impl FnOnce(&std::cell::RefCell<std::collections::HashSet<i64>>) -> R,
+) -> R {
+    COSTATE.with(|s| f(&s.throw_on_resume))
+}
+
 /// Called with a coroutine body's outcome.
 pub type OnDone = Box<dyn FnOnce(Result<(), CallError>)>;
 
@@ -198,7 +232,7 @@ pub fn run_loop() -> bool {
     coro::run_loop();
     // `exit_condition`: the loop ends only once it says so (until then the
     // process idles, checking it every 10 ms, as Swoole's reactor does).
-    while let Some(cond) = EXIT_CONDITION.with(|c| c.borrow().as_ref().map(Zval::shallow_clone)) {
+    while let Some(cond) = with_exit_condition(|c| c.borrow().as_ref().map(Zval::shallow_clone)) {
         let done = boundary::call(&cond, &mut [])
             .map(|r| {
                 r.bool()
@@ -373,22 +407,10 @@ fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
     Ok(true)
 }
 
-thread_local! {
-    /// `Coroutine::set(['exit_condition' => fn])`.
-    static EXIT_CONDITION: std::cell::RefCell<Option<Zval>> = const { std::cell::RefCell::new(None) };
-    /// Coroutines some `Coroutine::join()` waits for (one joiner each).
-    static JOINED: std::cell::RefCell<std::collections::HashSet<i64>> =
-        std::cell::RefCell::new(std::collections::HashSet::new());
-    /// Coroutines canceled with `throw_exception`: their wait ends with a
-    /// `Swoole\Coroutine\CanceledException`.
-    static THROW_ON_RESUME: std::cell::RefCell<std::collections::HashSet<i64>> =
-        std::cell::RefCell::new(std::collections::HashSet::new());
-}
-
 /// The `CanceledException` owed to the running coroutine, if any.
 fn take_canceled_exception() -> Option<PhpException> {
     let cid = coro::current();
-    if !THROW_ON_RESUME.with(|t| t.borrow_mut().remove(&cid)) {
+    if !with_throw_on_resume(|t| t.borrow_mut().remove(&cid)) {
         return None;
     }
     let ce = super::socket_coro::CANCELED
@@ -415,7 +437,7 @@ fn user_wait() -> PhpResult<bool> {
 /// `Coroutine::cancel()`.
 fn cancel_impl(cid: i64, throw_exception: bool) -> bool {
     if throw_exception && coro::exists(cid) && cid != coro::current() {
-        THROW_ON_RESUME.with(|t| t.borrow_mut().insert(cid));
+        with_throw_on_resume(|t| t.borrow_mut().insert(cid));
     }
     match coro::cancel(cid) {
         Ok(()) => true,
@@ -640,7 +662,7 @@ impl Coroutine {
             .copied()
             .filter(|c| coro::exists(*c))
             .collect();
-        if JOINED.with(|j| live.iter().any(|c| j.borrow().contains(c))) {
+        if with_joined(|j| live.iter().any(|c| j.borrow().contains(c))) {
             set_last_error(SWOOLE_ERROR_WRONG_OPERATION);
             return Ok(false);
         }
@@ -648,9 +670,9 @@ impl Coroutine {
             set_last_error(SWOOLE_ERROR_INVALID_PARAMS);
             return Ok(false);
         }
-        JOINED.with(|j| j.borrow_mut().extend(live.iter().copied()));
+        with_joined(|j| j.borrow_mut().extend(live.iter().copied()));
         let r = coro::join(&live, timeout.and_then(timeout_of));
-        JOINED.with(|j| {
+        with_joined(|j| {
             let mut j = j.borrow_mut();
             for c in &live {
                 j.remove(c);
@@ -704,7 +726,7 @@ impl Coroutine {
         }
         if let Some(v) = options.get("exit_condition") {
             let cond = v.is_callable().then(|| v.shallow_clone());
-            EXIT_CONDITION.with(|c| *c.borrow_mut() = cond);
+            with_exit_condition(|c| *c.borrow_mut() = cond);
         }
         if let Some(v) = options.get("enable_coroutine") {
             super::timer::set_enable_coroutine(
@@ -1040,6 +1062,6 @@ pub fn shutdown() {
     // not find the tables borrowed.
     let tables = TABLES.with(|t| std::mem::take(&mut *t.borrow_mut()));
     drop(tables);
-    drop(EXIT_CONDITION.with(|c| c.borrow_mut().take()));
+    drop(with_exit_condition(|c| c.borrow_mut().take()));
     coro::shutdown();
 }

@@ -12,11 +12,38 @@ use super::coroutine;
 use super::exception::type_error;
 use crate::engine::event_loop;
 
+/// Per-thread state of this file, one thread-local for all (static TLS is
+/// a budget: tools/tls-check.sh).
+struct EventState {
+    cycle: RefCell<Option<Zval>>,
+    /// `Event::defer()` callbacks, run in the order they were added.
+    deferred: RefCell<std::collections::VecDeque<Zval>>,
+    /// `Event::add()`ed descriptors.
+    watches: RefCell<std::collections::HashMap<i32, Watch>>,
+}
+
+thread_local! {
+    static EVENTSTATE: Box<EventState> = Box::new(EventState {
+        cycle: RefCell::new(None),
+        deferred: RefCell::new(std::collections::VecDeque::new()),
+        watches: RefCell::new(std::collections::HashMap::new()),
+    });
+}
+
+fn with_cycle<R>(f: impl FnOnce(&RefCell<Option<Zval>>) -> R) -> R {
+    EVENTSTATE.with(|s| f(&s.cycle))
+}
+
+fn with_deferred<R>(f: impl FnOnce(&RefCell<std::collections::VecDeque<Zval>>) -> R) -> R {
+    EVENTSTATE.with(|s| f(&s.deferred))
+}
+
+fn with_watches<R>(f: impl FnOnce(&RefCell<std::collections::HashMap<i32, Watch>>) -> R) -> R {
+    EVENTSTATE.with(|s| f(&s.watches))
+}
+
 thread_local! {
     static EXITED: Cell<bool> = const { Cell::new(false) };
-    static CYCLE: Box<RefCell<Option<Zval>>> = Box::new(RefCell::new(None));
-    /// `Event::defer()` callbacks, run in the order they were added.
-    static DEFERRED: Box<RefCell<std::collections::VecDeque<Zval>>> = Box::new(RefCell::new(std::collections::VecDeque::new()));
 }
 
 #[php_class]
@@ -45,7 +72,7 @@ impl Event {
                 "Swoole\\Event::defer(): Argument #1 ($callback) must be a valid callback",
             ));
         }
-        let first = DEFERRED.with(|d| {
+        let first = with_deferred(|d| {
             let mut d = d.borrow_mut();
             d.push_back(callback.shallow_clone());
             d.len() == 1
@@ -53,7 +80,7 @@ impl Event {
         if first {
             event_loop::spawn(async {
                 tokio::task::yield_now().await;
-                while let Some(cb) = DEFERRED.with(|d| d.borrow_mut().pop_front()) {
+                while let Some(cb) = with_deferred(|d| d.borrow_mut().pop_front()) {
                     drop(boundary::call(&cb, &mut []));
                 }
             });
@@ -125,19 +152,19 @@ impl Event {
             )),
             None => None,
         };
-        let had = CYCLE.with(|c| c.borrow().is_some());
+        let had = with_cycle(|c| c.borrow().is_some());
         if cb.is_none() && !had {
             return Ok(false);
         }
         let start = cb.is_some() && !had;
-        CYCLE.with(|c| *c.borrow_mut() = cb);
+        with_cycle(|c| *c.borrow_mut() = cb);
         if start {
             event_loop::spawn_untracked(async {
                 loop {
                     // No PHP value may live across the await: this task can
                     // outlive the request (it is dropped at process exit).
                     {
-                        let cb = CYCLE.with(|c| c.borrow().as_ref().map(Zval::shallow_clone));
+                        let cb = with_cycle(|c| c.borrow().as_ref().map(Zval::shallow_clone));
                         let Some(cb) = cb else { break };
                         if super::timer::coroutine_enabled() {
                             // As Swoole: each round's call runs in a coroutine.
@@ -165,8 +192,8 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
 
 pub fn shutdown() {
     shutdown_watches();
-    CYCLE.with(|c| c.borrow_mut().take());
-    DEFERRED.with(|d| d.borrow_mut().clear());
+    with_cycle(|c| c.borrow_mut().take());
+    with_deferred(|d| d.borrow_mut().clear());
 }
 
 extern "C" {
@@ -249,11 +276,6 @@ struct Watch {
     task: Option<tokio::task::JoinHandle<()>>,
 }
 
-thread_local! {
-    /// `Event::add()`ed descriptors.
-    static WATCHES: Box<RefCell<std::collections::HashMap<i32, Watch>>> = Box::new(RefCell::new(std::collections::HashMap::new()));
-}
-
 const EV_READ: i64 = 512;
 const EV_WRITE: i64 = 1024;
 
@@ -271,7 +293,7 @@ fn ready_now(fd: i32, write: bool) -> bool {
 
 /// Calls the callback of `fd` for one direction, outside any coroutine.
 fn fire(fd: i32, write: bool) {
-    let cb = WATCHES.with(|w| {
+    let cb = with_watches(|w| {
         w.borrow().get(&fd).and_then(|e| {
             let cb = if write {
                 e.write.as_ref()
@@ -302,7 +324,7 @@ fn start_watch(fd: i32) -> bool {
             return;
         };
         loop {
-            let events = WATCHES.with(|w| w.borrow().get(&fd).map(|e| e.events));
+            let events = with_watches(|w| w.borrow().get(&fd).map(|e| e.events));
             let Some(events) = events else { return };
             let want_r = events & EV_READ != 0;
             let want_w = events & EV_WRITE != 0;
@@ -328,7 +350,7 @@ fn start_watch(fd: i32) -> bool {
             tokio::task::yield_now().await;
         }
     });
-    WATCHES.with(|w| {
+    with_watches(|w| {
         if let Some(e) = w.borrow_mut().get_mut(&fd) {
             e.task = Some(task);
         }
@@ -337,7 +359,7 @@ fn start_watch(fd: i32) -> bool {
 }
 
 fn stop_watch(fd: i32) -> bool {
-    let e = WATCHES.with(|w| w.borrow_mut().remove(&fd));
+    let e = with_watches(|w| w.borrow_mut().remove(&fd));
     match e {
         Some(mut e) => {
             if let Some(t) = e.task.take() {
@@ -389,7 +411,7 @@ impl Event {
             z.set_bool(false);
             return Ok(z);
         }
-        if WATCHES.with(|w| w.borrow().contains_key(&n)) {
+        if with_watches(|w| w.borrow().contains_key(&n)) {
             ext_php_rs::error::php_error(
                 &ext_php_rs::flags::ErrorType::Warning,
                 &format!("socket#{n} is already exists"),
@@ -402,7 +424,7 @@ impl Event {
         if ev == 0 {
             ev = EV_READ;
         }
-        WATCHES.with(|w| {
+        with_watches(|w| {
             w.borrow_mut().insert(
                 n,
                 Watch {
@@ -415,7 +437,7 @@ impl Event {
             )
         });
         if !start_watch(n) {
-            WATCHES.with(|w| w.borrow_mut().remove(&n));
+            with_watches(|w| w.borrow_mut().remove(&n));
             let mut z = Zval::new();
             z.set_bool(false);
             return Ok(z);
@@ -432,7 +454,7 @@ fn set_impl(fd: &Zval, read: Option<&Zval>, write: Option<&Zval>, events: i64) -
     let Some(n) = fd_of_zval(fd) else {
         return Ok(false);
     };
-    if !WATCHES.with(|w| w.borrow().contains_key(&n)) {
+    if !with_watches(|w| w.borrow().contains_key(&n)) {
         ext_php_rs::error::php_error(
             &ext_php_rs::flags::ErrorType::Warning,
             &format!("socket#{n} has not been added to the reactor"),
@@ -447,7 +469,7 @@ fn set_impl(fd: &Zval, read: Option<&Zval>, write: Option<&Zval>, events: i64) -
         Some(z) if !z.is_null() => Some(opt_callable(Some(z), "3 ($write_callback)")?),
         _ => None,
     };
-    WATCHES.with(|w| {
+    with_watches(|w| {
         if let Some(e) = w.borrow_mut().get_mut(&n) {
             if let Some(r) = read {
                 e.read = r;
@@ -463,7 +485,7 @@ fn set_impl(fd: &Zval, read: Option<&Zval>, write: Option<&Zval>, events: i64) -
     });
     // The watching task reads the events each round: restart it so a
     // changed set takes effect now.
-    let old = WATCHES.with(|w| w.borrow_mut().get_mut(&n).and_then(|e| e.task.take()));
+    let old = with_watches(|w| w.borrow_mut().get_mut(&n).and_then(|e| e.task.take()));
     if let Some(t) = old {
         t.abort();
     }
@@ -499,7 +521,7 @@ pub fn event_isset(fd: &Zval, events: i64) -> bool {
     let Some(n) = fd_of_zval(fd) else {
         return false;
     };
-    WATCHES.with(|w| w.borrow().get(&n).is_some_and(|e| e.events & events != 0))
+    with_watches(|w| w.borrow().get(&n).is_some_and(|e| e.events & events != 0))
 }
 
 /// `Event::write()`: writes now what the descriptor takes; the rest is
@@ -562,7 +584,7 @@ pub fn event_dispatch() -> bool {
 
 /// Drops every watch (request end).
 pub fn shutdown_watches() {
-    let all: Vec<i32> = WATCHES.with(|w| w.borrow().keys().copied().collect());
+    let all: Vec<i32> = with_watches(|w| w.borrow().keys().copied().collect());
     for fd in all {
         stop_watch(fd);
     }

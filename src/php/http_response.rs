@@ -19,6 +19,37 @@ use crate::engine::http::{RespContext, RespError, Responder};
 use crate::engine::session;
 use crate::engine::tcp;
 
+/// Per-thread state of this file, one thread-local for all (static TLS is
+/// a budget: tools/tls-check.sh).
+struct RespState {
+    /// Responses `detach()`ed in this worker, by connection, until
+    /// `Response::create($fd)` picks one up. Boxed: the dlopen()ed
+    /// extension has little static TLS room (tools/tls-check.sh).
+    detached: std::cell::RefCell<std::collections::HashMap<i64, Responder>>,
+    /// `send_yield` and `send_timeout`: what a send into a full output
+    /// buffer does (see `overflow`).
+    send_policy: std::cell::Cell<(bool, Option<std::time::Duration>)>,
+}
+
+thread_local! {
+    static RESPSTATE: Box<RespState> = Box::new(RespState {
+        detached: std::cell::RefCell::new(std::collections::HashMap::new()),
+        send_policy: std::cell::Cell::new((false, None)),
+    });
+}
+
+fn with_detached<R>(
+    f: impl FnOnce(&std::cell::RefCell<std::collections::HashMap<i64, Responder>>) -> R,
+) -> R {
+    RESPSTATE.with(|s| f(&s.detached))
+}
+
+fn with_send_policy<R>(
+    f: impl FnOnce(&std::cell::Cell<(bool, Option<std::time::Duration>)>) -> R,
+) -> R {
+    RESPSTATE.with(|s| f(&s.send_policy))
+}
+
 #[php_class]
 #[php(name = "Swoole\\Http\\Response")]
 pub struct Response {
@@ -30,14 +61,6 @@ impl Response {
     pub fn new(r: Responder, fd: i64) -> Self {
         Response { r, fd }
     }
-}
-
-thread_local! {
-    /// Responses `detach()`ed in this worker, by connection, until
-    /// `Response::create($fd)` picks one up. Boxed: the dlopen()ed
-    /// extension has little static TLS room (tools/tls-check.sh).
-    static DETACHED: Box<std::cell::RefCell<std::collections::HashMap<i64, Responder>>> =
-        Box::new(std::cell::RefCell::new(std::collections::HashMap::new()));
 }
 
 /// A response context with nothing negotiated: no keep-alive, no
@@ -114,16 +137,9 @@ pub fn over_output_limit(len: usize) -> bool {
     true
 }
 
-thread_local! {
-    /// `send_yield` and `send_timeout`: what a send into a full output
-    /// buffer does (see `overflow`).
-    static SEND_POLICY: std::cell::Cell<(bool, Option<std::time::Duration>)> =
-        const { std::cell::Cell::new((false, None)) };
-}
-
 /// Sets this worker's `send_yield` / `send_timeout`.
 pub fn set_send_policy(send_yield: bool, timeout: Option<std::time::Duration>) {
-    SEND_POLICY.with(|p| p.set((send_yield, timeout)));
+    with_send_policy(|p| p.set((send_yield, timeout)));
 }
 
 const SWOOLE_ERROR_OUTPUT_BUFFER_OVERFLOW: i64 = 1009;
@@ -137,7 +153,7 @@ const SWOOLE_ERROR_OUTPUT_BUFFER_OVERFLOW: i64 = 1009;
 /// `connection#N output buffer overflow` with
 /// SWOOLE_ERROR_OUTPUT_BUFFER_OVERFLOW.
 pub fn overflow(fd: i64, flow: Option<std::rc::Rc<crate::engine::outflow::Outflow>>) -> bool {
-    let (send_yield, timeout) = SEND_POLICY.with(std::cell::Cell::get);
+    let (send_yield, timeout) = with_send_policy(|p| p.get());
     if let Some(flow) = flow {
         if send_yield && crate::coro::current() >= 0 {
             if let Ok(true) = crate::coro::io::run(flow.wait_room(timeout)) {
@@ -278,7 +294,7 @@ impl Response {
         {
             req.set_fd(fd);
         }
-        if !held::active() && !DETACHED.with(|d| d.borrow().contains_key(&fd)) && tcp::exists(fd) {
+        if !held::active() && !with_detached(|d| d.borrow().contains_key(&fd)) && tcp::exists(fd) {
             // A raw TCP connection of this worker (`onReceive`): the
             // response goes out through `send()`; the connection stays open
             // (as Swoole's).
@@ -296,7 +312,7 @@ impl Response {
             };
         }
         if !held::active() {
-            let Some(r) = DETACHED.with(|d| d.borrow_mut().remove(&fd)) else {
+            let Some(r) = with_detached(|d| d.borrow_mut().remove(&fd)) else {
                 php_error(
                     &ErrorType::Warning,
                     &format!(
@@ -337,7 +353,7 @@ impl Response {
             return false;
         }
         let r = std::mem::replace(&mut self.r, spent_responder());
-        DETACHED.with(|d| d.borrow_mut().insert(self.fd, r));
+        with_detached(|d| d.borrow_mut().insert(self.fd, r));
         true
     }
 

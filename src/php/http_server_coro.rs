@@ -75,7 +75,7 @@ struct WsConn {
 
 thread_local! {
     /// The coroutine servers' WebSocket connections, by connection id.
-    static WS: RefCell<HashMap<i64, WsConn>> = RefCell::new(HashMap::new());
+    static WS: Box<RefCell<HashMap<i64, WsConn>>> = Box::new(RefCell::new(HashMap::new()));
 }
 
 /// `Response::upgrade()` for a coroutine server's upgrade request `fd`:

@@ -14,6 +14,31 @@ use ext_php_rs::types::{ZendCallable, ZendObject, Zval};
 use super::constants::{SWOOLE_BASE, SWOOLE_PROCESS};
 use crate::engine::{ipc, worker};
 
+/// Per-thread state of this file, one thread-local for all (static TLS is
+/// a budget: tools/tls-check.sh).
+struct CommandState {
+    /// By command id (the index).
+    commands: RefCell<Vec<Command>>,
+    /// The server object handlers get as their first argument; set by
+    /// `addCommand()`, alive for as long as `start()` runs.
+    server: Cell<*mut ZendObject>,
+}
+
+thread_local! {
+    static COMMANDSTATE: Box<CommandState> = Box::new(CommandState {
+        commands: RefCell::new(Vec::new()),
+        server: Cell::new(std::ptr::null_mut()),
+    });
+}
+
+fn with_commands<R>(f: impl FnOnce(&RefCell<Vec<Command>>) -> R) -> R {
+    COMMANDSTATE.with(|s| f(&s.commands))
+}
+
+fn with_server<R>(f: impl FnOnce(&Cell<*mut ZendObject>) -> R) -> R {
+    COMMANDSTATE.with(|s| f(&s.server))
+}
+
 /// `SWOOLE_SERVER_COMMAND_*`.
 const MASTER: i64 = 1 << 1;
 const REACTOR_THREAD: i64 = 1 << 2;
@@ -34,20 +59,12 @@ struct Command {
     callback: Zval,
 }
 
-thread_local! {
-    /// By command id (the index).
-    static COMMANDS: RefCell<Vec<Command>> = const { RefCell::new(Vec::new()) };
-    /// The server object handlers get as their first argument; set by
-    /// `addCommand()`, alive for as long as `start()` runs.
-    static SERVER: Cell<*mut ZendObject> = const { Cell::new(std::ptr::null_mut()) };
-}
-
 /// At request shutdown: the handlers go while PHP can still free them.
 pub fn shutdown() {
     ipc::set_command_handler(None);
-    let gone = COMMANDS.with(|c| std::mem::take(&mut *c.borrow_mut()));
+    let gone = with_commands(|c| std::mem::take(&mut *c.borrow_mut()));
     drop(gone);
-    SERVER.with(|s| s.set(std::ptr::null_mut()));
+    with_server(|s| s.set(std::ptr::null_mut()));
 }
 
 /// `Server::addCommand($name, $accepted_process_types, $callback)`.
@@ -79,7 +96,7 @@ pub fn add(
         );
         return false;
     }
-    let added = COMMANDS.with(|c| {
+    let added = with_commands(|c| {
         let mut c = c.borrow_mut();
         if c.iter().any(|x| x.name == name) {
             return false;
@@ -92,7 +109,7 @@ pub fn add(
         true
     });
     if added {
-        SERVER.with(|s| s.set(server));
+        with_server(|s| s.set(server));
         ipc::set_command_handler(Some(std::rc::Rc::new(run)));
     }
     added
@@ -101,7 +118,7 @@ pub fn add(
 /// Runs command `id` here: `$callback($server, $json)`; a result that is not
 /// a string becomes Swoole's error object.
 fn run(id: i64, data: Bytes) -> Bytes {
-    let cb = COMMANDS.with(|c| {
+    let cb = with_commands(|c| {
         c.borrow()
             .get(id as usize)
             .map(|x| x.callback.shallow_clone())
@@ -111,7 +128,7 @@ fn run(id: i64, data: Bytes) -> Bytes {
         return Bytes::new();
     };
     let mut server = Zval::new();
-    let obj = SERVER.with(|s| s.get());
+    let obj = with_server(|s| s.get());
     if !obj.is_null() {
         // SAFETY: the server object outlives `start()`, which is what runs
         // every command; set_object adds a reference.
@@ -161,7 +178,7 @@ pub fn command(
         );
         return false_zval();
     }
-    let Some((id, accepted)) = COMMANDS.with(|c| {
+    let Some((id, accepted)) = with_commands(|c| {
         c.borrow()
             .iter()
             .position(|x| x.name == name)

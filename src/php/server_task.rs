@@ -80,7 +80,7 @@ struct Tables {
 
 thread_local! {
     /// Boxed: the dlopen()ed extension has little static TLS room.
-    static T: RefCell<Option<Box<Tables>>> = const { RefCell::new(None) };
+    static T: Box<RefCell<Option<Box<Tables>>>> = Box::new(RefCell::new(None));
 }
 
 /// Runs `f` on the tables; never calls PHP inside.

@@ -19,7 +19,7 @@ use super::super::stats;
 
 thread_local! {
     /// The worker's queue, made on its first request (limit, semaphore).
-    static WORKER: RefCell<Option<(u32, Rc<Semaphore>)>> = const { RefCell::new(None) };
+    static WORKER: Box<RefCell<Option<(u32, Rc<Semaphore>)>>> = Box::new(RefCell::new(None));
 }
 
 /// True when a new request must be turned away with 503.
