@@ -17,9 +17,12 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use super::super::config::ServerConfig;
 use super::super::stats;
 
+/// This worker's queue limit and its semaphore.
+type WorkerGate = (u32, Rc<Semaphore>);
+
 thread_local! {
     /// The worker's queue, made on its first request (limit, semaphore).
-    static WORKER: Box<RefCell<Option<(u32, Rc<Semaphore>)>>> = Box::new(RefCell::new(None));
+    static WORKER: Box<RefCell<Option<WorkerGate>>> = Box::new(RefCell::new(None));
 }
 
 /// True when a new request must be turned away with 503.
