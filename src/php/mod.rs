@@ -236,7 +236,6 @@ extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
         LIBRARY_SERVER_CORO,
         LIBRARY_HTTP2,
         LIBRARY_CURL,
-        LIBRARY_CURL,
         LIBRARY_SOCKETS,
     ]
     .iter()
