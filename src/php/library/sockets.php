@@ -83,7 +83,7 @@ namespace {
         return $s;
     }
 
-    function swoole_socket_create_pair(int $domain, int $type, int $protocol, &$pair): bool
+    function swoole_socket_create_pair(int $domain, int $type, int $protocol, &$pair)
     {
         $streams = @stream_socket_pair($domain, $type, $protocol);
         if ($streams === false) {
@@ -101,57 +101,58 @@ namespace {
         return true;
     }
 
-    function swoole_socket_connect(Socket $socket, string $address, int $port = 0): bool
+    function swoole_socket_connect(Socket $socket, string $address, int $port = 0)
     {
         return State::result($socket, $socket->connect($address, $port));
     }
 
-    function swoole_socket_read(Socket $socket, int $length, int $mode = PHP_BINARY_READ)
+    function swoole_socket_read(Socket $socket, int $length, int $type = PHP_BINARY_READ)
     {
         $t = State::timeout($socket);
-        $r = $mode === PHP_NORMAL_READ ? $socket->recvLine($length, $t) : $socket->recv($length, $t);
+        $r = $type === PHP_NORMAL_READ ? $socket->recvLine($length, $t) : $socket->recv($length, $t);
         return State::result($socket, $r);
     }
 
-    function swoole_socket_write(Socket $socket, string $data, ?int $length = null)
+    function swoole_socket_write(Socket $socket, string $buffer, int $length = 0)
     {
-        if ($length !== null && $length > 0 && $length < strlen($data)) {
-            $data = substr($data, 0, $length);
+        // A length of 0 (or less) writes the whole string.
+        if ($length > 0 && $length < strlen($buffer)) {
+            $buffer = substr($buffer, 0, $length);
         }
-        return State::result($socket, $socket->send($data, State::timeout($socket)));
+        return State::result($socket, $socket->send($buffer, State::timeout($socket)));
     }
 
-    function swoole_socket_send(Socket $socket, string $data, int $length, int $flags)
+    function swoole_socket_send(Socket $socket, string $buffer, int $length, int $flags)
     {
         // As Swoole: a length of 0 (or less) sends the whole string.
-        if ($length > 0 && $length < strlen($data)) {
-            $data = substr($data, 0, $length);
+        if ($length > 0 && $length < strlen($buffer)) {
+            $buffer = substr($buffer, 0, $length);
         }
-        return State::result($socket, $socket->send($data, State::timeout($socket)));
+        return State::result($socket, $socket->send($buffer, State::timeout($socket)));
     }
 
-    function swoole_socket_recv(Socket $socket, &$data, int $length, int $flags)
+    function swoole_socket_recv(Socket $socket, &$buffer, int $length, int $flags)
     {
         $t = State::timeout($socket);
         $r = ($flags & MSG_WAITALL) ? $socket->recvAll($length, $t) : $socket->recv($length, $t);
         if ($r === false) {
-            $data = null;
+            $buffer = null;
             return State::fail($socket);
         }
-        $data = $r === '' ? null : $r;
+        $buffer = $r === '' ? null : $r;
         return strlen($r);
     }
 
-    function swoole_socket_sendto(Socket $socket, string $data, int $length, int $flags, string $address, ?int $port = null)
+    function swoole_socket_sendto(Socket $socket, string $buffer, int $length, int $flags, string $addr, int $port = 0)
     {
         // As Swoole: a length of 0 (or less) sends the whole string.
-        if ($length > 0 && $length < strlen($data)) {
-            $data = substr($data, 0, $length);
+        if ($length > 0 && $length < strlen($buffer)) {
+            $buffer = substr($buffer, 0, $length);
         }
-        return State::result($socket, $socket->sendto($address, (int) $port, $data));
+        return State::result($socket, $socket->sendto($addr, $port, $buffer));
     }
 
-    function swoole_socket_recvfrom(Socket $socket, &$data, int $length, int $flags, &$address, &$port = null)
+    function swoole_socket_recvfrom(Socket $socket, &$buffer, int $length, int $flags, &$name, &$port = null)
     {
         $peer = null;
         $r = $socket->recvfrom($peer, State::timeout($socket));
@@ -161,9 +162,9 @@ namespace {
         if (strlen($r) > $length) {
             $r = substr($r, 0, $length);
         }
-        $data = $r;
+        $buffer = $r;
         if (is_array($peer)) {
-            $address = $peer['address'] ?? null;
+            $name = $peer['address'] ?? null;
             if (isset($peer['port'])) {
                 $port = $peer['port'];
             }
@@ -186,7 +187,7 @@ namespace {
         return State::result($socket, $socket->accept(State::timeout($socket)));
     }
 
-    function swoole_socket_getpeername(Socket $socket, &$address, &$port = null): bool
+    function swoole_socket_getpeername(Socket $socket, &$address, &$port = null)
     {
         $r = $socket->getpeername();
         if (!is_array($r)) {
@@ -199,7 +200,7 @@ namespace {
         return true;
     }
 
-    function swoole_socket_getsockname(Socket $socket, &$address, &$port = null): bool
+    function swoole_socket_getsockname(Socket $socket, &$address, &$port = null)
     {
         $r = $socket->getsockname();
         if (!is_array($r)) {
@@ -212,44 +213,44 @@ namespace {
         return true;
     }
 
-    function swoole_socket_get_option(Socket $socket, int $level, int $option)
+    function swoole_socket_get_option(Socket $socket, int $level, int $optname)
     {
-        return State::result($socket, $socket->getOption($level, $option));
+        return State::result($socket, $socket->getOption($level, $optname));
     }
 
-    function swoole_socket_getopt(Socket $socket, int $level, int $option)
+    function swoole_socket_getopt(Socket $socket, int $level, int $optname)
     {
-        return swoole_socket_get_option($socket, $level, $option);
+        return swoole_socket_get_option($socket, $level, $optname);
     }
 
-    function swoole_socket_set_option(Socket $socket, int $level, int $option, $value): bool
+    function swoole_socket_set_option(Socket $socket, int $level, int $optname, $optval): bool
     {
-        return State::result($socket, $socket->setOption($level, $option, $value));
+        return State::result($socket, $socket->setOption($level, $optname, $optval));
     }
 
-    function swoole_socket_setopt(Socket $socket, int $level, int $option, $value): bool
+    function swoole_socket_setopt(Socket $socket, int $level, int $optname, $optval): bool
     {
-        return swoole_socket_set_option($socket, $level, $option, $value);
+        return swoole_socket_set_option($socket, $level, $optname, $optval);
     }
 
-    function swoole_socket_set_block(Socket $socket): bool
+    function swoole_socket_set_block(Socket $socket)
     {
         State::setNonblocking($socket, false);
         return true;
     }
 
-    function swoole_socket_set_nonblock(Socket $socket): bool
+    function swoole_socket_set_nonblock(Socket $socket)
     {
         State::setNonblocking($socket, true);
         return true;
     }
 
-    function swoole_socket_shutdown(Socket $socket, int $mode = 2): bool
+    function swoole_socket_shutdown(Socket $socket, int $how = 2): bool
     {
-        return State::result($socket, $socket->shutdown($mode));
+        return State::result($socket, $socket->shutdown($how));
     }
 
-    function swoole_socket_close(Socket $socket): void
+    function swoole_socket_close(Socket $socket)
     {
         $socket->close();
     }
@@ -259,7 +260,7 @@ namespace {
         return $socket === null ? State::$last : $socket->errCode;
     }
 
-    function swoole_socket_clear_error(?Socket $socket = null): void
+    function swoole_socket_clear_error(?Socket $socket = null)
     {
         if ($socket === null) {
             State::$last = 0;
@@ -268,7 +269,7 @@ namespace {
         }
     }
 
-    function swoole_socket_import_stream($stream)
+    function swoole_socket_import_stream(mixed $stream): Socket|false
     {
         return Socket::import($stream);
     }
