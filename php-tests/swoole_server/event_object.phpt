@@ -44,8 +44,8 @@ rsw_run_server(rsw_tcp_server_fn([
     echo $c->buf;
 });
 ?>
---EXPECT--
-Swoole\Server\Event connect fd=1
+--EXPECTF--
+Swoole\Server\Event connect fd=%d
 Swoole\Server\Event data=hello reactor=int time=ok
 Swoole\Server\TaskResult task_id=0 from Swoole\Server\Task
 Swoole\Server\PipeMessage from the other worker: true
