@@ -34,6 +34,8 @@ foreach ([SWOOLE_BASE, SWOOLE_PROCESS] as $mode) {
             file_put_contents($fdFile, (string) $fd);
         },
     ], ['worker_num' => 1], $mode, SWOOLE_SOCK_TCP, $setup), function (int $port, ServerTest $t) use ($pids) {
+        // The port may answer before the setup callback has written its file.
+        rsw_wait_until(fn() => is_file(dirname($pids) . '/added'), 5);
         echo "addProcess: ", file_get_contents(dirname($pids) . '/added'), "\n";
         rsw_check('user process started', rsw_wait_until(fn() => is_file($pids) && count(file($pids)) >= 1, 5));
         [$pid1, $id1] = explode(' ', trim(file($pids)[0]));
