@@ -44,9 +44,18 @@ $t = rsw_run_server(rsw_tcp_server_fn([
         rsw_read_until($c, fn($b) => str_ends_with($b, "\n"));
         $others[] = $c;
     }
-    $a->send("list\n");
-    rsw_read_until($a, fn($b) => str_ends_with($b, "\n"));
-    [$list, $conns] = json_decode($a->buf, true);
+    // The harness's readiness probe (connect, close) may still be on its way
+    // out of the session table: ask again for up to 2 s; a leaked one fails.
+    for ($try = 0; $try < 20; $try++) {
+        $a->buf = '';
+        $a->send("list\n");
+        rsw_read_until($a, fn($b) => str_ends_with($b, "\n"));
+        [$list, $conns] = json_decode($a->buf, true);
+        if (count($list) === 7) {
+            break;
+        }
+        usleep(100000);
+    }
     rsw_check('7 connections listed', count($list) === 7 && $list === $conns, $a->buf);
     $a->buf = '';
     foreach ($others as $c) {
