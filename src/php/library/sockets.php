@@ -38,6 +38,20 @@ namespace Rswoole\Sockets {
             return self::nonblocking($s) ? 0.001 : 0.0;
         }
 
+        /** getpeername()/getsockname(): `$r` (an address array or false) into the by-reference
+         *  arguments; the port only when the caller passed one. */
+        public static function address(Socket $s, $r, &$address, &$port, bool $withPort): bool
+        {
+            if (!is_array($r)) {
+                return self::fail($s);
+            }
+            $address = $r['address'];
+            if ($withPort) {
+                $port = $r['port'];
+            }
+            return true;
+        }
+
         /** Records a failed call's error and answers false. */
         public static function fail(Socket $s): bool
         {
@@ -189,28 +203,12 @@ namespace {
 
     function swoole_socket_getpeername(Socket $socket, &$address, &$port = null)
     {
-        $r = $socket->getpeername();
-        if (!is_array($r)) {
-            return State::fail($socket);
-        }
-        $address = $r['address'];
-        if (func_num_args() > 2) {
-            $port = $r['port'];
-        }
-        return true;
+        return State::address($socket, $socket->getpeername(), $address, $port, func_num_args() > 2);
     }
 
     function swoole_socket_getsockname(Socket $socket, &$address, &$port = null)
     {
-        $r = $socket->getsockname();
-        if (!is_array($r)) {
-            return State::fail($socket);
-        }
-        $address = $r['address'];
-        if (func_num_args() > 2) {
-            $port = $r['port'];
-        }
-        return true;
+        return State::address($socket, $socket->getsockname(), $address, $port, func_num_args() > 2);
     }
 
     function swoole_socket_get_option(Socket $socket, int $level, int $optname)
