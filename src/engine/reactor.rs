@@ -554,6 +554,10 @@ async fn take_back(afd: AsyncFd<OwnedFd>, table: Arc<Table>) {
         };
         // None: the client left meanwhile (the copy was dropped).
         let Some(sock) = super::held::take(index, peer) else {
+            crate::rlog!(
+                Debug,
+                "connection from {peer} given back, but its copy is gone"
+            );
             continue;
         };
         let t = table.clone();
@@ -573,6 +577,16 @@ async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr,
         if let Some(c) = table.pick(conn, &peer) {
             c.note_send();
             offer(conn as u64);
+            // The master's copy is kept (`held`) BEFORE the worker can see
+            // the connection: a worker that serves it and gives it back
+            // (`take_back`) at once must find the copy there, or the
+            // connection would be lost with its next request.
+            if super::held::active() {
+                match stream.try_clone() {
+                    Ok(copy) => super::held::keep(index, peer, c.pid, OwnedFd::from(copy)),
+                    Err(e) => crate::rlog!(Debug, "connection from {peer}: no copy kept: {e}"),
+                }
+            }
             let fds = [fd];
             let r =
                 c.fd.async_io(Interest::WRITABLE, |ch| {
@@ -587,8 +601,8 @@ async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr,
                 })
                 .await;
             match r {
-                // The worker holds its own copy now; ours is kept, so the
-                // master can still answer if the worker dies (`held`).
+                // The worker holds its own copy now; ours is kept (above),
+                // so the master can still answer if the worker dies.
                 Ok(_) => {
                     if super::held::active() && claim_slot(conn as u64).is_some() {
                         if let Ok(mut p) = c.pending.lock() {
@@ -600,7 +614,6 @@ async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr,
                             });
                         }
                     }
-                    super::held::keep(index, peer, c.pid, OwnedFd::from(stream));
                     return;
                 }
                 Err(e) => {
@@ -617,6 +630,7 @@ async fn hand_over(table: &Table, stream: std::net::TcpStream, peer: SocketAddr,
                 "no worker took the connection from {peer} within {}s, closing it",
                 HANDOVER_TIMEOUT.as_secs()
             );
+            drop(super::held::take(index, peer));
             return;
         }
         let _ = tokio::time::timeout(
