@@ -13,6 +13,7 @@ import http.client
 import os
 import random
 import signal
+import socket
 import threading
 import time
 import unittest
@@ -80,6 +81,38 @@ class RecycleBase(ProcessTestBase):
         self.assertEqual(ok, 900)
         self.assertGreater(len(pids), 10, "workers were not recycled")
         self.assertIn("max_request reached", srv.read_log())
+
+    def test_half_sent_head_survives_reload(self):
+        # A client is part-way through its request head when every worker is replaced: hyper has
+        # those bytes in its buffer (so in PROCESS mode the connection cannot go back to the
+        # master); the draining worker answers that request itself (with Connection: close)
+        # instead of cutting it.
+        srv = self.start_server({"worker_num": 1}, HANDLER)
+        first = self.worker_pids()
+        s = socket.create_connection((HOST, srv.port), timeout=5)
+        # A first request, so that the connection is idle keep-alive (hyper treats a connection's
+        # first request as in progress from its first byte).
+        s.sendall(b"GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
+        data = b""
+        while not data.endswith(b"ok %d" % min(first)):
+            chunk = s.recv(4096)
+            self.assertTrue(chunk, data)
+            data += chunk
+        s.sendall(b"GET /half HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n")
+        time.sleep(0.3)
+        os.kill(srv.proc.pid, signal.SIGUSR1)
+        time.sleep(1.5)  # past the grace a draining worker keeps an idle connection (1 s)
+        s.sendall(b"X-B: 2\r\n\r\n")
+        data = b""
+        while b"\r\n\r\n" not in data or not data.split(b"\r\n\r\n", 1)[1].startswith(b"ok"):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        s.close()
+        self.assertTrue(data.startswith(b"HTTP/1.1 200"), (data, srv.read_log()[-2000:]))
+        self.assertIn(b"connection: close", data.lower())
+        self.assertIn(int(data.split()[-1]), first, "answered by the worker that read the head")
 
 
 class RecycleProcess(RecycleBase):

@@ -127,7 +127,7 @@ const DRAIN_IDLE_GRACE: Duration = Duration::from_secs(1);
 /// (`Send`, because hyper's upgrade hands the socket over as a `Send` box.)
 struct Counted(NetStream, Activity, IoFlags);
 
-/// What the hand-back of an idle connection (`drive_back`) needs to know of
+/// What the hand-back of an idle connection (`drive_h1`) needs to know of
 /// the socket: whether hyper's write buffer is empty, and that hyper's
 /// closing must not shut the socket down. Also the header names the next
 /// response head must carry as spelled (`ExactNames`).
@@ -308,6 +308,57 @@ impl AsyncWrite for Counted {
     }
 }
 
+/// The socket of a drained PROCESS-mode connection whose next request had
+/// begun (part of its head in hyper's buffer) when the worker drained: those
+/// bytes are read again first (`drive_h1`).
+struct Rewind(Counted, Bytes);
+
+impl AsyncRead for Rewind {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        if !self.1.is_empty() {
+            let n = self.1.len().min(buf.remaining());
+            let head = self.1.split_to(n);
+            buf.put_slice(&head);
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut self.0).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Rewind {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.0).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.0).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.0.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_shutdown(cx)
+    }
+}
+
 /// Resolves when the connection has been silent for the heartbeat's idle
 /// time with no request in progress; never without a heartbeat.
 async fn idle_watch(ctx: Rc<WorkerCtx>, last: Activity, inflight: Rc<Cell<usize>>) {
@@ -363,9 +414,8 @@ pub fn is_local(fd: i64) -> bool {
     OPEN.with(|t| t.borrow().contains_key(&fd))
 }
 
-/// Runs a hyper connection (HTTP/1 or HTTP/2: different types, the same
-/// methods) until it ends, the script closes it, the heartbeat drops it, or
-/// the worker drains.
+/// Runs an HTTP/2 hyper connection until it ends, the script closes it, the
+/// heartbeat drops it, or the worker drains (HTTP/1: [`drive_h1`]).
 macro_rules! drive {
     ($conn:expr, $ctx:expr, $fd:expr, $kill:expr, $idle:expr, $raw:expr) => {{
         let raw: std::os::fd::RawFd = $raw;
@@ -473,7 +523,7 @@ pub async fn serve(
         };
     // PROCESS mode, clear text: an idle connection of a draining worker goes
     // back to the master (which holds a copy) for another worker, instead of
-    // being closed under a client that may be sending on it (`drive_back`).
+    // being closed under a client that may be sending on it (`drive_h1`).
     let give_back = !h2
         && matches!(stream, NetStream::Plain(_))
         && ctx.cfg.mode == crate::engine::config::Mode::Process
@@ -555,6 +605,16 @@ pub async fn serve(
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
     // a hello-world request's user CPU (bench/RESULTS.md); drop-in wins.
     let io = TokioIo::new(counted);
+    let builder = h1_builder(&ctx, many_headers);
+    let conn = builder.serve_connection(io, svc).with_upgrades();
+    drive_h1(
+        conn, builder, ctx, fd, kill, idle, flags, said_close, give_back, raw,
+    )
+    .await;
+}
+
+/// hyper's HTTP/1 settings for a connection of this worker.
+fn h1_builder(ctx: &WorkerCtx, many_headers: bool) -> http1::Builder {
     let mut builder = http1::Builder::new();
     builder
         .timer(super::header_timer::HeaderTimer)
@@ -571,36 +631,44 @@ pub async fn serve(
     if max < HYPER_HEADERS || (max > HYPER_HEADERS && many_headers) {
         builder.max_headers(max);
     }
-    let conn = builder.serve_connection(io, svc).with_upgrades();
-    if give_back {
-        drive_back(conn, ctx, fd, kill, idle, flags, said_close).await;
-        return;
-    }
-    drive!(conn, ctx, fd, kill, idle, raw);
+    builder
 }
 
-/// [`drive!`] for a PROCESS-mode HTTP/1 connection. When the worker drains,
-/// hyper is told to stop at the next message boundary (at once when the
-/// connection is idle) without shutting the socket down; a connection that
-/// then has nothing unread in hyper's buffer, nothing unflushed and no
-/// `Connection: close` said goes back to the master, which hands its own
-/// copy of the socket to another worker. Bytes the client sent meanwhile
-/// wait in the kernel for that worker: no request is lost to a recycle or a
-/// reload (Swoole's master, which owns every connection, never drops one).
-async fn drive_back<C>(
+/// [`drive!`] for an HTTP/1 connection, with two more ways not to lose a
+/// request when the worker drains:
+/// - PROCESS mode (`give_back`): hyper is told to stop at the next message
+///   boundary (at once when the connection is idle) without shutting the
+///   socket down; a connection that then has nothing unread in hyper's
+///   buffer, nothing unflushed and no `Connection: close` said goes back to
+///   the master, which hands its own copy of the socket to another worker.
+///   Bytes the client sent meanwhile wait in the kernel for that worker: no
+///   request is lost to a recycle or a reload (Swoole's master, which owns
+///   every connection, never drops one).
+/// - BASE mode: an idle connection is kept open for a short grace (as in
+///   [`drive!`]) before hyper stops.
+///
+/// In both, a client part-way through its next request head when hyper
+/// stopped (those bytes are in hyper's buffer) is answered here, with
+/// `Connection: close`, instead of being cut.
+#[allow(clippy::too_many_arguments)]
+async fn drive_h1<C>(
     mut conn: C,
+    mut builder: http1::Builder,
     ctx: Rc<WorkerCtx>,
     fd: i64,
     kill: Rc<Kill>,
     mut idle: Pin<Box<impl std::future::Future<Output = ()>>>,
     flags: IoFlags,
     said_close: Rc<Cell<bool>>,
+    give_back: bool,
+    raw: std::os::fd::RawFd,
 ) where
     C: HandBack,
 {
     let mut shutdown = ctx.shutdown.subscribe();
     if !*shutdown.borrow_and_update() {
         tokio::select! {
+            // In order (no random start): the connection is what wakes us.
             biased;
             res = &mut conn => {
                 finish(&ctx, fd, res);
@@ -612,12 +680,40 @@ async fn drive_back<C>(
                 return;
             }
             _ = &mut idle => {
+                // heartbeat_idle_time passed in silence: drop (close) it.
                 crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
                 finish(&ctx, fd, Ok(()));
                 return;
             }
         }
     }
+    if !give_back {
+        // A request arriving during the grace is answered with
+        // `Connection: close` (see `handle`); one whose bytes wait unread in
+        // the kernel is answered before hyper stops, up to max_wait_time.
+        let grace = DRAIN_IDLE_GRACE.min(ctx.cfg.max_wait_time / 2);
+        let until = Instant::now() + ctx.cfg.max_wait_time;
+        loop {
+            tokio::select! {
+                biased;
+                res = &mut conn => {
+                    finish(&ctx, fd, res);
+                    return;
+                }
+                _ = kill.notify.notified() => {
+                    finish(&ctx, fd, Ok(()));
+                    return;
+                }
+                _ = tokio::time::sleep(grace) => {}
+            }
+            if !has_unread(raw) || Instant::now() >= until {
+                break;
+            }
+        }
+    }
+    // hyper's closing sends no FIN: the connection may go on (given back,
+    // or a request begun answered here); the socket is shut down or closed
+    // when the connection ends (`finish`, or the drop of the last descriptor).
     flags.set(IoFlags::KEEP_OPEN, true);
     conn.stop_at_boundary();
     let res = tokio::select! {
@@ -627,47 +723,83 @@ async fn drive_back<C>(
             return;
         }
     };
-    let back = res.is_ok() && !said_close.get() && flags.has(IoFlags::FLUSHED);
-    let session = crate::engine::session::get(fd);
-    match (back, conn.unread_empty(), session) {
-        (true, Some(true), Some(s)) => {
-            // Our descriptors go without a shutdown (the master's copy
-            // keeps the socket open), then the master re-dispatches it.
-            crate::engine::held::forget(fd);
-            let sent = crate::engine::reactor::give_back(s.port_index, s.peer);
+    let whole = res.is_ok() && !said_close.get() && flags.has(IoFlags::FLUSHED);
+    builder.keep_alive(false);
+    match (whole, conn.rest(&builder)) {
+        (true, Rest::Begun(rest)) => {
             crate::rlog!(
                 Debug,
-                "draining: connection {fd} from {} handed back to the master ({})",
-                s.peer,
-                if sent { "sent" } else { "failed" }
+                "draining: connection {fd} has a request begun, answering it here"
             );
-            finish(&ctx, fd, Ok(()));
+            flags.set(IoFlags::KEEP_OPEN, false);
+            let res = tokio::select! {
+                res = rest => res,
+                _ = kill.notify.notified() => Ok(()),
+            };
+            finish(&ctx, fd, res);
+        }
+        (true, Rest::Empty) if give_back => {
+            match crate::engine::session::get(fd) {
+                Some(s) => {
+                    // Our descriptors go without a shutdown (the master's
+                    // copy keeps the socket open), then the master
+                    // re-dispatches it.
+                    crate::engine::held::forget(fd);
+                    let sent = crate::engine::reactor::give_back(s.port_index, s.peer);
+                    crate::rlog!(
+                        Debug,
+                        "draining: connection {fd} from {} handed back to the master ({})",
+                        s.peer,
+                        if sent { "sent" } else { "failed" }
+                    );
+                    finish(&ctx, fd, Ok(()));
+                }
+                None => finish(&ctx, fd, res),
+            }
         }
         _ => finish(&ctx, fd, res),
     }
 }
 
-/// What [`drive_back`] needs of hyper's HTTP/1 connection.
+/// What is left of a drained HTTP/1 connection once hyper stopped.
+enum Rest {
+    /// Upgraded (WebSocket): not ours to hand back.
+    Upgraded,
+    /// Nothing unread in hyper's buffer.
+    Empty,
+    /// Part of the next request was read: the rest of the connection,
+    /// served over `builder` with those bytes first.
+    Begun(Pin<Box<dyn std::future::Future<Output = Result<(), hyper::Error>>>>),
+}
+
+/// What [`drive_h1`] needs of hyper's HTTP/1 connection.
 trait HandBack: std::future::Future<Output = Result<(), hyper::Error>> + Unpin + Sized {
     /// `graceful_shutdown`: close when idle, else after the current message.
     fn stop_at_boundary(&mut self);
-    /// After the future resolved: whether hyper's read buffer is empty
-    /// (`None`: the connection was upgraded). Drops the connection, and so
-    /// this worker's descriptor of the socket (without a shutdown).
-    fn unread_empty(self) -> Option<bool>;
+    /// After the future resolved: what is left in hyper's read buffer.
+    /// Unless that is a request begun, drops the connection, and so this
+    /// worker's descriptor of the socket (without a shutdown).
+    fn rest(self, builder: &http1::Builder) -> Rest;
 }
 
 impl<S> HandBack for hyper::server::conn::http1::UpgradeableConnection<TokioIo<Counted>, S>
 where
-    S: hyper::service::HttpService<Incoming, ResBody = RespBody> + Unpin,
+    S: hyper::service::HttpService<Incoming, ResBody = RespBody> + Unpin + 'static,
     S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     fn stop_at_boundary(&mut self) {
         Pin::new(self).graceful_shutdown();
     }
 
-    fn unread_empty(self) -> Option<bool> {
-        self.into_parts().map(|p| p.read_buf.is_empty())
+    fn rest(self, builder: &http1::Builder) -> Rest {
+        match self.into_parts() {
+            None => Rest::Upgraded,
+            Some(p) if p.read_buf.is_empty() => Rest::Empty,
+            Some(p) => {
+                let io = TokioIo::new(Rewind(p.io.into_inner(), p.read_buf));
+                Rest::Begun(Box::pin(builder.serve_connection(io, p.service)))
+            }
+        }
     }
 }
 
