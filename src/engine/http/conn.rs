@@ -414,71 +414,67 @@ pub fn is_local(fd: i64) -> bool {
     OPEN.with(|t| t.borrow().contains_key(&fd))
 }
 
-/// Runs an HTTP/2 hyper connection until it ends, the script closes it, the
-/// heartbeat drops it, or the worker drains (HTTP/1: [`drive_h1`]).
-macro_rules! drive {
-    ($conn:expr, $ctx:expr, $fd:expr, $kill:expr, $idle:expr, $raw:expr) => {{
-        let raw: std::os::fd::RawFd = $raw;
-        let conn = $conn;
-        let ctx = $ctx;
-        let fd = $fd;
-        let kill = $kill;
-        let mut idle = $idle;
-        tokio::pin!(conn);
-        let mut shutdown = ctx.shutdown.subscribe();
-        if !*shutdown.borrow_and_update() {
-            tokio::select! {
-                // In order (no random start): the connection is what wakes us.
-                biased;
-                res = conn.as_mut() => {
-                    finish(&ctx, fd, res);
-                    return;
-                }
-                _ = shutdown.changed() => {}
-                _ = kill.notify.notified() => {
-                    finish(&ctx, fd, Ok(()));
-                    return;
-                }
-                _ = &mut idle => {
-                    // heartbeat_idle_time passed in silence: drop (close) it.
-                    crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
-                    finish(&ctx, fd, Ok(()));
-                    return;
-                }
-            }
+/// Runs a hyper connection (HTTP/1 or HTTP/2) until it ends, the script
+/// closes it or the heartbeat drops it (`Some`: how it ended, for
+/// [`finish`]), or the worker drains (`None`).
+async fn until_drain<C>(
+    mut conn: Pin<&mut C>,
+    ctx: &WorkerCtx,
+    fd: i64,
+    kill: &Kill,
+    idle: Pin<&mut impl std::future::Future<Output = ()>>,
+) -> Option<Result<(), hyper::Error>>
+where
+    C: std::future::Future<Output = Result<(), hyper::Error>>,
+{
+    let mut shutdown = ctx.shutdown.subscribe();
+    if *shutdown.borrow_and_update() {
+        return None;
+    }
+    tokio::select! {
+        // In order (no random start): the connection is what wakes us.
+        biased;
+        res = conn.as_mut() => Some(res),
+        _ = shutdown.changed() => None,
+        _ = kill.notify.notified() => Some(Ok(())),
+        _ = idle => {
+            // heartbeat_idle_time passed in silence: drop (close) it.
+            crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
+            Some(Ok(()))
         }
-        // Draining. A request arriving now is answered with `Connection: close`
-        // (see `handle`) and hyper closes after it (HTTP/2: GOAWAY). hyper's
-        // graceful_shutdown would close an idle connection at once, racing a
-        // client that is sending its next request right now; so wait a little.
-        // A connection is not closed while request bytes wait unread in the
-        // kernel (they arrived with the timer): they are answered first, up
-        // to max_wait_time.
-        let grace = DRAIN_IDLE_GRACE.min(ctx.cfg.max_wait_time / 2);
-        let until = Instant::now() + ctx.cfg.max_wait_time;
-        loop {
-            tokio::select! {
-                biased;
-                res = conn.as_mut() => {
-                    finish(&ctx, fd, res);
-                    return;
-                }
-                _ = kill.notify.notified() => {
-                    finish(&ctx, fd, Ok(()));
-                    return;
-                }
-                _ = tokio::time::sleep(grace) => {}
-            }
-            if !has_unread(raw) || Instant::now() >= until {
-                break;
-            }
-        }
-        conn.as_mut().graceful_shutdown();
+    }
+}
+
+/// Draining, before hyper is told to stop: a request arriving now is
+/// answered with `Connection: close` (see `handle`) and hyper closes after
+/// it (HTTP/2: GOAWAY). hyper's graceful_shutdown would close an idle
+/// connection at once, racing a client that is sending its next request
+/// right now; so wait a little. A connection is not closed while request
+/// bytes wait unread in the kernel (they arrived with the timer): they are
+/// answered first, up to max_wait_time. `Some`: the connection ended
+/// meanwhile.
+async fn drain_grace<C>(
+    mut conn: Pin<&mut C>,
+    ctx: &WorkerCtx,
+    kill: &Kill,
+    raw: std::os::fd::RawFd,
+) -> Option<Result<(), hyper::Error>>
+where
+    C: std::future::Future<Output = Result<(), hyper::Error>>,
+{
+    let grace = DRAIN_IDLE_GRACE.min(ctx.cfg.max_wait_time / 2);
+    let until = Instant::now() + ctx.cfg.max_wait_time;
+    loop {
         tokio::select! {
-            res = conn.as_mut() => finish(&ctx, fd, res),
-            _ = kill.notify.notified() => finish(&ctx, fd, Ok(())),
+            biased;
+            res = conn.as_mut() => return Some(res),
+            _ = kill.notify.notified() => return Some(Ok(())),
+            _ = tokio::time::sleep(grace) => {}
         }
-    }};
+        if !has_unread(raw) || Instant::now() >= until {
+            return None;
+        }
+    }
 }
 
 /// True when bytes the client sent wait unread on socket `raw`.
@@ -599,7 +595,24 @@ pub async fn serve(
         let ctl = Rc::new(super::h2ctl::Ctl::default());
         *kill.h2.borrow_mut() = Some(ctl.clone());
         let io = TokioIo::new(super::h2ctl::H2Tap::new(counted, ctl));
-        drive!(b.serve_connection(io, svc), ctx, fd, kill, idle, raw);
+        let conn = b.serve_connection(io, svc);
+        tokio::pin!(conn);
+        let mut idle = idle;
+        let ended = match until_drain(conn.as_mut(), &ctx, fd, &kill, idle.as_mut()).await {
+            Some(res) => Some(res),
+            None => drain_grace(conn.as_mut(), &ctx, &kill, raw).await,
+        };
+        let res = match ended {
+            Some(res) => res,
+            None => {
+                conn.as_mut().graceful_shutdown();
+                tokio::select! {
+                    res = conn.as_mut() => res,
+                    _ = kill.notify.notified() => Ok(()),
+                }
+            }
+        };
+        finish(&ctx, fd, res);
         return;
     }
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
@@ -634,8 +647,8 @@ fn h1_builder(ctx: &WorkerCtx, many_headers: bool) -> http1::Builder {
     builder
 }
 
-/// [`drive!`] for an HTTP/1 connection, with two more ways not to lose a
-/// request when the worker drains:
+/// Runs an HTTP/1 connection ([`until_drain`]), with two more ways not to
+/// lose a request when the worker drains:
 /// - PROCESS mode (`give_back`): hyper is told to stop at the next message
 ///   boundary (at once when the connection is idle) without shutting the
 ///   socket down; a connection that then has nothing unread in hyper's
@@ -644,8 +657,8 @@ fn h1_builder(ctx: &WorkerCtx, many_headers: bool) -> http1::Builder {
 ///   Bytes the client sent meanwhile wait in the kernel for that worker: no
 ///   request is lost to a recycle or a reload (Swoole's master, which owns
 ///   every connection, never drops one).
-/// - BASE mode: an idle connection is kept open for a short grace (as in
-///   [`drive!`]) before hyper stops.
+/// - BASE mode: an idle connection is kept open for a short grace
+///   ([`drain_grace`], as HTTP/2) before hyper stops.
 ///
 /// In both, a client part-way through its next request head when hyper
 /// stopped (those bytes are in hyper's buffer) is answered here, with
@@ -665,51 +678,14 @@ async fn drive_h1<C>(
 ) where
     C: HandBack,
 {
-    let mut shutdown = ctx.shutdown.subscribe();
-    if !*shutdown.borrow_and_update() {
-        tokio::select! {
-            // In order (no random start): the connection is what wakes us.
-            biased;
-            res = &mut conn => {
-                finish(&ctx, fd, res);
-                return;
-            }
-            _ = shutdown.changed() => {}
-            _ = kill.notify.notified() => {
-                finish(&ctx, fd, Ok(()));
-                return;
-            }
-            _ = &mut idle => {
-                // heartbeat_idle_time passed in silence: drop (close) it.
-                crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
-                finish(&ctx, fd, Ok(()));
-                return;
-            }
-        }
-    }
-    if !give_back {
-        // A request arriving during the grace is answered with
-        // `Connection: close` (see `handle`); one whose bytes wait unread in
-        // the kernel is answered before hyper stops, up to max_wait_time.
-        let grace = DRAIN_IDLE_GRACE.min(ctx.cfg.max_wait_time / 2);
-        let until = Instant::now() + ctx.cfg.max_wait_time;
-        loop {
-            tokio::select! {
-                biased;
-                res = &mut conn => {
-                    finish(&ctx, fd, res);
-                    return;
-                }
-                _ = kill.notify.notified() => {
-                    finish(&ctx, fd, Ok(()));
-                    return;
-                }
-                _ = tokio::time::sleep(grace) => {}
-            }
-            if !has_unread(raw) || Instant::now() >= until {
-                break;
-            }
-        }
+    let ended = match until_drain(Pin::new(&mut conn), &ctx, fd, &kill, idle.as_mut()).await {
+        Some(res) => Some(res),
+        None if give_back => None,
+        None => drain_grace(Pin::new(&mut conn), &ctx, &kill, raw).await,
+    };
+    if let Some(res) = ended {
+        finish(&ctx, fd, res);
+        return;
     }
     // hyper's closing sends no FIN: the connection may go on (given back,
     // or a request begun answered here); the socket is shut down or closed
