@@ -229,9 +229,8 @@ mod tests {
             verify_leaf(leaf.as_ref(), &[other], now),
             Some(Err(CertificateError::UnknownIssuer))
         );
-        let later = UnixTime::since_unix_epoch(
-            std::time::Duration::from_secs(now.as_secs() + 5 * 86400),
-        );
+        let later =
+            UnixTime::since_unix_epoch(std::time::Duration::from_secs(now.as_secs() + 5 * 86400));
         assert_eq!(
             verify_leaf(leaf.as_ref(), &[ca], later),
             Some(Err(CertificateError::Expired))
