@@ -36,6 +36,36 @@ function rsw_tls_certs(): array
     return $p;
 }
 
+/**
+ * X.509 v1 certificates (no extensions, as `openssl x509 -req` makes without `-extfile`): a v1 self-signed
+ * CA, a server and a client certificate it signs, and a client certificate signed by another v1 CA.
+ */
+function rsw_tls_v1_certs(): array
+{
+    $d = rsw_tmpdir('rsw_tls1_');
+    $ossl = static function (string $args) use ($d): void {
+        exec("cd " . escapeshellarg($d) . " && openssl $args 2>&1", $out, $rc);
+        if ($rc !== 0) {
+            throw new RuntimeException("openssl $args: " . implode("\n", $out));
+        }
+    };
+    $rsa = '-newkey rsa:2048 -nodes';
+    foreach (['ca', 'other_ca'] as $ca) {
+        $ossl("req $rsa -keyout $ca.key -out $ca.csr -subj /CN=rsw-v1-$ca");
+        $ossl("x509 -req -in $ca.csr -signkey $ca.key -days 2 -out $ca.crt");
+    }
+    foreach (['server' => 'ca', 'client' => 'ca', 'stranger' => 'other_ca'] as $n => $ca) {
+        $ossl("req $rsa -keyout $n.key -out $n.csr -subj /CN=rsw-v1-$n");
+        $ossl("x509 -req -in $n.csr -CA $ca.crt -CAkey $ca.key -CAcreateserial -days 2 -out $n.crt");
+    }
+    $p = ['dir' => $d];
+    foreach (['ca', 'other_ca', 'server', 'client', 'stranger'] as $n) {
+        $p["{$n}_crt"] = "$d/$n.crt";
+        $p["{$n}_key"] = "$d/$n.key";
+    }
+    return $p;
+}
+
 final class RswTlsPeer
 {
     public int $port;

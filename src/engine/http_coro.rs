@@ -80,12 +80,9 @@ pub async fn serve(
                             Some(tls) => match tls.accept(stream).await {
                                 Ok(s) => s,
                                 Err(e) => {
-                                    crate::rlog!(
-                                        Warning,
-                                        "Socket::ssl_accept(): bad SSL client[{}:{}], reason=0, error_string={e}",
-                                        peer.ip(),
-                                        peer.port()
-                                    );
+                                    if let Some(w) = e.bad_client_warning(&peer) {
+                                        crate::rlog!(Warning, "{w}");
+                                    }
                                     ctx.conn_closed();
                                     return;
                                 }

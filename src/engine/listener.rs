@@ -82,7 +82,9 @@ impl Port {
 }
 
 /// Creates a socket of `ty`/`proto` bound to `host:port` (port 0 picks a
-/// free one), with `SO_REUSEADDR` and, for IPv6, v6-only (as Swoole binds).
+/// free one), with `SO_REUSEADDR`. `IPV6_V6ONLY` is left at the system's
+/// default, as Swoole leaves it: on Linux (`net.ipv6.bindv6only = 0`) a
+/// `::` port also takes IPv4 clients.
 /// Errors name the address as Swoole does.
 fn bind_socket(
     host: &str,
@@ -105,10 +107,6 @@ fn bind_socket(
     let sock = Socket::new(domain, ty, Some(proto)).map_err(|e| Error::listen(&shown, e))?;
     sock.set_reuse_address(true)
         .map_err(|e| Error::listen(&shown, e))?;
-    if addr.is_ipv6() {
-        // "::" should not also take the IPv4 port.
-        let _ = sock.set_only_v6(true);
-    }
     sock.bind(&addr.into())
         .map_err(|e| Error::listen(&shown, e))?;
     Ok((sock, shown))

@@ -32,6 +32,7 @@ pub mod tcp;
 pub mod timer;
 pub mod tls;
 pub mod tls_client;
+pub mod tls_v1;
 pub mod user_process;
 pub mod watchdog;
 pub mod worker;

@@ -166,6 +166,17 @@ fn alias_matches(alias: &str, name: &str) -> bool {
     }
 }
 
+/// OpenSSL cipher-string classes whose suites OpenSSL 3's default provider
+/// does not have either, so a term naming one selects nothing in Swoole as
+/// here, and OpenSSL says nothing about it.
+fn absent_in_openssl3(alias: &str) -> bool {
+    const ABSENT: &[&str] = &[
+        "RC4", "SSLV2", "EXP", "EXPORT", "EXPORT40", "EXPORT56", "LOW", "DES", "RC2", "IDEA",
+        "SEED",
+    ];
+    ABSENT.iter().any(|a| a.eq_ignore_ascii_case(alias))
+}
+
 /// The TLS 1.2 suites an OpenSSL cipher string selects, in its order, and
 /// the terms it names that select nothing here. TLS 1.3 suites are not
 /// configured by a cipher string in OpenSSL either; they are always on.
@@ -206,10 +217,13 @@ pub fn parse_ciphers(spec: &str) -> (Vec<CipherSuite>, Vec<String>) {
             }
             _ => {
                 if hits.is_empty() {
-                    // A TLS 1.3 name is fine: those are always enabled.
+                    // A TLS 1.3 name is fine: those are always enabled. So
+                    // is a class OpenSSL 3 has no suite for either (RC4,
+                    // export, SSLv2...): it selects nothing in Swoole too.
                     if !SUITE_NAMES
                         .iter()
                         .any(|(n, _)| n.eq_ignore_ascii_case(body))
+                        && !body.split('+').any(absent_in_openssl3)
                     {
                         unknown.push(term.to_string());
                     }
@@ -265,7 +279,7 @@ fn certified_key(files: &CertFiles, provider: &CryptoProvider) -> Result<Arc<Cer
         ))
     })?;
     let ck = CertifiedKey::new(chain, signing);
-    ck.keys_match().map_err(|e| {
+    super::tls_v1::check_keys(&ck).map_err(|e| {
         Error::config(format!(
             "ssl key file[{}] does not match ssl cert file[{}]: {e}",
             files.key_file, files.cert_file
@@ -380,7 +394,8 @@ pub fn build(s: &TlsSettings) -> Result<(ServerTls, Vec<String>)> {
     let builder = match s.client_cert_file.as_deref().filter(|f| !f.is_empty()) {
         Some(ca) => {
             let mut roots = RootCertStore::empty();
-            for c in load_certs(ca, "ssl_client_cert_file")? {
+            let trusted = load_certs(ca, "ssl_client_cert_file")?;
+            for c in trusted.iter().cloned() {
                 roots.add(c).map_err(|e| {
                     Error::config(format!(
                         "ssl_client_cert_file[{ca}] has a bad certificate: {e}"
@@ -396,11 +411,12 @@ pub fn build(s: &TlsSettings) -> Result<(ServerTls, Vec<String>)> {
             let v = vb
                 .build()
                 .map_err(|e| Error::config(format!("ssl_client_cert_file[{ca}]: {e}")))?;
-            let v: Arc<dyn ClientCertVerifier> = match s.verify_depth {
-                Some(depth) => Arc::new(DepthVerifier { inner: v, depth }),
-                None => v,
-            };
-            builder.with_client_cert_verifier(v)
+            builder.with_client_cert_verifier(Arc::new(ClientVerifier {
+                inner: v,
+                depth: s.verify_depth,
+                roots: trusted,
+                provider: provider.clone(),
+            }))
         }
         None => {
             if s.verify_peer {
@@ -445,16 +461,53 @@ pub fn build(s: &TlsSettings) -> Result<(ServerTls, Vec<String>)> {
 /// Why a handshake did not complete.
 #[derive(Debug)]
 pub enum HandshakeError {
-    /// The first bytes were not a TLS record: plain text (HTTP) on a TLS port.
-    NotTls,
+    /// The first bytes were not a TLS record: plain text on a TLS port
+    /// (`http`: an HTTP request line, as OpenSSL tells them apart).
+    NotTls {
+        http: bool,
+    },
     TimedOut,
     Failed(io::Error),
+}
+
+impl HandshakeError {
+    /// Swoole's warning for a client that broke the TLS protocol (OpenSSL's
+    /// `SSL_ERROR_SSL`: plain text on the port, a refused certificate...),
+    /// with OpenSSL's reason code and string for the closest case. `None`
+    /// for the rest (the peer went away, a timeout), which Swoole does not
+    /// report as a bad client.
+    pub fn bad_client_warning(&self, peer: &SocketAddr) -> Option<String> {
+        let (reason, text) = match self {
+            HandshakeError::NotTls { http: true } => (156, "http request".to_string()),
+            HandshakeError::NotTls { http: false } => (267, "wrong version number".to_string()),
+            HandshakeError::Failed(e) => {
+                let tls = e
+                    .get_ref()
+                    .and_then(|i| i.downcast_ref::<rustls::Error>())?;
+                match tls {
+                    rustls::Error::InvalidCertificate(_)
+                    | rustls::Error::NoCertificatesPresented => {
+                        (134, "certificate verify failed".to_string())
+                    }
+                    other => (0, other.to_string()),
+                }
+            }
+            HandshakeError::TimedOut => return None,
+        };
+        Some(format!(
+            "Socket::ssl_accept(): bad SSL client[{}:{}], reason={reason}, error_string={text}",
+            peer.ip(),
+            peer.port()
+        ))
+    }
 }
 
 impl fmt::Display for HandshakeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HandshakeError::NotTls => f.write_str("not a TLS client (plain text on a TLS port)"),
+            HandshakeError::NotTls { .. } => {
+                f.write_str("not a TLS client (plain text on a TLS port)")
+            }
             HandshakeError::TimedOut => write!(
                 f,
                 "handshake not finished within {} s",
@@ -480,14 +533,18 @@ impl ServerTls {
         let work = async {
             // A TLS client starts with a handshake record (0x16); anything
             // else (an HTTP request line) is refused before rustls sees it.
-            let mut first = [0u8; 1];
+            let mut first = [0u8; 8];
             let bad = match stream.peek(&mut first).await {
-                Ok(1) if first[0] == 0x16 => None,
+                Ok(n) if n > 0 && first[0] == 0x16 => None,
                 Ok(0) => Some(HandshakeError::Failed(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "closed before the handshake",
                 ))),
-                Ok(_) => Some(HandshakeError::NotTls),
+                Ok(n) => Some(HandshakeError::NotTls {
+                    http: [&b"GET "[..], b"POST ", b"HEAD ", b"PUT "]
+                        .iter()
+                        .any(|m| first[..n].starts_with(m)),
+                }),
                 Err(e) => Some(HandshakeError::Failed(e)),
             };
             if let Some(e) = bad {
@@ -731,16 +788,20 @@ mod tests {
     }
 }
 
-/// `ssl_verify_depth` on a mutual-TLS port: webpki's client verifier, and
-/// a client chain with more intermediate CAs than `depth` refused
-/// (`tls_client::chain_too_long`).
+/// The client verifier of a mutual-TLS port: webpki's, plus
+/// `ssl_verify_depth` (a client chain with more intermediate CAs than
+/// `depth` refused, `tls_client::chain_too_long`) and X.509 v1 client
+/// certificates, which OpenSSL accepts and webpki refuses (`tls_v1`).
 #[derive(Debug)]
-struct DepthVerifier {
-    inner: Arc<dyn ClientCertVerifier>,
-    depth: i64,
+pub(crate) struct ClientVerifier {
+    pub(crate) inner: Arc<dyn ClientCertVerifier>,
+    pub(crate) depth: Option<i64>,
+    /// The trusted certificates, for a v1 leaf.
+    pub(crate) roots: Vec<CertificateDer<'static>>,
+    pub(crate) provider: Arc<CryptoProvider>,
 }
 
-impl ClientCertVerifier for DepthVerifier {
+impl ClientCertVerifier for ClientVerifier {
     fn offer_client_auth(&self) -> bool {
         self.inner.offer_client_auth()
     }
@@ -759,13 +820,24 @@ impl ClientCertVerifier for DepthVerifier {
         intermediates: &[CertificateDer<'_>],
         now: UnixTime,
     ) -> std::result::Result<ClientCertVerified, rustls::Error> {
-        if super::tls_client::chain_too_long(Some(self.depth), intermediates.len()) {
+        if super::tls_client::chain_too_long(self.depth, intermediates.len()) {
             return Err(rustls::Error::InvalidCertificate(
                 rustls::CertificateError::ApplicationVerificationFailure,
             ));
         }
-        self.inner
+        match self
+            .inner
             .verify_client_cert(end_entity, intermediates, now)
+        {
+            Err(e @ rustls::Error::InvalidCertificate(_)) => {
+                match super::tls_v1::verify_leaf(end_entity.as_ref(), &self.roots, now) {
+                    Some(Ok(())) => Ok(ClientCertVerified::assertion()),
+                    Some(Err(v1)) => Err(rustls::Error::InvalidCertificate(v1)),
+                    None => Err(e),
+                }
+            }
+            r => r,
+        }
     }
 
     fn verify_tls12_signature(
@@ -774,7 +846,12 @@ impl ClientCertVerifier for DepthVerifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls12_signature(message, cert, dss)
+        super::tls_v1::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -783,7 +860,12 @@ impl ClientCertVerifier for DepthVerifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls13_signature(message, cert, dss)
+        super::tls_v1::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {

@@ -109,6 +109,14 @@ fn roots(o: &TlsOptions) -> Result<Arc<RootCertStore>, String> {
     Ok(Arc::new(store))
 }
 
+/// `ssl_cafile`'s certificates (empty without one, or unreadable).
+fn cafile_certs(o: &TlsOptions) -> Vec<CertificateDer<'static>> {
+    o.cafile
+        .as_deref()
+        .and_then(|f| read_certs(f).ok())
+        .unwrap_or_default()
+}
+
 /// Swoole's verification: none unless `ssl_verify_peer`; then the chain
 /// against the trusted roots, a self-signed leaf only with
 /// `ssl_allow_self_signed`, and the name when it is a DNS name.
@@ -119,6 +127,8 @@ struct Verifier {
     inner: Option<Arc<WebPkiServerVerifier>>,
     provider: Arc<CryptoProvider>,
     depth: Option<i64>,
+    /// `ssl_cafile`'s certificates, for a v1 leaf (`tls_v1`).
+    trusted: Vec<CertificateDer<'static>>,
 }
 
 /// OpenSSL's `verify_depth` rule as far as a verifier that sees only the
@@ -153,6 +163,16 @@ impl ServerCertVerifier for Verifier {
                 CertificateError::UnknownIssuer,
             )),
         };
+        let r = match r {
+            // An X.509 v1 leaf (webpki refuses them; OpenSSL does not).
+            Err(rustls::Error::InvalidCertificate(_))
+                if super::tls_v1::verify_leaf(end_entity.as_ref(), &self.trusted, now)
+                    == Some(Ok(())) =>
+            {
+                Ok(ServerCertVerified::assertion())
+            }
+            r => r,
+        };
         match r {
             Ok(v) => Ok(v),
             // An IP without `ssl_host_name`: the chain only (as Swoole).
@@ -181,7 +201,7 @@ impl ServerCertVerifier for Verifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
+        super::tls_v1::verify_tls12_signature(
             message,
             cert,
             dss,
@@ -195,7 +215,7 @@ impl ServerCertVerifier for Verifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
+        super::tls_v1::verify_tls13_signature(
             message,
             cert,
             dss,
@@ -304,19 +324,33 @@ pub fn server_config(o: &TlsOptions) -> Result<Arc<ServerConfig>, String> {
         .map_err(|e| e.to_string())?;
     let b = if o.verify_peer {
         let mut store = RootCertStore::empty();
+        let mut trusted = Vec::new();
         for f in [&o.client_cert_file, &o.cafile].into_iter().flatten() {
-            store.add_parsable_certificates(read_certs(f)?);
+            trusted.extend(read_certs(f)?);
         }
-        let v = WebPkiClientVerifier::builder_with_provider(Arc::new(store), p)
+        store.add_parsable_certificates(trusted.iter().cloned());
+        let v = WebPkiClientVerifier::builder_with_provider(Arc::new(store), Arc::clone(&p))
             .build()
             .map_err(|e| e.to_string())?;
-        b.with_client_cert_verifier(v)
+        b.with_client_cert_verifier(Arc::new(super::tls::ClientVerifier {
+            inner: v,
+            depth: None,
+            roots: trusted,
+            provider: Arc::clone(&p),
+        }))
     } else {
         b.with_no_client_auth()
     };
-    let mut cfg = b
-        .with_single_cert(read_certs(cert)?, read_key(key)?)
-        .map_err(|e| e.to_string())?;
+    // Not `with_single_cert`: its key check parses the certificate with
+    // webpki, which refuses X.509 v1 ones (`tls_v1::keys_match` instead).
+    let chain = read_certs(cert)?;
+    let signing = p
+        .key_provider
+        .load_private_key(read_key(key)?)
+        .map_err(|e| format!("{key}: {e}"))?;
+    let ck = rustls::sign::CertifiedKey::new(chain, signing);
+    super::tls_v1::check_keys(&ck).map_err(|e| format!("{key} / {cert}: {e}"))?;
+    let mut cfg = b.with_cert_resolver(Arc::new(OneServerCert(Arc::new(ck))));
     cfg.alpn_protocols = o.alpn.clone();
     let cfg = Arc::new(cfg);
     if let Ok(mut m) = cache.lock() {
@@ -350,6 +384,7 @@ fn build_config(o: &TlsOptions) -> Result<ClientConfig, String> {
         inner,
         provider: Arc::clone(&p),
         depth: o.verify_depth,
+        trusted: cafile_certs(o),
     });
     let b = ClientConfig::builder_with_provider(Arc::clone(&p))
         .with_protocol_versions(&versions(o)?)
@@ -393,6 +428,19 @@ impl rustls::client::ResolvesClientCert for OneClientCert {
     }
 }
 
+/// The one server certificate of `ssl_cert_file`, whatever name is asked.
+#[derive(Debug)]
+struct OneServerCert(Arc<rustls::sign::CertifiedKey>);
+
+impl rustls::server::ResolvesServerCert for OneServerCert {
+    fn resolve(
+        &self,
+        _hello: rustls::server::ClientHello<'_>,
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        Some(Arc::clone(&self.0))
+    }
+}
+
 /// `verifyPeerCert()`: checks `certs` (leaf first) as the handshake would
 /// have with `ssl_verify_peer`; the Swoole error code when it fails.
 pub fn verify_chain(o: &TlsOptions, host: &str, certs: &[Vec<u8>]) -> Result<(), i32> {
@@ -414,6 +462,7 @@ pub fn verify_chain(o: &TlsOptions, host: &str, certs: &[Vec<u8>]) -> Result<(),
         inner,
         provider: p,
         depth: o.verify_depth,
+        trusted: cafile_certs(o),
     };
     let leaf = CertificateDer::from(leaf.as_slice());
     let rest: Vec<CertificateDer<'_>> = rest

@@ -381,10 +381,13 @@ fn start_conn(
     tokio::task::spawn_local(async move {
         match tls.accept(stream).await {
             Ok(s) => open_conn(s, peer, kind, index, port_num, &opts, &ctx),
-            Err(e) => crate::rlog!(
-                Notice,
-                "SSL connection[{peer}] on port {port_num} closed: {e}"
-            ),
+            Err(e) => match e.bad_client_warning(&peer) {
+                Some(w) => crate::rlog!(Warning, "{w}"),
+                None => crate::rlog!(
+                    Notice,
+                    "SSL connection[{peer}] on port {port_num} closed: {e}"
+                ),
+            },
         }
     });
 }

@@ -287,10 +287,8 @@ impl Request {
         }
         let _ = ht.insert("server_port", r.server_port as i64);
         let _ = ht.insert("remote_port", r.peer.port() as i64);
-        let ip = |a: std::net::IpAddr| match a {
-            std::net::IpAddr::V6(v6) => v6.to_canonical().to_string(),
-            v4 => v4.to_string(),
-        };
+        // An IPv4 client of a dual-stack `::` port: ::ffff:a.b.c.d, as Swoole.
+        let ip = |a: std::net::IpAddr| a.to_string();
         if let Some(local) = r.local {
             let _ = ht.insert("server_addr", ip(local.ip()));
         }

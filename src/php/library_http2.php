@@ -177,7 +177,9 @@ class Client
         }
         if ($authority === null) {
             $default = $this->ssl ? 443 : 80;
-            $authority = $this->port === $default ? $this->host : $this->host . ':' . $this->port;
+            // An IPv6 literal goes in brackets (RFC 3986 host syntax).
+            $host = str_contains($this->host, ':') && $this->host[0] !== '[' ? "[{$this->host}]" : $this->host;
+            $authority = $this->port === $default ? $host : $host . ':' . $this->port;
         }
         $r = __h2_send($this->h, $request->method, $request->path, $authority, $headers, $data,
             $request->pipeline, $request->usePipelineRead, $this->timeout('write_timeout'));

@@ -76,7 +76,19 @@ class Server
             $conn = $socket->accept(-1);
             if ($conn) {
                 $conn->setProtocol($this->setting);
-                if (\Swoole\Coroutine::create($this->fn, new Server\Connection($conn)) < 0) {
+                $fn = $this->fn;
+                if (!empty($this->setting['open_ssl'])) {
+                    // A TLS server: each connection's handshake runs in its own
+                    // coroutine; a client that fails it is dropped unseen.
+                    $fn = static function (Server\Connection $c) use ($fn) {
+                        if ($c->exportSocket()->sslHandshake()) {
+                            $fn($c);
+                        } else {
+                            $c->close();
+                        }
+                    };
+                }
+                if (\Swoole\Coroutine::create($fn, new Server\Connection($conn)) < 0) {
                     \Swoole\Coroutine::sleep(1);
                 }
                 continue;

@@ -1144,10 +1144,9 @@ fn client_info(fd: i64) -> Zval {
         return false_zval();
     };
     let mut ht = ZendHashTable::new();
-    let ip = match s.peer.ip() {
-        std::net::IpAddr::V6(a) => a.to_canonical().to_string(),
-        a => a.to_string(),
-    };
+    // An IPv4 client of a dual-stack `::` port shows as ::ffff:a.b.c.d, as
+    // in Swoole.
+    let ip = s.peer.ip().to_string();
     let sock_type = if s.peer.is_ipv6() {
         SWOOLE_SOCK_TCP6
     } else {

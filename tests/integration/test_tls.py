@@ -201,7 +201,8 @@ class TlsBase:
             s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             self.assertEqual(s.recv(4096), b"")
         time.sleep(0.2)
-        self.assertIn("not a TLS client", self.server.read_log())
+        self.assertIn("bad SSL client[127.0.0.1:", self.server.read_log())
+        self.assertIn("reason=156, error_string=http request", self.server.read_log())
         _, _, data = self.https_get(self.port, "/after")
         self.assertIn(b"hello /after", data)
 
