@@ -727,10 +727,7 @@ impl Server {
                 Ok(_) => true,
                 Err(e) => {
                     if e.kind() != std::io::ErrorKind::WouldBlock {
-                        php_error(
-                            &ErrorType::Warning,
-                            &format!("Swoole\\Server::send(): sendto({path}) failed: {e}"),
-                        );
+                        php_error(&ErrorType::Warning, &format!("sendto({path}) failed: {e}"));
                     }
                     false
                 }
