@@ -28,6 +28,14 @@ foreach ([SWOOLE_BASE => 'BASE', SWOOLE_PROCESS => 'PROCESS'] as $mode => $name)
             echo "$name: ", $r === false ? 'timeout' : str_replace($me, 'ME', $buf) . ' from ' . ($from === $path ? 'the server path' : $from), "\n";
         }
         socket_close($c);
+        // Swoole\Client binds a path of its own, so the server can answer.
+        $cl = new Swoole\Client(SWOOLE_SOCK_UNIX_DGRAM, SWOOLE_SOCK_SYNC);
+        $cl->connect($path, 0, 3);
+        $cl->send('cli');
+        echo "$name client: ", $cl->recv(), ' ', $cl->recv(), "\n";
+        $own = glob('/tmp/swoole-client.' . getmypid() . '.*.sock');
+        $cl->close();
+        echo "$name client path: ", count($own), ' then ', count(array_filter($own, 'file_exists')), "\n";
     } finally {
         echo "$name stop: ", $t->stop(), "\n";
     }
@@ -38,9 +46,13 @@ foreach ([SWOOLE_BASE => 'BASE', SWOOLE_PROCESS => 'PROCESS'] as $mode => $name)
 --EXPECT--
 BASE: send:hi:port=0 from the server path
 BASE: sendto:hi from the server path
+BASE client: send:cli:port=0 sendto:cli
+BASE client path: 1 then 0
 BASE stop: exit=0
 BASE file removed: true
 PROCESS: send:hi:port=0 from the server path
 PROCESS: sendto:hi from the server path
+PROCESS client: send:cli:port=0 sendto:cli
+PROCESS client path: 1 then 0
 PROCESS stop: exit=0
 PROCESS file removed: true

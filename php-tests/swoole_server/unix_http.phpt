@@ -34,6 +34,13 @@ foreach ([SWOOLE_BASE => 'BASE', SWOOLE_PROCESS => 'PROCESS'] as $mode => $name)
         try {
             $out = shell_exec('curl -s -m 5 --unix-socket ' . escapeshellarg($path) . " 'http://localhost/x?a=hello&b=2'; curl -s -m 5 --unix-socket " . escapeshellarg($path) . ' http://localhost/y');
             echo "$name $class: ", str_replace($path, 'PATH', (string) $out), "\n";
+            // No Host header: taken on a unix port, as Swoole takes it.
+            $c = stream_socket_client("unix://$path", $errno, $errstr, 3);
+            stream_set_timeout($c, 3);
+            fwrite($c, "GET /nohost HTTP/1.1\r\n\r\n");
+            $head = (string) fgets($c);
+            echo "$name $class no Host: ", trim($head), "\n";
+            fclose($c);
         } finally {
             $t->stop();
         }
@@ -43,10 +50,14 @@ foreach ([SWOOLE_BASE => 'BASE', SWOOLE_PROCESS => 'PROCESS'] as $mode => $name)
 ?>
 --EXPECT--
 BASE Swoole\Http\Server: {"get":{"a":"hello","b":"2"},"server_addr":"PATH","server_port":0,"remote_addr":"","remote_port":0,"info":[5,"",0]}{"get":null,"server_addr":"PATH","server_port":0,"remote_addr":"","remote_port":0,"info":[5,"",0]}
+BASE Swoole\Http\Server no Host: HTTP/1.1 200 OK
 BASE Swoole\Http\Server file removed: true
 BASE Swoole\WebSocket\Server: {"get":{"a":"hello","b":"2"},"server_addr":"PATH","server_port":0,"remote_addr":"","remote_port":0,"info":[5,"",0]}{"get":null,"server_addr":"PATH","server_port":0,"remote_addr":"","remote_port":0,"info":[5,"",0]}
+BASE Swoole\WebSocket\Server no Host: HTTP/1.1 200 OK
 BASE Swoole\WebSocket\Server file removed: true
 PROCESS Swoole\Http\Server: {"get":{"a":"hello","b":"2"},"server_addr":"PATH","server_port":0,"remote_addr":"","remote_port":0,"info":[5,"",0]}{"get":null,"server_addr":"PATH","server_port":0,"remote_addr":"","remote_port":0,"info":[5,"",0]}
+PROCESS Swoole\Http\Server no Host: HTTP/1.1 200 OK
 PROCESS Swoole\Http\Server file removed: true
 PROCESS Swoole\WebSocket\Server: {"get":{"a":"hello","b":"2"},"server_addr":"PATH","server_port":0,"remote_addr":"","remote_port":0,"info":[5,"",0]}{"get":null,"server_addr":"PATH","server_port":0,"remote_addr":"","remote_port":0,"info":[5,"",0]}
+PROCESS Swoole\WebSocket\Server no Host: HTTP/1.1 200 OK
 PROCESS Swoole\WebSocket\Server file removed: true
