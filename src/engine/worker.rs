@@ -465,9 +465,9 @@ async fn accept_unix(
     opts: Rc<PortOptions>,
     ctx: Rc<WorkerCtx>,
 ) {
-    // SAFETY: the std listener owns its descriptor, which stays open for
-    // the AsyncFd's whole life (it is the AsyncFd's inner value).
     let registered = listener.into_std().and_then(|l| {
+        // SAFETY: the std listener owns its descriptor, which stays open for
+        // the AsyncFd's whole life (it is the AsyncFd's inner value).
         unsafe { tokio::io::unix::AsyncFd::register(l) }.map_err(|e| e.into_parts().1)
     });
     let l = match registered {
