@@ -75,6 +75,17 @@ pub trait Hooks {
     ) -> Outcome {
         Outcome::Done
     }
+    /// In a worker: a datagram from the unix socket `path` ("" when the
+    /// sender is unbound) on unix datagram port `port`.
+    fn on_unix_packet(
+        &self,
+        _port: usize,
+        _data: Bytes,
+        _path: &str,
+        _server_socket: i32,
+    ) -> Outcome {
+        Outcome::Done
+    }
     /// In a task worker: task `task_id` sent by worker `src_worker`.
     fn on_task(&self, _task_id: i64, _src_worker: i32, _data: Bytes, _flags: u32) -> Outcome {
         Outcome::Done

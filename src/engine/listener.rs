@@ -160,6 +160,86 @@ pub fn bind_tcp(host: &str, port: u16, ipv6: bool, backlog: i32) -> Result<TcpLi
     Ok(sock.into())
 }
 
+/// The peer address a unix-socket connection is known by: no IP, port 0
+/// (Swoole reports `remote_ip` "" and `remote_port` 0 for unix peers). A TCP
+/// peer can never be 0.0.0.0:0.
+pub const UNIX_PEER: SocketAddr =
+    SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), 0);
+
+/// True for [`UNIX_PEER`].
+pub fn is_unix_peer(peer: &SocketAddr) -> bool {
+    *peer == UNIX_PEER
+}
+
+/// True when `fd` is an `AF_UNIX` socket.
+pub fn is_unix_fd(fd: i32) -> bool {
+    // SAFETY: `fd` is borrowed for the length of this call only; getsockname
+    // on a closed or non-socket fd just fails.
+    let sock = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    socket2::SockRef::from(&sock)
+        .local_addr()
+        .is_ok_and(|a| a.is_unix())
+}
+
+/// Binds a unix-domain socket at `path` (`SWOOLE_SOCK_UNIX_STREAM` or
+/// `_DGRAM`). An existing file is an error (`EADDRINUSE`), as in Swoole.
+fn bind_unix(path: &str, ty: Type) -> Result<Socket> {
+    let shown = format!("{path}:0");
+    let addr = socket2::SockAddr::unix(path).map_err(|e| Error::listen(&shown, e))?;
+    let sock = Socket::new(Domain::UNIX, ty, None).map_err(|e| Error::listen(&shown, e))?;
+    sock.bind(&addr).map_err(|e| Error::listen(&shown, e))?;
+    Ok(sock)
+}
+
+/// A listening unix stream socket. It travels as a `TcpListener` (the same
+/// fd type to every accept path); connections come from [`accept_any`].
+pub fn bind_unix_stream(path: &str, backlog: i32) -> Result<TcpListener> {
+    let sock = bind_unix(path, Type::STREAM)?;
+    if let Err(e) = sock.listen(backlog) {
+        let _ = std::fs::remove_file(path);
+        return Err(Error::listen(format!("{path}:0"), e));
+    }
+    Ok(sock.into())
+}
+
+/// A bound unix datagram socket (see [`recv_from_any`]).
+pub fn bind_unix_dgram(path: &str) -> Result<UdpSocket> {
+    Ok(bind_unix(path, Type::DGRAM)?.into())
+}
+
+/// `accept()` on a TCP or unix listener: the stream (blocking, close-on-exec)
+/// and its peer, [`UNIX_PEER`] for a unix one. (std's and tokio's `accept`
+/// close a unix connection because its address is not an IP one.)
+pub fn accept_any(l: &TcpListener) -> std::io::Result<(std::net::TcpStream, SocketAddr)> {
+    let (sock, addr) = socket2::SockRef::from(l).accept()?;
+    let peer = addr.as_socket().unwrap_or(UNIX_PEER);
+    Ok((sock.into(), peer))
+}
+
+/// The unix path a datagram came from ("" for an unbound sender).
+pub fn unix_addr_path(addr: &socket2::SockAddr) -> String {
+    addr.as_pathname()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Paths of the server's unix ports by port index (set before the fork, so
+/// every worker has them): `$request->server['server_addr']`.
+static UNIX_PATHS: std::sync::Mutex<Vec<(usize, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Records the unix ports' paths (replacing the previous server's).
+pub fn set_unix_paths(paths: Vec<(usize, String)>) {
+    if let Ok(mut g) = UNIX_PATHS.lock() {
+        *g = paths;
+    }
+}
+
+/// The path of unix port `index`.
+pub fn unix_path(index: usize) -> Option<String> {
+    let g = UNIX_PATHS.lock().ok()?;
+    g.iter().find(|(i, _)| *i == index).map(|(_, p)| p.clone())
+}
+
 fn resolve(host: &str, port: u16, ipv6: bool) -> std::io::Result<SocketAddr> {
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let mut addrs = (host, port).to_socket_addrs()?;
@@ -205,5 +285,20 @@ mod tests {
     fn ipv6_loopback() {
         let l = bind_tcp("::1", 0, true, 16).expect("bind v6");
         assert!(l.local_addr().expect("addr").is_ipv6());
+    }
+
+    #[test]
+    fn unix_stream_accepts_with_the_unix_peer() {
+        let path = std::env::temp_dir().join(format!("rsw-l-{}.sock", std::process::id()));
+        let path = path.to_string_lossy().into_owned();
+        let _ = std::fs::remove_file(&path);
+        let l = bind_unix_stream(&path, 16).expect("bind unix");
+        assert!(is_unix_fd(std::os::fd::AsRawFd::as_raw_fd(&l)));
+        let e = bind_unix_stream(&path, 16).expect_err("busy path");
+        assert_eq!(e.os_code(), Some(libc::EADDRINUSE));
+        let _c = std::os::unix::net::UnixStream::connect(&path).expect("connect");
+        let (_s, peer) = accept_any(&l).expect("accept");
+        assert!(is_unix_peer(&peer));
+        let _ = std::fs::remove_file(&path);
     }
 }

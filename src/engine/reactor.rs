@@ -700,7 +700,9 @@ async fn rescue_loop(table: Arc<Table>) {
 /// Several of these run on one listener, one per reactor thread.
 pub async fn accept_loop(listener: Arc<AsyncFd<StdListener>>, index: usize, table: Arc<Table>) {
     loop {
-        let r = listener.async_io(Interest::READABLE, |l| l.accept()).await;
+        let r = listener
+            .async_io(Interest::READABLE, super::listener::accept_any)
+            .await;
         match r {
             Ok((stream, peer)) => hand_over(&table, stream, peer, index).await,
             Err(e) => {

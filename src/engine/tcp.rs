@@ -52,6 +52,8 @@ struct Tables {
     conns: HashMap<i64, Rc<Conn>>,
     /// This worker's UDP sockets: (server socket fd, socket).
     udp: Vec<(i32, Rc<UdpSocket>)>,
+    /// This worker's unix datagram sockets (`SWOOLE_SOCK_UNIX_DGRAM`).
+    unix_dgram: Vec<(i32, Rc<tokio::net::UnixDatagram>)>,
 }
 
 thread_local! {
@@ -388,9 +390,61 @@ pub fn send_to(to: SocketAddr, data: &[u8], server_socket: i32) -> std::io::Resu
     Ok(n)
 }
 
+/// Receives datagrams on a unix datagram port until the task is dropped;
+/// the sender is known by its path (`$client['address']`).
+pub async fn serve_unix_dgram(sock: Rc<tokio::net::UnixDatagram>, port: usize, ctx: Rc<WorkerCtx>) {
+    let server_fd = sock.as_raw_fd();
+    with(|t| t.unix_dgram.push((server_fd, sock.clone())));
+    let mut buf = vec![0u8; 65536];
+    loop {
+        match sock.recv_from(&mut buf).await {
+            Ok((n, from)) => {
+                stats::on_recv(n);
+                let data = Bytes::copy_from_slice(&buf[..n]);
+                let path = from
+                    .as_pathname()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                if let Outcome::Fatal(code) = ctx.hooks.on_unix_packet(port, data, &path, server_fd)
+                {
+                    ctx.poison(code);
+                }
+            }
+            Err(e) => {
+                crate::rlog!(Warning, "recvfrom() on unix socket: {e}");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+}
+
+/// `send($path, ...)`/`sendto($path, ...)`: a datagram to the unix socket at
+/// `path` from this worker's unix datagram socket `server_socket` (or its
+/// first when -1).
+pub fn send_unix_dgram(path: &str, data: &[u8], server_socket: i32) -> std::io::Result<usize> {
+    let sock = with(|t| {
+        t.unix_dgram
+            .iter()
+            .find(|(fd, _)| server_socket < 0 || *fd == server_socket)
+            .map(|(_, s)| s.clone())
+    });
+    let Some(sock) = sock else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no unix datagram port to send from",
+        ));
+    };
+    let n = sock.try_send_to(data, path)?;
+    stats::on_send(n);
+    Ok(n)
+}
+
 /// Forgets this worker's UDP sockets (the worker is draining).
 pub fn forget_udp() {
-    with(|t| t.udp.clear());
+    with(|t| {
+        t.udp.clear();
+        t.unix_dgram.clear();
+    });
 }
 
 /// Ids of this worker's open connections.

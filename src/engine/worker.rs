@@ -444,12 +444,54 @@ async fn accept_loop(
     ctx: Rc<WorkerCtx>,
 ) {
     let port_num = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    if super::listener::is_unix_fd(listener.as_raw_fd()) {
+        return accept_unix(listener, kind, index, opts, ctx).await;
+    }
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => start_conn(stream, peer, kind, index, port_num, &opts, &ctx),
             Err(e) => {
                 crate::rlog!(Warning, "worker#{}: accept() failed: {e}", ctx.id);
                 // EMFILE and friends: back off instead of spinning.
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+}
+
+/// [`accept_loop`] for a unix stream port (tokio's `accept` wants an IP
+/// peer): accepts with [`super::listener::accept_any`].
+async fn accept_unix(
+    listener: TcpListener,
+    kind: PortKind,
+    index: usize,
+    opts: Rc<PortOptions>,
+    ctx: Rc<WorkerCtx>,
+) {
+    let registered = listener.into_std().and_then(|l| {
+        // SAFETY: the std listener owns its descriptor, which stays open for
+        // the AsyncFd's whole life (it is the AsyncFd's inner value).
+        unsafe { tokio::io::unix::AsyncFd::register(l) }.map_err(|e| e.into_parts().1)
+    });
+    let l = match registered {
+        Ok(l) => l,
+        Err(e) => {
+            crate::rlog!(Error, "worker#{}: unix listener: {e}", ctx.id);
+            return;
+        }
+    };
+    loop {
+        let r = l
+            .async_io(tokio::io::Interest::READABLE, super::listener::accept_any)
+            .await
+            .and_then(|(s, peer)| {
+                s.set_nonblocking(true)?;
+                Ok((TcpStream::from_std(s)?, peer))
+            });
+        match r {
+            Ok((stream, peer)) => start_conn(stream, peer, kind, index, 0, &opts, &ctx),
+            Err(e) => {
+                crate::rlog!(Warning, "worker#{}: accept() failed: {e}", ctx.id);
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
         }
@@ -547,6 +589,7 @@ pub async fn serve_ports(
 
     let mut tcp = Vec::new();
     let mut udp = Vec::new();
+    let mut unix_dgram = Vec::new();
     let mut dispatched = Vec::new();
     for p in ports {
         let opts = Rc::new(p.opts);
@@ -566,6 +609,17 @@ pub async fn serve_ports(
                     Ok(l) => tcp.push((l, p.kind, p.index, opts)),
                     Err(e) => {
                         crate::rlog!(Error, "worker#{id}: cannot register listener: {e}");
+                        return 1;
+                    }
+                }
+            }
+            PortSocket::Udp(u) if super::listener::is_unix_fd(u.as_raw_fd()) => {
+                let _ = u.set_nonblocking(true);
+                let u = std::os::unix::net::UnixDatagram::from(std::os::fd::OwnedFd::from(u));
+                match tokio::net::UnixDatagram::from_std(u) {
+                    Ok(u) => unix_dgram.push((Rc::new(u), p.index)),
+                    Err(e) => {
+                        crate::rlog!(Error, "worker#{id}: cannot register unix socket: {e}");
                         return 1;
                     }
                 }
@@ -635,6 +689,13 @@ pub async fn serve_ports(
             kind,
             index,
             opts,
+            ctx.clone(),
+        )));
+    }
+    for (u, index) in unix_dgram {
+        accepting.push(tokio::task::spawn_local(super::tcp::serve_unix_dgram(
+            u,
+            index,
             ctx.clone(),
         )));
     }

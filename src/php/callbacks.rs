@@ -394,6 +394,51 @@ impl PhpHooks {
         }
     }
 
+    /// `onPacket` for a datagram from `address` (an IP, or a unix path
+    /// with port 0).
+    fn packet_event(
+        &self,
+        port: usize,
+        data: bytes::Bytes,
+        address: &str,
+        peer_port: u16,
+        server_socket: i32,
+        server_port: u16,
+    ) -> Outcome {
+        let Some(cb) = self.port_cb(port, |p| &p.packet) else {
+            return Outcome::Done;
+        };
+        if self.event_object {
+            let mut address_z = Zval::new();
+            let _ = address_z.set_string(address, false);
+            let props = vec![
+                ("server_socket", long_zval(server_socket as i64)),
+                ("server_port", long_zval(server_port as i64)),
+                ("dispatch_time", float_zval(now_secs())),
+                ("address", address_z),
+                ("port", long_zval(peer_port as i64)),
+                ("data", bytes_zval(&data)),
+            ];
+            if let Some(ev) = event_obj("Swoole\\Server\\Packet", props) {
+                return self.run_event(cb, vec![self.server_zval(), ev], self.coroutine);
+            }
+        }
+        let mut info = ext_php_rs::types::ZendHashTable::new();
+        let _ = info.insert("server_socket", server_socket as i64);
+        let _ = info.insert("server_port", server_port as i64);
+        let _ = info.insert("address", address);
+        let _ = info.insert("port", peer_port as i64);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        let _ = info.insert("dispatch_time", now);
+        let mut info_z = Zval::new();
+        info_z.set_hashtable(info);
+        let args = vec![self.server_zval(), bytes_zval(&data), info_z];
+        self.run_event(cb, args, self.coroutine)
+    }
+
     fn port_cb(
         &self,
         port: usize,
@@ -424,40 +469,26 @@ impl Hooks for PhpHooks {
         server_socket: i32,
         server_port: u16,
     ) -> Outcome {
-        let Some(cb) = self.port_cb(port, |p| &p.packet) else {
-            return Outcome::Done;
-        };
-        if self.event_object {
-            let mut address = Zval::new();
-            let _ = address.set_string(&peer.ip().to_string(), false);
-            let props = vec![
-                ("server_socket", long_zval(server_socket as i64)),
-                ("server_port", long_zval(server_port as i64)),
-                ("dispatch_time", float_zval(now_secs())),
-                ("address", address),
-                ("port", long_zval(peer.port() as i64)),
-                ("data", bytes_zval(&data)),
-            ];
-            if let Some(ev) = event_obj("Swoole\\Server\\Packet", props) {
-                return self.run_event(cb, vec![self.server_zval(), ev], self.coroutine);
-            }
-        }
-        let mut info = ext_php_rs::types::ZendHashTable::new();
-        let _ = info.insert("server_socket", server_socket as i64);
-        let _ = info.insert("server_port", server_port as i64);
-        let _ = info.insert("address", peer.ip().to_string());
-        let _ = info.insert("port", peer.port() as i64);
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs_f64())
-            .unwrap_or(0.0);
-        let _ = info.insert("dispatch_time", now);
-        let mut info_z = Zval::new();
-        info_z.set_hashtable(info);
-        let args = vec![self.server_zval(), bytes_zval(&data), info_z];
-        self.run_event(cb, args, self.coroutine)
+        let address = peer.ip().to_string();
+        self.packet_event(
+            port,
+            data,
+            &address,
+            peer.port(),
+            server_socket,
+            server_port,
+        )
     }
 
+    fn on_unix_packet(
+        &self,
+        port: usize,
+        data: bytes::Bytes,
+        path: &str,
+        server_socket: i32,
+    ) -> Outcome {
+        self.packet_event(port, data, path, 0, server_socket, 0)
+    }
     fn on_task(&self, task_id: i64, src_worker: i32, data: bytes::Bytes, flags: u32) -> Outcome {
         let Some(cb) = &self.cb.task else {
             crate::rlog!(Warning, "require 'onTask' callback: task#{task_id} dropped");

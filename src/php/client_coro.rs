@@ -46,6 +46,9 @@ fn warn(msg: &str) {
 }
 
 /// What both clients keep.
+/// Where a blocking unix datagram client binds itself (Swoole's name).
+const AUTO_BIND_PREFIX: &str = "/tmp/swoole-client.";
+
 pub struct ClientBase {
     pub class: &'static str,
     pub ty: i64,
@@ -184,6 +187,22 @@ impl ClientBase {
             Some(ht) => self.apply_settings(&s.core, ht),
             None => self.apply_settings(&s.core, &ZendHashTable::new()),
         }
+        // Swoole\Client on a unix datagram socket binds to a path of its own
+        // (so the server can answer), and removes it when it closes.
+        let bound = set.array().is_some_and(|a| a.get("bind_address").is_some());
+        if self.blocking && domain == libc::AF_UNIX && ty == libc::SOCK_DGRAM && !bound {
+            let path = format!(
+                "{AUTO_BIND_PREFIX}{}.{}.sock",
+                std::process::id(),
+                s.core.sock.fd()
+            );
+            let _ = std::fs::remove_file(&path);
+            if let Ok(a) = socket2::SockAddr::unix(&path) {
+                if let Err(e) = s.core.sock.with_sock(|x| x.bind(&a)) {
+                    warn(&format!("bind({path}) failed, Error: {e}"));
+                }
+            }
+        }
         *self.socket.borrow_mut() = Some(s.into_zval());
         Some(())
     }
@@ -192,7 +211,17 @@ impl ClientBase {
         let old = self.socket.borrow_mut().take();
         if let Some(z) = &old {
             if let Some(s) = <&Socket>::from_zval(z) {
+                let auto = s
+                    .core
+                    .sock
+                    .with_sock(|x| x.local_addr())
+                    .ok()
+                    .and_then(|a| a.as_pathname().map(|p| p.to_path_buf()))
+                    .filter(|p| p.to_string_lossy().starts_with(AUTO_BIND_PREFIX));
                 s.core.sock.close();
+                if let Some(p) = auto {
+                    let _ = std::fs::remove_file(p);
+                }
             }
         }
         drop(old);

@@ -291,8 +291,18 @@ impl Request {
         let ip = |a: std::net::IpAddr| a.to_string();
         if let Some(local) = r.local {
             let _ = ht.insert("server_addr", ip(local.ip()));
+        } else if crate::engine::listener::is_unix_peer(&r.peer) {
+            // A unix port: Swoole gives its path, and no remote address.
+            let path = crate::engine::session::get(r.fd)
+                .and_then(|s| crate::engine::listener::unix_path(s.port_index))
+                .unwrap_or_default();
+            let _ = ht.insert("server_addr", path);
         }
-        let _ = ht.insert("remote_addr", ip(r.peer.ip()));
+        if crate::engine::listener::is_unix_peer(&r.peer) {
+            let _ = ht.insert("remote_addr", "");
+        } else {
+            let _ = ht.insert("remote_addr", ip(r.peer.ip()));
+        }
         let _ = ht.insert("master_time", r.master_time);
         array_zval(ht)
     }

@@ -23,7 +23,7 @@ use bytes::Bytes;
 use super::callbacks::{Callbacks, PhpHooks, PortCallbacks};
 use super::constants::{
     SWOOLE_BASE, SWOOLE_PROCESS, SWOOLE_SOCK_TCP, SWOOLE_SOCK_TCP6, SWOOLE_SOCK_UDP,
-    SWOOLE_SOCK_UDP6, SWOOLE_SSL,
+    SWOOLE_SOCK_UDP6, SWOOLE_SOCK_UNIX_DGRAM, SWOOLE_SOCK_UNIX_STREAM, SWOOLE_SSL,
 };
 use super::exception::swoole_exception;
 use super::server_port::{Port as PortObj, PortState};
@@ -246,7 +246,10 @@ impl Server {
         let is_http = self_.std.instance_of(super::http_server::http_server_ce());
         let is_ws = super::websocket_server::websocket_server_ce()
             .is_some_and(|ce| self_.std.instance_of(ce));
-        let is_udp = matches!(self_.sock_type & 0xff, SWOOLE_SOCK_UDP | SWOOLE_SOCK_UDP6);
+        let is_udp = matches!(
+            self_.sock_type & 0xff,
+            SWOOLE_SOCK_UDP | SWOOLE_SOCK_UDP6 | SWOOLE_SOCK_UNIX_DGRAM
+        );
         let server_cbs = self_.callbacks.borrow().clone_map();
         let mut callbacks = Callbacks::take(&server_cbs);
         callbacks.websocket = is_ws;
@@ -418,7 +421,21 @@ impl Server {
                 .map(Zval::shallow_clone)
                 .collect(),
         );
+        // Unix ports: their paths for `server_addr`, and their files go
+        // when the server stops (Swoole unlinks them when the port is freed).
+        let unix_paths: Vec<(usize, String)> = states
+            .iter()
+            .enumerate()
+            .filter_map(|(i, st)| {
+                let st = st.borrow();
+                is_unix_type(st.sock_type).then(|| (i, st.host.clone()))
+            })
+            .collect();
+        listener::set_unix_paths(unix_paths.clone());
         let result = process::run_ports(cfg, ports, hooks);
+        for (_, path) in &unix_paths {
+            let _ = std::fs::remove_file(path);
+        }
         process::set_user_processes(None);
         self_.started.set(false);
         result.map_err(|e| {
@@ -701,12 +718,22 @@ impl Server {
     /// Sends `$data` to connection `$fd` (routed to the worker that owns it).
     #[php(defaults(server_socket = -1))]
     pub fn send(&self, fd: &Zval, data: &Zval, server_socket: i64) -> bool {
-        let _ = server_socket;
+        if let Some(path) = fd.string() {
+            // A unix datagram peer, by its path (`$client['address']`).
+            let Some(bytes) = zval_bytes(data) else {
+                return false;
+            };
+            return match tcp::send_unix_dgram(&path, &bytes, server_socket as i32) {
+                Ok(_) => true,
+                Err(e) => {
+                    if e.kind() != std::io::ErrorKind::WouldBlock {
+                        php_error(&ErrorType::Warning, &format!("sendto({path}) failed: {e}"));
+                    }
+                    false
+                }
+            };
+        }
         let Some(fd) = fd.long() else {
-            php_error(
-                &ErrorType::Warning,
-                "Swoole\\Server::send(): unix socket (string $fd) is not supported",
-            );
             return false;
         };
         let Some(bytes) = zval_bytes(data) else {
@@ -751,6 +778,24 @@ impl Server {
     /// Sends a UDP datagram to `$ip:$port` from the server's UDP port.
     #[php(defaults(server_socket = -1))]
     pub fn sendto(&self, ip: String, port: i64, data: &Zval, server_socket: i64) -> bool {
+        if ip.starts_with('/') {
+            // A unix datagram peer's path, as in Swoole.
+            let Some(bytes) = zval_bytes(data) else {
+                return false;
+            };
+            return match tcp::send_unix_dgram(&ip, &bytes, server_socket as i32) {
+                Ok(_) => true,
+                Err(e) => {
+                    if e.kind() != std::io::ErrorKind::WouldBlock {
+                        php_error(
+                            &ErrorType::Warning,
+                            &format!("Swoole\\Server::sendto(): {e}"),
+                        );
+                    }
+                    false
+                }
+            };
+        }
         let Ok(addr) = ip.parse::<std::net::IpAddr>() else {
             php_error(
                 &ErrorType::Warning,
@@ -1145,9 +1190,16 @@ fn client_info(fd: i64) -> Zval {
     };
     let mut ht = ZendHashTable::new();
     // An IPv4 client of a dual-stack `::` port shows as ::ffff:a.b.c.d, as
-    // in Swoole.
-    let ip = s.peer.ip().to_string();
-    let sock_type = if s.peer.is_ipv6() {
+    // in Swoole; a unix-socket peer has no address.
+    let unix = listener::is_unix_peer(&s.peer);
+    let ip = if unix {
+        String::new()
+    } else {
+        s.peer.ip().to_string()
+    };
+    let sock_type = if unix {
+        SWOOLE_SOCK_UNIX_STREAM
+    } else if s.peer.is_ipv6() {
         SWOOLE_SOCK_TCP6
     } else {
         SWOOLE_SOCK_TCP
@@ -1202,7 +1254,16 @@ fn client_list(start_fd: i64, find_count: i64) -> Zval {
     z
 }
 
-/// Binds a server or port socket of `sock_type` (TCP, TCP6, UDP, UDP6).
+/// True for `SWOOLE_SOCK_UNIX_STREAM`/`_DGRAM` (flags such as SSL aside).
+fn is_unix_type(sock_type: i64) -> bool {
+    matches!(
+        sock_type & 0xff,
+        SWOOLE_SOCK_UNIX_STREAM | SWOOLE_SOCK_UNIX_DGRAM
+    )
+}
+
+/// Binds a server or port socket of `sock_type` (TCP, TCP6, UDP, UDP6, the
+/// unix stream and datagram types: `host` is then the path).
 fn bind_port(host: &str, port: i64, sock_type: i64) -> PhpResult<PortSocket> {
     bind_port_raw(host, port, sock_type).map_err(|(msg, code)| swoole_exception(msg, code))
 }
@@ -1212,12 +1273,28 @@ fn bind_port_raw(host: &str, port: i64, sock_type: i64) -> Result<PortSocket, (S
     let base_type = sock_type & 0xff;
     if !matches!(
         base_type,
-        SWOOLE_SOCK_TCP | SWOOLE_SOCK_TCP6 | SWOOLE_SOCK_UDP | SWOOLE_SOCK_UDP6
+        SWOOLE_SOCK_TCP
+            | SWOOLE_SOCK_TCP6
+            | SWOOLE_SOCK_UDP
+            | SWOOLE_SOCK_UDP6
+            | SWOOLE_SOCK_UNIX_STREAM
+            | SWOOLE_SOCK_UNIX_DGRAM
     ) {
         return Err((
-            format!("socket type {sock_type} is not supported by rswoole yet (TCP, TCP6, UDP and UDP6 are)"),
+            format!("socket type {sock_type} is not supported by rswoole yet (TCP, TCP6, UDP, UDP6 and the unix ones are)"),
             0,
         ));
+    }
+    let to_err = |e: crate::engine::Error| (e.to_string(), e.os_code().unwrap_or(0));
+    if base_type == SWOOLE_SOCK_UNIX_STREAM {
+        return listener::bind_unix_stream(host, listener::DEFAULT_BACKLOG)
+            .map(PortSocket::Tcp)
+            .map_err(to_err);
+    }
+    if base_type == SWOOLE_SOCK_UNIX_DGRAM {
+        return listener::bind_unix_dgram(host)
+            .map(PortSocket::Udp)
+            .map_err(to_err);
     }
     if !(0..=65535).contains(&port) {
         return Err((
@@ -1226,7 +1303,6 @@ fn bind_port_raw(host: &str, port: i64, sock_type: i64) -> Result<PortSocket, (S
         ));
     }
     let ipv6 = matches!(base_type, SWOOLE_SOCK_TCP6 | SWOOLE_SOCK_UDP6) || host.contains(':');
-    let to_err = |e: crate::engine::Error| (e.to_string(), e.os_code().unwrap_or(0));
     if matches!(base_type, SWOOLE_SOCK_UDP | SWOOLE_SOCK_UDP6) {
         listener::bind_udp(host, port as u16, ipv6)
             .map(PortSocket::Udp)

@@ -945,7 +945,9 @@ async fn handle_inner(
     if ctx.poisoned.get().is_some() {
         return Ok(simple(503, "", true));
     }
-    if !check_host(&mut req) {
+    // Over a unix socket a missing Host is taken, as Swoole takes it (there
+    // is no authority to name); on TCP RFC 9112's rule holds.
+    if !check_host(&mut req) && !crate::engine::listener::is_unix_peer(&peer) {
         return Ok(simple(400, "", true));
     }
     if ctx.hooks.websocket() && crate::engine::ws::is_upgrade(&req) {
