@@ -77,6 +77,21 @@ pub fn spawn_untracked<F: Future + 'static>(fut: F) -> JoinHandle<F::Output> {
     LOCAL.with(|local| local.spawn_local(fut))
 }
 
+/// Keeps the loop alive as a pending `spawn`ed task does, until dropped (a
+/// coroutine waiting on the loop without a task of its own: `fdwait::io`).
+pub struct Hold(());
+
+pub fn hold() -> Hold {
+    LIVE.with(|l| l.set(l.get() + 1));
+    Hold(())
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        drop(LiveGuard);
+    }
+}
+
 /// Tasks queued through `spawn` that are still pending.
 pub fn live_tasks() -> usize {
     LIVE.with(Cell::get)
