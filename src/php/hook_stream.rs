@@ -734,14 +734,14 @@ unsafe fn wait_ready(stream: *mut php_stream, want: Want, known_busy: bool) -> b
 ///
 /// # Safety
 /// `stream` is a live hooked socket stream.
-unsafe fn fast_fd(stream: *mut php_stream) -> Option<c_int> {
+unsafe fn fast_fd(stream: *mut php_stream, ssl: bool) -> Option<c_int> {
     // SAFETY: the caller's live stream.
     let sock = unsafe { data(stream) }?;
     if sock.socket < 0 || sock.is_blocked == 0 || !in_coroutine() {
         return None;
     }
     // SAFETY: the caller's live stream.
-    if unsafe { tls_active(stream) } {
+    if ssl && unsafe { tls_active(stream) } {
         return None;
     }
     // SAFETY: `ctx` is null or a live context resource of the stream.
@@ -908,19 +908,36 @@ unsafe fn tls_io(
     }
 }
 
+/// Whether `stream`'s ops are a hooked copy of ext/openssl's (one ops
+/// look-up per hooked call; plain sockets then skip every TLS check).
+///
+/// # Safety
+/// `stream` is a live hooked stream.
+unsafe fn is_ssl(stream: *mut php_stream) -> bool {
+    // SAFETY: the caller's live stream.
+    lookup(unsafe { (*stream).ops }).is_some_and(|(_, ssl)| ssl)
+}
+
 unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
-    // SAFETY: PHP's live stream and buffer for this call.
-    if let Some(n) = unsafe {
-        tls_io(stream, Want::Read, |o| {
-            o.read.map_or(-1, |f| f(stream, buf, count))
-        })
-    } {
+    // SAFETY: PHP's live stream for this call.
+    let ssl = unsafe { is_ssl(stream) };
+    let tls = if ssl {
+        // SAFETY: PHP's live stream and buffer for this call.
+        unsafe {
+            tls_io(stream, Want::Read, |o| {
+                o.read.map_or(-1, |f| f(stream, buf, count))
+            })
+        }
+    } else {
+        None
+    };
+    if let Some(n) = tls {
         return n;
     }
     // In a coroutine: recv without waiting; on EAGAIN suspend until the
     // loop's retry succeeds (or the stream's timeout).
     // SAFETY: PHP's live stream for this call.
-    if let Some(fd) = unsafe { fast_fd(stream) } {
+    if let Some(fd) = unsafe { fast_fd(stream, ssl) } {
         let b = buf as usize;
         // SAFETY: `buf` holds `count` bytes for this read, which is still
         // running whenever the loop calls the closure (`fdwait::io`).
@@ -934,7 +951,7 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
         }
     } else {
         // SAFETY: PHP's live stream for this call.
-        let pending = unsafe { tls_pending(stream) };
+        let pending = ssl && unsafe { tls_pending(stream) };
         // SAFETY: as above (OpenSSL holds no decrypted bytes, so the socket
         // must become readable).
         if !pending && !unsafe { wait_ready(stream, Want::Read, false) } {
@@ -946,16 +963,23 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
 }
 
 unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
-    // SAFETY: PHP's live stream and buffer for this call.
-    if let Some(n) = unsafe {
-        tls_io(stream, Want::Write, |o| {
-            o.write.map_or(-1, |f| f(stream, buf, count))
-        })
-    } {
+    // SAFETY: PHP's live stream for this call.
+    let ssl = unsafe { is_ssl(stream) };
+    let tls = if ssl {
+        // SAFETY: PHP's live stream and buffer for this call.
+        unsafe {
+            tls_io(stream, Want::Write, |o| {
+                o.write.map_or(-1, |f| f(stream, buf, count))
+            })
+        }
+    } else {
+        None
+    };
+    if let Some(n) = tls {
         return n;
     }
     // SAFETY: PHP's live stream for this call.
-    if let Some(fd) = unsafe { fast_fd(stream) } {
+    if let Some(fd) = unsafe { fast_fd(stream, ssl) } {
         let b = buf as usize;
         // SAFETY: as in `read`: PHP's `count` bytes, alive while waited for.
         let op = move || unsafe { libc::send(fd, b as *const c_void, count, libc::MSG_DONTWAIT) };
