@@ -4,24 +4,40 @@
 //!
 //! Each fd is registered once with the event loop (a tokio `AsyncFd` over
 //! the bare number, never closing it) and kept in a per-process table until
-//! its owner calls `forget` just before closing it. Tokio's readiness is
-//! edge-triggered and cached, so every wake-up is confirmed with a
-//! zero-timeout `poll(2)`: the caller may have consumed the data behind
-//! tokio's back. The table entry remembers the fd's inode, so a number
-//! reused by a new socket (closed without `forget`) is noticed and the stale
-//! registration is leaked rather than deregistered (deregistering would
-//! remove the new socket's own registration, possibly the engine's).
+//! its owner calls `forget` just before closing it (the stream hooks do, in
+//! their close). The table entry remembers the fd's inode and the process:
+//! a registration inherited through fork() (made on the parent's loop) is
+//! noticed and leaked rather than deregistered (deregistering would remove
+//! the parent's registration from the shared epoll set). The inode is
+//! checked when the fd is registered, not on every wait (an fstat per wait
+//! was 2 system calls per Redis command): a number closed without `forget`
+//! and reused would keep a dead registration, so every user must call it.
+//!
+//! `io`, the hot path (one hooked recv/send that saw EAGAIN), runs without a
+//! loop task: the coroutine polls the fd's readiness itself with a waker that
+//! names it, suspends, and a single dispatcher task resumes the coroutines
+//! whose wakers the loop fired. The timeout is one reusable timer per fd and
+//! direction, pushed forward on each wait (no timer-wheel insert when the new
+//! deadline is later). `wait`/`wait_busy` (connect, accept, TLS) still run a
+//! loop task per wait.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::future::Future;
+use std::hash::BuildHasherDefault;
 use std::os::fd::{AsRawFd, RawFd};
+use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::Mutex;
+use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 use std::time::Duration;
 
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
+use tokio::time::Sleep;
 
-use super::{io, Error};
+use super::{io, Cid, CidHasher, Error, WaitKind, Wake};
+use crate::engine::event_loop;
 
 /// What to wait for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,10 +58,27 @@ impl AsRawFd for Borrowed {
 struct Entry {
     afd: Rc<AsyncFd<Borrowed>>,
     ino: (u64, u64, u32),
+    /// `io`'s state for this fd, shared by its waits.
+    fast: Rc<Fast>,
 }
 
+/// Per fd: the coroutine polling each direction now (0: none; tokio's
+/// poll-style readiness keeps one waker per direction, so a second waiter
+/// takes the task path) and each direction's reusable timeout timer.
+#[derive(Default)]
+struct Fast {
+    reader: Cell<Cid>,
+    writer: Cell<Cid>,
+    read_timer: Cell<Option<Pin<Box<Sleep>>>>,
+    write_timer: Cell<Option<Pin<Box<Sleep>>>>,
+}
+
+type FdMap<V> = HashMap<RawFd, V, BuildHasherDefault<CidHasher>>;
+
 thread_local! {
-    static TABLE: Box<RefCell<HashMap<RawFd, Entry>>> = Box::new(RefCell::new(HashMap::new()));
+    static TABLE: Box<RefCell<FdMap<Entry>>> = Box::new(RefCell::new(FdMap::default()));
+    /// Whether the dispatcher task of `io` runs on this thread's loop.
+    static DISPATCHER: Cell<bool> = const { Cell::new(false) };
 }
 
 /// (device, inode, process) of `fd`, or `None` when it is not open. The
@@ -60,7 +93,7 @@ fn identity(fd: RawFd) -> Option<(u64, u64, u32)> {
     }
     // SAFETY: fstat succeeded and filled `st`.
     let st = unsafe { st.assume_init() };
-    Some((st.st_dev, st.st_ino, std::process::id()))
+    Some((st.st_dev, st.st_ino, my_pid()))
 }
 
 /// True when `fd` is ready for `want` now (an error or hang-up counts as
@@ -80,16 +113,21 @@ pub fn ready_now(fd: RawFd, want: Want) -> bool {
     n != 0
 }
 
-/// The registration of `fd`, made on first use (inside a loop task, where
-/// tokio's reactor is reachable).
-fn registration(fd: RawFd) -> Option<Rc<AsyncFd<Borrowed>>> {
-    let ino = identity(fd)?;
+/// This process's id, cached (refreshed in a forked child).
+fn my_pid() -> u32 {
+    crate::engine::shm_lock::my_pid() as u32
+}
+
+/// The registration of `fd` (with its `io` state), made on first use
+/// (inside a loop task, where tokio's reactor is reachable).
+fn registration_full(fd: RawFd) -> Option<(Rc<AsyncFd<Borrowed>>, Rc<Fast>)> {
+    let pid = my_pid();
     let cached = TABLE.with(|t| {
         let mut t = t.borrow_mut();
         match t.get(&fd) {
-            Some(e) if e.ino == ino => Some(Rc::clone(&e.afd)),
+            Some(e) if e.ino.2 == pid => Some((Rc::clone(&e.afd), Rc::clone(&e.fast))),
             Some(_) => {
-                // The number now names another file: see the module comment.
+                // Made by the parent before a fork: see the module comment.
                 if let Some(stale) = t.remove(&fd) {
                     std::mem::forget(stale);
                 }
@@ -101,24 +139,31 @@ fn registration(fd: RawFd) -> Option<Rc<AsyncFd<Borrowed>>> {
     if cached.is_some() {
         return cached;
     }
+    let ino = identity(fd)?;
     // SAFETY: `fd` is open (fstat above) and its owner calls `forget`
-    // before closing it; a number reused without that is caught by the
-    // inode check and the stale registration forgotten, never used again.
+    // before closing it (module comment), so the registration never
+    // outlives the file it was made for in this process.
     let afd = unsafe {
         AsyncFd::register_with_interest(Borrowed(fd), Interest::READABLE | Interest::WRITABLE)
     }
     .ok()?;
     let afd = Rc::new(afd);
+    let fast = Rc::new(Fast::default());
     TABLE.with(|t| {
         t.borrow_mut().insert(
             fd,
             Entry {
                 afd: Rc::clone(&afd),
                 ino,
+                fast: Rc::clone(&fast),
             },
         )
     });
-    Some(afd)
+    Some((afd, fast))
+}
+
+fn registration(fd: RawFd) -> Option<Rc<AsyncFd<Borrowed>>> {
+    registration_full(fd).map(|(afd, _)| afd)
 }
 
 /// Drops `fd`'s registration; call it before the fd is closed.
@@ -182,14 +227,8 @@ impl Drop for Alive {
     }
 }
 
-/// Runs `op` (a non-blocking recv/send/accept on `fd`) from the loop each
-/// time `fd` is ready for `want`, until it answers something other than
-/// `WouldBlock`, suspending only the current coroutine; tokio clears its
-/// cached readiness on every `WouldBlock`, so no extra `poll(2)` is made.
-/// `Ok(None)` when `timeout` ran out first. `op` is never called once this
-/// function has returned (the coroutine destroyed meanwhile included), so
-/// it may use the caller's buffers.
-pub fn io<R, F>(
+/// `io` through a loop task: the loop runs `op` each time `fd` is ready.
+fn io_task<R, F>(
     fd: RawFd,
     want: Want,
     timeout: Option<Duration>,
@@ -220,4 +259,191 @@ where
             None => Some(fut.await),
         }
     })
+}
+
+/// Runs `op` (a non-blocking recv/send/accept on `fd`) each time `fd` is
+/// ready for `want`, until it answers something other than `WouldBlock`,
+/// suspending only the current coroutine; tokio clears its cached readiness
+/// on every `WouldBlock`, so no extra `poll(2)` is made. `Ok(None)` when
+/// `timeout` ran out first. `op` runs only inside this call (never once it
+/// has returned), so it may use the caller's buffers.
+///
+/// Inside a loop task (the usual case: a request's coroutine) the coroutine
+/// polls the readiness itself (module comment); elsewhere, or with a second
+/// waiter on the same fd and direction, a loop task does the work.
+pub fn io<R, F>(
+    fd: RawFd,
+    want: Want,
+    timeout: Option<Duration>,
+    mut op: F,
+) -> Result<Option<std::io::Result<R>>, Error>
+where
+    R: 'static,
+    F: FnMut() -> std::io::Result<R> + 'static,
+{
+    let cid = super::current();
+    if cid < 0 {
+        return Err(Error::NotInCoroutine);
+    }
+    if super::fiber::switch_blocked() {
+        return Err(Error::SwitchBlocked);
+    }
+    // A loop task is being polled: the runtime (reactor, timers) is
+    // reachable and the dispatcher can be spawned on its loop.
+    if tokio::task::try_id().is_none() {
+        return io_task(fd, want, timeout, op);
+    }
+    let Some((afd, fast)) = registration_full(fd) else {
+        return Ok(Some(op()));
+    };
+    let slot = match want {
+        Want::Read => &fast.reader,
+        Want::Write => &fast.writer,
+    };
+    if slot.get() != 0 {
+        return io_task(fd, want, timeout, op);
+    }
+    ensure_dispatcher();
+    slot.set(cid);
+    let _clear = ClearOnDrop(slot);
+    let timer_slot = match want {
+        Want::Read => &fast.read_timer,
+        Want::Write => &fast.write_timer,
+    };
+    let mut timer = None;
+    let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
+    let waker = coro_waker(cid);
+    let mut cx = Context::from_waker(&waker);
+    let _hold = event_loop::hold();
+    let out = loop {
+        // Unconstrained: a coroutine's poll must not spend (or be refused
+        // by) the budget of whichever loop task resumed it.
+        let poll = std::future::poll_fn(|cx| match want {
+            Want::Read => afd.poll_read_ready(cx),
+            Want::Write => afd.poll_write_ready(cx),
+        });
+        let ready = std::pin::pin!(tokio::task::unconstrained(poll)).poll(&mut cx);
+        match ready {
+            Poll::Ready(Ok(mut guard)) => match guard.try_io(|_| op()) {
+                Ok(r) => break Ok(Some(r)),
+                Err(_) => continue,
+            },
+            Poll::Ready(Err(e)) => break Ok(Some(Err(e))),
+            Poll::Pending => {}
+        }
+        if let Some(d) = deadline {
+            let t = timer.get_or_insert_with(|| {
+                let mut t = timer_slot
+                    .take()
+                    .unwrap_or_else(|| Box::pin(tokio::time::sleep_until(d)));
+                t.as_mut().reset(d);
+                t
+            });
+            if t.as_mut().poll(&mut cx).is_ready() {
+                break Ok(None);
+            }
+        }
+        if let Err(e) = super::wait(WaitKind::Io, None) {
+            break Err(e);
+        }
+        if super::is_canceled() {
+            break Err(Error::Fiber);
+        }
+    };
+    if let Some(t) = timer {
+        timer_slot.set(Some(t));
+    }
+    out
+}
+
+/// Clears the polling coroutine of an fd direction.
+struct ClearOnDrop<'a>(&'a Cell<Cid>);
+
+impl Drop for ClearOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.set(0);
+    }
+}
+
+/// Coroutines whose wakers fired, and the dispatcher task's waker while it
+/// is parked. A `Mutex` because a `Waker` must be `Send`; only the loop's
+/// thread takes it, so it is never contended.
+struct Ready {
+    cids: Vec<Cid>,
+    waker: Option<Waker>,
+}
+
+static READY: Mutex<Ready> = Mutex::new(Ready {
+    cids: Vec::new(),
+    waker: None,
+});
+
+fn ready_list() -> std::sync::MutexGuard<'static, Ready> {
+    READY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A waker that queues coroutine `cid` for the dispatcher (the data is the
+/// cid itself: nothing to allocate, clone or free).
+fn coro_waker(cid: Cid) -> Waker {
+    // SAFETY: the vtable's functions treat the data as a plain integer and
+    // never dereference it; cloning and dropping are trivially correct.
+    unsafe { Waker::from_raw(RawWaker::new(cid as usize as *const (), &VTABLE)) }
+}
+
+static VTABLE: RawWakerVTable = RawWakerVTable::new(vt_clone, vt_wake, vt_wake, vt_drop);
+
+fn vt_clone(data: *const ()) -> RawWaker {
+    RawWaker::new(data, &VTABLE)
+}
+
+fn vt_wake(data: *const ()) {
+    let waker = {
+        let mut r = ready_list();
+        r.cids.push(data as usize as Cid);
+        r.waker.take()
+    };
+    if let Some(w) = waker {
+        w.wake();
+    }
+}
+
+fn vt_drop(_: *const ()) {}
+
+/// Spawns the dispatcher on this thread's loop once.
+fn ensure_dispatcher() {
+    if DISPATCHER.with(|d| d.replace(true)) {
+        return;
+    }
+    event_loop::spawn_untracked(Dispatch { batch: Vec::new() });
+}
+
+/// The loop task that resumes coroutines whose `io` wakers fired.
+struct Dispatch {
+    batch: Vec<Cid>,
+}
+
+impl Future for Dispatch {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        {
+            let mut r = ready_list();
+            if r.cids.is_empty() {
+                if !r.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                    r.waker = Some(cx.waker().clone());
+                }
+                return Poll::Pending;
+            }
+            std::mem::swap(&mut r.cids, &mut this.batch);
+        }
+        for cid in this.batch.drain(..) {
+            super::resume_kind(cid, WaitKind::Io, Wake::Resumed);
+        }
+        // Wakers fired by the coroutines just resumed: the next turn.
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
 }

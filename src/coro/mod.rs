@@ -56,6 +56,10 @@ impl Hasher for CidHasher {
     fn write_i64(&mut self, n: i64) {
         self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
+
+    fn write_i32(&mut self, n: i32) {
+        self.write_i64(i64::from(n));
+    }
 }
 
 /// Why a waiting coroutine was resumed.

@@ -19,6 +19,9 @@ thread_local! {
     static LIVE: Cell<usize> = const { Cell::new(0) };
     /// Fires whenever a tracked task ends or `wake()` is called.
     static CHANGED: Rc<Notify> = Rc::new(Notify::new());
+    /// How many `run_until_idle` loops wait on `CHANGED` now (a worker's
+    /// loop never does: `wake` then skips the notify, a lock per task).
+    static IDLE_WAITERS: Cell<usize> = const { Cell::new(0) };
     /// Set by `Swoole\Event::exit()`.
     static EXIT: Cell<bool> = const { Cell::new(false) };
     /// Counts callbacks into user code (timers, defers, resumed coroutines):
@@ -77,6 +80,21 @@ pub fn spawn_untracked<F: Future + 'static>(fut: F) -> JoinHandle<F::Output> {
     LOCAL.with(|local| local.spawn_local(fut))
 }
 
+/// Keeps the loop alive as a pending `spawn`ed task does, until dropped (a
+/// coroutine waiting on the loop without a task of its own: `fdwait::io`).
+pub struct Hold(());
+
+pub fn hold() -> Hold {
+    LIVE.with(|l| l.set(l.get() + 1));
+    Hold(())
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        drop(LiveGuard);
+    }
+}
+
 /// Tasks queued through `spawn` that are still pending.
 pub fn live_tasks() -> usize {
     LIVE.with(Cell::get)
@@ -84,6 +102,9 @@ pub fn live_tasks() -> usize {
 
 /// Tells `run_until_idle` to look at its condition again.
 pub fn wake() {
+    if IDLE_WAITERS.try_with(Cell::get).unwrap_or(0) == 0 {
+        return;
+    }
     let _ = CHANGED.try_with(|n| n.notify_waiters());
 }
 
@@ -160,11 +181,16 @@ pub fn run_until_idle(idle: impl Fn() -> bool) -> bool {
             let changed = CHANGED.with(Rc::clone);
             let notified = changed.notified();
             tokio::pin!(notified);
+            // Counted before the condition is read, so a `wake` between the
+            // read and the await still notifies.
+            IDLE_WAITERS.with(|w| w.set(w.get() + 1));
             notified.as_mut().enable();
             if EXIT.with(Cell::get) || idle() {
+                IDLE_WAITERS.with(|w| w.set(w.get() - 1));
                 break;
             }
             notified.await;
+            IDLE_WAITERS.with(|w| w.set(w.get() - 1));
         }
     });
     EXIT.with(|e| e.set(false));

@@ -26,6 +26,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -230,9 +231,8 @@ fn ssl_pending_fn() -> Option<unsafe extern "C" fn(*const c_void) -> c_int> {
 unsafe fn openssl_data<'a>(stream: *mut php_stream) -> Option<&'a mut OpensslData> {
     // SAFETY: the caller's live stream; PHP's ops table is static data.
     unsafe {
-        let orig = original((*stream).ops)?;
-        let label = (*orig).label;
-        if label.is_null() || CStr::from_ptr(label).to_bytes() != OPENSSL_OPS_LABEL {
+        let (_, ssl) = lookup((*stream).ops)?;
+        if !ssl {
             return None;
         }
         (*stream).abstract_.cast::<OpensslData>().as_mut()
@@ -372,10 +372,22 @@ static FACTORIES: Mutex<Vec<(&'static str, Factory)>> = Mutex::new(Vec::new());
 /// far; the copies are leaked (a few, for the process's life).
 static OPS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 
+/// A lock-free copy of the first `OPS` rows, read on every hooked call
+/// (the `Mutex` and a label compare per call were ~200 instructions of a
+/// Redis command): our table's address, PHP's, and whether PHP's is
+/// ext/openssl's. Rows are written once, under `OPS`'s lock, before
+/// `OPS_FAST_LEN` publishes them.
+const OPS_FAST_MAX: usize = 16;
+static OPS_FAST: [[AtomicUsize; 3]; OPS_FAST_MAX] =
+    [const { [const { AtomicUsize::new(0) }; 3] }; OPS_FAST_MAX];
+static OPS_FAST_LEN: AtomicUsize = AtomicUsize::new(0);
+
+type FdMap<V> = HashMap<c_int, V, std::hash::BuildHasherDefault<crate::coro::CidHasher>>;
+
 thread_local! {
     /// The coroutine reading each hooked socket now, by fd. Boxed: the
     /// dlopen()ed extension has little static TLS room (tools/tls-check.sh).
-    static READERS: Box<RefCell<HashMap<c_int, crate::coro::Cid>>> = Box::new(RefCell::new(HashMap::new()));
+    static READERS: Box<RefCell<FdMap<crate::coro::Cid>>> = Box::new(RefCell::new(FdMap::default()));
 }
 
 fn factories() -> std::sync::MutexGuard<'static, Vec<(&'static str, Factory)>> {
@@ -555,6 +567,20 @@ unsafe fn hook(stream: *mut php_stream) {
             copy.set_option = Some(set_option);
             let h: *const php_stream_ops = Box::leak(Box::new(copy));
             o.push((key, h as usize));
+            let n = OPS_FAST_LEN.load(Ordering::Relaxed);
+            if n < OPS_FAST_MAX {
+                // SAFETY: PHP's ops table is static data; its label is null
+                // or a NUL-terminated static string.
+                let ssl = unsafe {
+                    let label = (*ops).label;
+                    !label.is_null() && CStr::from_ptr(label).to_bytes() == OPENSSL_OPS_LABEL
+                };
+                let row = &OPS_FAST[n];
+                row[0].store(h as usize, Ordering::Relaxed);
+                row[1].store(key, Ordering::Relaxed);
+                row[2].store(usize::from(ssl), Ordering::Relaxed);
+                OPS_FAST_LEN.store(n + 1, Ordering::Release);
+            }
             h
         }
     };
@@ -562,13 +588,36 @@ unsafe fn hook(stream: *mut php_stream) {
     unsafe { (*stream).ops = hooked };
 }
 
-/// PHP's ops behind a hooked stream's ops.
-fn original(ops: *const php_stream_ops) -> Option<*const php_stream_ops> {
+/// PHP's ops behind a hooked stream's ops, and whether they are
+/// ext/openssl's.
+fn lookup(ops: *const php_stream_ops) -> Option<(*const php_stream_ops, bool)> {
     let key = ops as usize;
-    ops_table()
+    let n = OPS_FAST_LEN.load(Ordering::Acquire);
+    for row in &OPS_FAST[..n] {
+        if row[0].load(Ordering::Relaxed) == key {
+            let orig = row[1].load(Ordering::Relaxed) as *const php_stream_ops;
+            return Some((orig, row[2].load(Ordering::Relaxed) != 0));
+        }
+    }
+    if n < OPS_FAST_MAX {
+        return None;
+    }
+    let orig = ops_table()
         .iter()
         .find(|(_, h)| *h == key)
-        .map(|(p, _)| *p as *const php_stream_ops)
+        .map(|(p, _)| *p as *const php_stream_ops)?;
+    // SAFETY: PHP's ops table is static data; its label is null or a
+    // NUL-terminated static string.
+    let ssl = unsafe {
+        let label = (*orig).label;
+        !label.is_null() && CStr::from_ptr(label).to_bytes() == OPENSSL_OPS_LABEL
+    };
+    Some((orig, ssl))
+}
+
+/// PHP's ops behind a hooked stream's ops.
+fn original(ops: *const php_stream_ops) -> Option<*const php_stream_ops> {
+    lookup(ops).map(|(o, _)| o)
 }
 
 /// Runs `f` with PHP's ops in place on `stream` (PHP's socket code compares
@@ -685,14 +734,14 @@ unsafe fn wait_ready(stream: *mut php_stream, want: Want, known_busy: bool) -> b
 ///
 /// # Safety
 /// `stream` is a live hooked socket stream.
-unsafe fn fast_fd(stream: *mut php_stream) -> Option<c_int> {
+unsafe fn fast_fd(stream: *mut php_stream, ssl: bool) -> Option<c_int> {
     // SAFETY: the caller's live stream.
     let sock = unsafe { data(stream) }?;
     if sock.socket < 0 || sock.is_blocked == 0 || !in_coroutine() {
         return None;
     }
     // SAFETY: the caller's live stream.
-    if unsafe { tls_active(stream) } {
+    if ssl && unsafe { tls_active(stream) } {
         return None;
     }
     // SAFETY: `ctx` is null or a live context resource of the stream.
@@ -713,11 +762,10 @@ unsafe fn fast_fd(stream: *mut php_stream) -> Option<c_int> {
 /// as its reader until the returned guard drops.
 fn bind_reader(fd: c_int) -> ReaderGuard {
     let me = crate::coro::current();
-    let other = READERS.with(|r| r.borrow().get(&fd).copied());
+    let other = READERS.with(|r| r.borrow_mut().insert(fd, me));
     if let Some(other) = other.filter(|o| *o != me && crate::coro::exists(*o)) {
         bound_error(fd, other, me);
     }
-    READERS.with(|r| r.borrow_mut().insert(fd, me));
     ReaderGuard(fd)
 }
 
@@ -860,19 +908,36 @@ unsafe fn tls_io(
     }
 }
 
+/// Whether `stream`'s ops are a hooked copy of ext/openssl's (one ops
+/// look-up per hooked call; plain sockets then skip every TLS check).
+///
+/// # Safety
+/// `stream` is a live hooked stream.
+unsafe fn is_ssl(stream: *mut php_stream) -> bool {
+    // SAFETY: the caller's live stream.
+    lookup(unsafe { (*stream).ops }).is_some_and(|(_, ssl)| ssl)
+}
+
 unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
-    // SAFETY: PHP's live stream and buffer for this call.
-    if let Some(n) = unsafe {
-        tls_io(stream, Want::Read, |o| {
-            o.read.map_or(-1, |f| f(stream, buf, count))
-        })
-    } {
+    // SAFETY: PHP's live stream for this call.
+    let ssl = unsafe { is_ssl(stream) };
+    let tls = if ssl {
+        // SAFETY: PHP's live stream and buffer for this call.
+        unsafe {
+            tls_io(stream, Want::Read, |o| {
+                o.read.map_or(-1, |f| f(stream, buf, count))
+            })
+        }
+    } else {
+        None
+    };
+    if let Some(n) = tls {
         return n;
     }
     // In a coroutine: recv without waiting; on EAGAIN suspend until the
     // loop's retry succeeds (or the stream's timeout).
     // SAFETY: PHP's live stream for this call.
-    if let Some(fd) = unsafe { fast_fd(stream) } {
+    if let Some(fd) = unsafe { fast_fd(stream, ssl) } {
         let b = buf as usize;
         // SAFETY: `buf` holds `count` bytes for this read, which is still
         // running whenever the loop calls the closure (`fdwait::io`).
@@ -886,7 +951,7 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
         }
     } else {
         // SAFETY: PHP's live stream for this call.
-        let pending = unsafe { tls_pending(stream) };
+        let pending = ssl && unsafe { tls_pending(stream) };
         // SAFETY: as above (OpenSSL holds no decrypted bytes, so the socket
         // must become readable).
         if !pending && !unsafe { wait_ready(stream, Want::Read, false) } {
@@ -898,16 +963,23 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
 }
 
 unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
-    // SAFETY: PHP's live stream and buffer for this call.
-    if let Some(n) = unsafe {
-        tls_io(stream, Want::Write, |o| {
-            o.write.map_or(-1, |f| f(stream, buf, count))
-        })
-    } {
+    // SAFETY: PHP's live stream for this call.
+    let ssl = unsafe { is_ssl(stream) };
+    let tls = if ssl {
+        // SAFETY: PHP's live stream and buffer for this call.
+        unsafe {
+            tls_io(stream, Want::Write, |o| {
+                o.write.map_or(-1, |f| f(stream, buf, count))
+            })
+        }
+    } else {
+        None
+    };
+    if let Some(n) = tls {
         return n;
     }
     // SAFETY: PHP's live stream for this call.
-    if let Some(fd) = unsafe { fast_fd(stream) } {
+    if let Some(fd) = unsafe { fast_fd(stream, ssl) } {
         let b = buf as usize;
         // SAFETY: as in `read`: PHP's `count` bytes, alive while waited for.
         let op = move || unsafe { libc::send(fd, b as *const c_void, count, libc::MSG_DONTWAIT) };
