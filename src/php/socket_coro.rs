@@ -854,12 +854,67 @@ impl Core {
 #[php(name = "Swoole\\Coroutine\\Socket")]
 pub struct Socket {
     pub core: Core,
+    /// Made by `import()`: the descriptor is a copy of a PHP stream's,
+    /// so `close()` also shuts the connection down (Swoole closes the
+    /// stream's own descriptor, and the peer sees the end).
+    pub imported: std::cell::Cell<bool>,
+    /// The halves `shutdown()` has shut (read, write).
+    shut: std::cell::Cell<(bool, bool)>,
+}
+
+extern "C" {
+    fn zend_fetch_resource2_ex(
+        res: *mut ext_php_rs::ffi::zval,
+        name: *const std::ffi::c_char,
+        t1: std::ffi::c_int,
+        t2: std::ffi::c_int,
+    ) -> *mut std::ffi::c_void;
+    fn php_file_le_stream() -> std::ffi::c_int;
+    fn php_file_le_pstream() -> std::ffi::c_int;
+    fn _php_stream_cast(
+        stream: *mut std::ffi::c_void,
+        castas: std::ffi::c_int,
+        ret: *mut *mut std::ffi::c_void,
+        show_err: std::ffi::c_int,
+    ) -> std::ffi::c_int;
+}
+
+/// The socket descriptor of a stream resource, as `import()` takes it:
+/// PHP's own TypeError for a non-stream, PHP's warning ("Cannot represent
+/// a stream of type ... as a Socket Descriptor") for a stream without one.
+///
+/// # Safety
+/// `z` is a live resource zval, on the PHP thread.
+unsafe fn socket_fd_of_stream(z: &Zval) -> Option<i32> {
+    let zp = std::ptr::from_ref(z)
+        .cast_mut()
+        .cast::<ext_php_rs::ffi::zval>();
+    // SAFETY: the caller's resource zval; with a type name the engine
+    // throws its TypeError itself when the resource is not a stream.
+    let stream = unsafe {
+        zend_fetch_resource2_ex(
+            zp,
+            c"stream".as_ptr(),
+            php_file_le_stream(),
+            php_file_le_pstream(),
+        )
+    };
+    if stream.is_null() {
+        return None;
+    }
+    let mut fd: std::ffi::c_int = -1;
+    // SAFETY: `stream` is a php_stream; PHP_STREAM_AS_SOCKETD (2) writes
+    // one int through `ret`; show_err makes PHP warn on failure.
+    let r = unsafe { _php_stream_cast(stream, 2, (&raw mut fd).cast(), 1) };
+    (r == 0 && fd >= 0).then_some(fd)
 }
 
 impl Socket {
     pub fn from_net(sock: NetSocket) -> Self {
         Socket {
             core: Core::new(sock),
+            imported: std::cell::Cell::new(false),
+            shut: std::cell::Cell::new((false, false)),
         }
     }
 
@@ -910,10 +965,6 @@ fn timeval_array(t: f64) -> Zval {
 }
 
 /// The descriptor of a PHP stream resource or an ext-sockets `Socket`.
-fn fd_of(z: &Zval) -> Option<i32> {
-    super::event::fd_of_zval(z)
-}
-
 #[php_impl]
 impl Socket {
     #[php(defaults(protocol = 0))]
@@ -1201,8 +1252,32 @@ impl Socket {
             1 => std::net::Shutdown::Write,
             _ => std::net::Shutdown::Both,
         };
+        // Swoole keeps which halves are shut: shutting one twice is
+        // ENOTCONN, and once one half is shut an ENOTCONN from the kernel
+        // (the peer has gone) counts as both halves shut.
+        let (rd, wr) = self.shut.get();
+        let again = match h {
+            std::net::Shutdown::Read => rd,
+            std::net::Shutdown::Write => wr,
+            std::net::Shutdown::Both => rd && wr,
+        };
+        if again {
+            c.set_err(i64::from(libc::ENOTCONN));
+            return false;
+        }
         match c.sock.with_sock(|s| s.shutdown(h)) {
-            Ok(()) => true,
+            Ok(()) => {
+                self.shut.set(match h {
+                    std::net::Shutdown::Read => (true, wr),
+                    std::net::Shutdown::Write => (rd, true),
+                    std::net::Shutdown::Both => (true, true),
+                });
+                true
+            }
+            Err(e) if (rd || wr) && e.raw_os_error() == Some(libc::ENOTCONN) => {
+                self.shut.set((true, true));
+                true
+            }
             Err(e) => {
                 c.set_err(errno_of(&e));
                 false
@@ -1228,6 +1303,10 @@ impl Socket {
     pub fn close(&self) -> bool {
         if !self.core.check_open() {
             return false;
+        }
+        if self.imported.get() {
+            // SAFETY: shutdown(2) on our own open descriptor.
+            unsafe { libc::shutdown(self.core.sock.fd(), libc::SHUT_RDWR) };
         }
         self.core.sock.close()
     }
@@ -1447,13 +1526,27 @@ impl Socket {
     }
 
     pub fn import(stream: &Zval) -> PhpResult<Zval> {
-        let Some(fd) = fd_of(stream) else {
-            return Err(super::exception::type_error(
-                "Swoole\\Coroutine\\Socket::import(): Argument #1 ($stream) must be of type resource or Socket",
-            ));
+        let stream = stream.dereference();
+        if !stream.is_resource() {
+            let given = match stream.object().and_then(|o| o.get_class_name().ok()) {
+                Some(class) => class,
+                None => super::settings::type_name(stream).to_string(),
+            };
+            return Err(super::exception::type_error(format!(
+                "Swoole\\Coroutine\\Socket::import(): Argument #1 ($stream) must be of type resource, {given} given"
+            )));
+        }
+        // SAFETY: a live resource zval; the lookup throws PHP's own
+        // TypeError for a resource that is not (or no longer) a stream.
+        let Some(fd) = (unsafe { socket_fd_of_stream(stream) }) else {
+            return Ok(false_zval());
         };
         match NetSocket::import_fd(fd) {
-            Ok(n) => Ok(Socket::from_net(n).into_zval()),
+            Ok(n) => {
+                let s = Socket::from_net(n);
+                s.imported.set(true);
+                Ok(s.into_zval())
+            }
             Err(e) => {
                 php_error(&ErrorType::Warning, &format!("{e}"));
                 Ok(false_zval())
