@@ -783,3 +783,167 @@ mod tests {
         assert_eq!(c.take_line(2).as_deref(), Some(&b"cd"[..]));
     }
 }
+
+/// Multicast membership requests (RFC 3678's protocol-independent
+/// `MCAST_*` options), as ext-sockets and Swoole's `Coroutine\Socket::setOption()` make them.
+pub mod mcast {
+    use std::io;
+    use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+    use std::os::fd::RawFd;
+
+    use socket2::SockAddr;
+
+    use super::setsockopt_raw;
+
+    pub const JOIN_GROUP: i32 = 42;
+    pub const BLOCK_SOURCE: i32 = 43;
+    pub const UNBLOCK_SOURCE: i32 = 44;
+    pub const LEAVE_GROUP: i32 = 45;
+    pub const JOIN_SOURCE_GROUP: i32 = 46;
+    pub const LEAVE_SOURCE_GROUP: i32 = 47;
+
+    /// True for the six `MCAST_*` options.
+    pub fn is_mcast(name: i32) -> bool {
+        (JOIN_GROUP..=LEAVE_SOURCE_GROUP).contains(&name)
+    }
+
+    /// True for the options that also take a `source`.
+    pub fn needs_source(name: i32) -> bool {
+        matches!(
+            name,
+            BLOCK_SOURCE | UNBLOCK_SOURCE | JOIN_SOURCE_GROUP | LEAVE_SOURCE_GROUP
+        )
+    }
+
+    fn storage(a: &SockAddr) -> libc::sockaddr_storage {
+        // SAFETY: an all-zero sockaddr_storage is valid.
+        let mut ss: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        let len = (a.len() as usize).min(std::mem::size_of::<libc::sockaddr_storage>());
+        // SAFETY: `a` holds `a.len()` bytes of address; at most
+        // sizeof(sockaddr_storage) are copied into `ss`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                a.as_ptr().cast::<u8>(),
+                std::ptr::addr_of_mut!(ss).cast::<u8>(),
+                len,
+            );
+        }
+        ss
+    }
+
+    fn bytes_of<T>(v: &T) -> &[u8] {
+        // SAFETY: `v` is a plain C struct; its bytes are read for the
+        // length of the struct.
+        unsafe {
+            std::slice::from_raw_parts(std::ptr::from_ref(v).cast::<u8>(), std::mem::size_of::<T>())
+        }
+    }
+
+    /// `setsockopt(level, name, group_req / group_source_req)`.
+    pub fn request(
+        fd: RawFd,
+        level: i32,
+        name: i32,
+        group: IpAddr,
+        source: Option<IpAddr>,
+        ifindex: u32,
+    ) -> io::Result<()> {
+        let g = SockAddr::from(SocketAddr::new(group, 0));
+        match source {
+            None => {
+                let req = libc::group_req {
+                    gr_interface: ifindex,
+                    gr_group: storage(&g),
+                };
+                setsockopt_raw(fd, level, name, bytes_of(&req))
+            }
+            Some(src) => {
+                let s = SockAddr::from(SocketAddr::new(src, 0));
+                let req = libc::group_source_req {
+                    gsr_interface: ifindex,
+                    gsr_group: storage(&g),
+                    gsr_source: storage(&s),
+                };
+                setsockopt_raw(fd, level, name, bytes_of(&req))
+            }
+        }
+    }
+
+    /// The IPv4 address of interface `index` (0: `INADDR_ANY`).
+    pub fn if_index_to_addr4(index: u32) -> Option<Ipv4Addr> {
+        if index == 0 {
+            return Some(Ipv4Addr::UNSPECIFIED);
+        }
+        let name = nix::net::if_::if_indextoname(index).ok()?;
+        let name = name.to_string_lossy().into_owned();
+        let addrs = nix::ifaddrs::getifaddrs().ok()?;
+        for a in addrs {
+            if a.interface_name != name {
+                continue;
+            }
+            if let Some(sin) = a.address.as_ref().and_then(|s| s.as_sockaddr_in()) {
+                return Some(sin.ip());
+            }
+        }
+        None
+    }
+
+    /// The index of the interface holding IPv4 address `addr` (`INADDR_ANY`: 0).
+    pub fn addr4_to_if_index(addr: Ipv4Addr) -> Option<u32> {
+        if addr.is_unspecified() {
+            return Some(0);
+        }
+        let addrs = nix::ifaddrs::getifaddrs().ok()?;
+        for a in addrs {
+            if a.address
+                .as_ref()
+                .and_then(|s| s.as_sockaddr_in())
+                .map(|s| s.ip())
+                == Some(addr)
+            {
+                return nix::net::if_::if_nametoindex(a.interface_name.as_str()).ok();
+            }
+        }
+        None
+    }
+
+    /// `setsockopt(IPPROTO_IPV6, IPV6_PKTINFO, in6_pktinfo)`.
+    pub fn set_pktinfo(fd: RawFd, addr: std::net::Ipv6Addr, ifindex: u32) -> io::Result<()> {
+        let info = libc::in6_pktinfo {
+            ipi6_addr: libc::in6_addr {
+                s6_addr: addr.octets(),
+            },
+            ipi6_ifindex: ifindex,
+        };
+        setsockopt_raw(fd, libc::IPPROTO_IPV6, libc::IPV6_PKTINFO, bytes_of(&info))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn loopback_index_and_address() {
+            assert_eq!(if_index_to_addr4(0), Some(Ipv4Addr::UNSPECIFIED));
+            assert_eq!(addr4_to_if_index(Ipv4Addr::UNSPECIFIED), Some(0));
+            let lo = nix::net::if_::if_nametoindex("lo").unwrap_or(1);
+            assert_eq!(if_index_to_addr4(lo), Some(Ipv4Addr::LOCALHOST));
+            assert_eq!(addr4_to_if_index(Ipv4Addr::LOCALHOST), Some(lo));
+        }
+
+        #[test]
+        fn join_and_leave_on_loopback() -> io::Result<()> {
+            let s = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, None)?;
+            use std::os::fd::AsRawFd;
+            let lo = nix::net::if_::if_nametoindex("lo").unwrap_or(1);
+            let g: IpAddr = "224.0.0.77"
+                .parse()
+                .map_err(|_| io::ErrorKind::InvalidInput)?;
+            request(s.as_raw_fd(), libc::IPPROTO_IP, JOIN_GROUP, g, None, lo)?;
+            request(s.as_raw_fd(), libc::IPPROTO_IP, LEAVE_GROUP, g, None, lo)?;
+            // Leaving twice: the kernel says the group is not joined.
+            assert!(request(s.as_raw_fd(), libc::IPPROTO_IP, LEAVE_GROUP, g, None, lo).is_err());
+            Ok(())
+        }
+    }
+}

@@ -117,7 +117,9 @@ impl ClientBase {
         Some(f(s))
     }
 
-    fn apply_settings(&self, core: &Core, set: &ZendHashTable) {
+    /// Applies the settings to a new socket; the errno when `bind_address`
+    /// cannot be bound (Swoole's connect then fails with it).
+    fn apply_settings(&self, core: &Core, set: &ZendHashTable) -> Result<(), i64> {
         apply_timeouts(set, &mut core.timeouts.borrow_mut());
         let _ = super::socket_coro::apply_tls_settings(core, set);
         if self.ty & SOCK_SSL != 0 {
@@ -164,10 +166,13 @@ impl ClientBase {
                     host,
                     port.clamp(0, 65535) as u16,
                 ) {
-                    let _ = core.sock.with_sock(|s| s.bind(&a));
+                    core.sock
+                        .with_sock(|s| s.bind(&a))
+                        .map_err(|e| errno_of(&e))?;
                 }
             }
         }
+        Ok(())
     }
 
     /// Creates the socket (with the settings applied) for connect/sendto.
@@ -183,9 +188,14 @@ impl ClientBase {
         let s = Socket::from_net(sock);
         s.core.blocking.set(self.blocking);
         let set = self.setting.borrow().shallow_clone();
-        match set.array() {
+        let applied = match set.array() {
             Some(ht) => self.apply_settings(&s.core, ht),
             None => self.apply_settings(&s.core, &ZendHashTable::new()),
+        };
+        if let Err(n) = applied {
+            s.core.sock.close();
+            self.set_err(n);
+            return None;
         }
         // Swoole\Client on a unix datagram socket binds to a path of its own
         // (so the server can answer), and removes it when it closes.
@@ -431,7 +441,7 @@ impl ClientBase {
             let z = self.socket.borrow().as_ref().map(Zval::shallow_clone);
             if let Some(z) = z {
                 if let Some(s) = <&Socket>::from_zval(&z) {
-                    self.apply_settings(&s.core, settings);
+                    let _ = self.apply_settings(&s.core, settings);
                 }
             }
         }

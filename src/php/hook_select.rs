@@ -42,6 +42,33 @@ unsafe extern "C" fn stream_socket_pair(ex: *mut zend_execute_data, rv: *mut zva
     }
 }
 
+/// How many distinct streams the three (already reduced) arrays hold.
+///
+/// # Safety
+/// `ex` is a live call frame of `stream_select`.
+unsafe fn distinct_ready(ex: *mut zend_execute_data) -> i64 {
+    let mut seen: Vec<usize> = Vec::new();
+    for i in 0..3 {
+        // SAFETY: the caller's frame.
+        let Some(z) = (unsafe { arg(ex, i) }) else {
+            continue;
+        };
+        let Some(arr) = z.dereference().array() else {
+            continue;
+        };
+        for (_, v) in arr.iter() {
+            let key = match super::hook_stream::stream_of(v) {
+                Some(s) => s as usize,
+                None => std::ptr::from_ref(v.dereference()) as usize,
+            };
+            if !seen.contains(&key) {
+                seen.push(key);
+            }
+        }
+    }
+    seen.len() as i64
+}
+
 /// The caller's timeout: `None` is forever (`$seconds === null`).
 ///
 /// # Safety
@@ -102,7 +129,14 @@ unsafe extern "C" fn stream_select(ex: *mut zend_execute_data, rv: *mut zval) {
         // SAFETY: as above.
         unsafe { call_original("stream_select", ex, rv) };
         // SAFETY: PHP's return slot for this call.
-        let got = unsafe { &*rv.cast::<Zval>() };
+        let got = unsafe { &mut *rv.cast::<Zval>() };
+        if got.long().is_some_and(|n| n > 0) {
+            // Swoole counts each ready stream once, whichever arrays hold it.
+            // SAFETY: as above.
+            let n = unsafe { distinct_ready(ex) };
+            got.set_long(n);
+            return;
+        }
         if got.long() != Some(0) {
             return;
         }

@@ -22,6 +22,7 @@ pub mod exit;
 pub mod functions;
 pub mod hook_curl;
 pub mod hook_net;
+pub mod hook_proc;
 pub mod hook_select;
 pub mod hook_sleep;
 pub mod hook_sockets;

@@ -6,7 +6,7 @@
 //! The hooks themselves live in `hook_sleep.rs` (SLEEP), `hook_stream.rs`
 //! (TCP/UDP/UNIX/UDG transports), `hook_net.rs` (NET_FUNCTION's
 //! `gethostbyname`), `hook_select.rs` (STREAM_FUNCTION's
-//! `stream_select`), `hook_sockets.rs` (SOCKETS) and `hook_curl.rs` (CURL and NATIVE_CURL). Hooks are process state: a worker inherits the master's
+//! `stream_select`), `hook_sockets.rs` (SOCKETS), `hook_proc.rs` (PROC) and `hook_curl.rs` (CURL and NATIVE_CURL). Hooks are process state: a worker inherits the master's
 //! at fork, and each process may change its own.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -25,6 +25,7 @@ pub const HOOK_UNIX: i64 = 1 << 3;
 pub const HOOK_UDG: i64 = 1 << 4;
 pub const HOOK_STREAM_FUNCTION: i64 = 1 << 7;
 pub const HOOK_SLEEP: i64 = 1 << 9;
+pub const HOOK_PROC: i64 = 1 << 10;
 pub const HOOK_SOCKETS: i64 = 1 << 14;
 pub const HOOK_CURL: i64 = 1 << 11;
 pub const HOOK_NATIVE_CURL: i64 = 1 << 12;
@@ -192,6 +193,9 @@ fn install(flags: i64) -> bool {
     let was = |bit: i64| before & bit != 0;
     if on(HOOK_SLEEP) != was(HOOK_SLEEP) {
         super::hook_sleep::set(on(HOOK_SLEEP));
+    }
+    if on(HOOK_PROC) != was(HOOK_PROC) {
+        super::hook_proc::set(on(HOOK_PROC));
     }
     if on(HOOK_NET_FUNCTION) != was(HOOK_NET_FUNCTION) {
         super::hook_net::set(on(HOOK_NET_FUNCTION));

@@ -194,6 +194,197 @@ pub fn addr_array(host: &str, port: u16) -> Zval {
     z
 }
 
+/// `strerror(errno)[errno]`, the way Swoole's system-error warnings end.
+fn sys_error(e: &io::Error) -> String {
+    let n = errno_of(e);
+    format!("{}[{n}]", os_error_text(n))
+}
+
+/// The interface index ext-sockets accepts: a number, or a name.
+fn if_index_of(z: &Zval) -> Option<u32> {
+    if let Some(n) = z.long() {
+        return match u32::try_from(n) {
+            Ok(i) => Some(i),
+            Err(_) => {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!(
+                        "the interface index cannot be negative or larger than {}; given {n}",
+                        u32::MAX
+                    ),
+                );
+                None
+            }
+        };
+    }
+    let name = z.str().map(str::to_string).unwrap_or_default();
+    match nix::net::if_::if_nametoindex(name.as_str()) {
+        Ok(i) if i > 0 => Some(i),
+        _ => {
+            php_error(
+                &ErrorType::Warning,
+                &format!("no interface with name \"{name}\" could be found"),
+            );
+            None
+        }
+    }
+}
+
+/// An IP address for the socket's family (a literal or a host name).
+fn inet46_addr(domain: i32, text: &str) -> Option<std::net::IpAddr> {
+    use std::net::{IpAddr, ToSocketAddrs};
+    if let Ok(ip) = text.parse::<IpAddr>() {
+        if (domain == libc::AF_INET6) == ip.is_ipv6() {
+            return Some(ip);
+        }
+    } else if let Ok(it) = (text, 0).to_socket_addrs() {
+        for a in it {
+            if (domain == libc::AF_INET6) == a.is_ipv6() {
+                return Some(a.ip());
+            }
+        }
+    }
+    php_error(
+        &ErrorType::Warning,
+        &format!(
+            "Host lookup failed: Non AF_INET{} domain \"{text}\" is not supported",
+            if domain == libc::AF_INET6 { "6" } else { "" }
+        ),
+    );
+    None
+}
+
+/// The `IPPROTO_IP`/`IPPROTO_IPV6` options ext-sockets converts itself
+/// (multicast requests, `IP_MULTICAST_*`, `IPV6_MULTICAST_*`,
+/// `IPV6_PKTINFO`); `None` for the others (a plain integer option).
+fn set_ip_option(c: &Core, level: i32, name: i32, v: &Zval) -> Option<bool> {
+    let fd = c.sock.fd();
+    let fail = |e: io::Error| {
+        let n = errno_of(&e);
+        c.set_err(n);
+        if n != i64::from(libc::EAGAIN) && n != i64::from(libc::EINPROGRESS) {
+            php_error(
+                &ErrorType::Warning,
+                &format!("unable to set socket option [{n}]: {}", os_error_text(n)),
+            );
+        }
+        false
+    };
+    let done = |r: io::Result<()>| r.map_or_else(fail, |()| true);
+    if ns::mcast::is_mcast(name) {
+        let Some(ht) = v.array() else {
+            php_error(&ErrorType::Warning, "no key \"group\" passed in optval");
+            return Some(false);
+        };
+        let addr = |key: &str| -> Option<std::net::IpAddr> {
+            let Some(z) = ht.get(key) else {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("no key \"{key}\" passed in optval"),
+                );
+                return None;
+            };
+            let text = z
+                .str()
+                .map(str::to_string)
+                .unwrap_or_else(|| zval_i64(z).to_string());
+            inet46_addr(c.sock.domain, &text)
+        };
+        let Some(group) = addr("group") else {
+            return Some(false);
+        };
+        let source = if ns::mcast::needs_source(name) {
+            let Some(s) = addr("source") else {
+                return Some(false);
+            };
+            Some(s)
+        } else {
+            None
+        };
+        let ifindex = match ht.get("interface") {
+            None => 0,
+            Some(z) => match if_index_of(z) {
+                Some(i) => i,
+                None => return Some(false),
+            },
+        };
+        return Some(done(ns::mcast::request(
+            fd, level, name, group, source, ifindex,
+        )));
+    }
+    if level == libc::IPPROTO_IP {
+        let byte = match name {
+            libc::IP_MULTICAST_IF => {
+                let idx = if_index_of(v)?;
+                let Some(a) = ns::mcast::if_index_to_addr4(idx) else {
+                    php_error(
+                        &ErrorType::Warning,
+                        &format!(
+                            "Failed obtaining address for interface {idx}: error {}",
+                            libc::ENXIO
+                        ),
+                    );
+                    return Some(false);
+                };
+                return Some(done(ns::setsockopt_raw(fd, level, name, &a.octets())));
+            }
+            libc::IP_MULTICAST_LOOP => u8::from(truthy(v)),
+            libc::IP_MULTICAST_TTL => {
+                let n = zval_i64(v);
+                if !(0..=255).contains(&n) {
+                    php_error(&ErrorType::Warning, "Expected a value between 0 and 255");
+                    return Some(false);
+                }
+                n as u8
+            }
+            _ => return None,
+        };
+        return Some(done(ns::setsockopt_raw(fd, level, name, &[byte])));
+    }
+    let int = match name {
+        libc::IPV6_MULTICAST_IF => match if_index_of(v) {
+            Some(i) => i as i32,
+            None => return Some(false),
+        },
+        libc::IPV6_MULTICAST_LOOP => i32::from(truthy(v)),
+        libc::IPV6_MULTICAST_HOPS => {
+            let n = zval_i64(v);
+            if !(-1..=255).contains(&n) {
+                php_error(&ErrorType::Warning, "Expected a value between -1 and 255");
+                return Some(false);
+            }
+            n as i32
+        }
+        libc::IPV6_PKTINFO => {
+            let conv = |msg: String| {
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("error converting user data (path: in6_pktinfo): {msg}"),
+                );
+                false
+            };
+            let Some(ht) = v.array() else {
+                return Some(conv("expected an array here".into()));
+            };
+            let Some(a) = ht.get("addr") else {
+                return Some(conv("The key 'addr' is required".into()));
+            };
+            let text = a.str().map(str::to_string).unwrap_or_default();
+            let Ok(ip) = text.parse::<std::net::Ipv6Addr>() else {
+                return Some(conv(format!(
+                    "could not resolve address '{text}' to get an AF_INET6 address"
+                )));
+            };
+            let Some(i) = ht.get("ifindex") else {
+                return Some(conv("The key 'ifindex' is required".into()));
+            };
+            return Some(done(ns::mcast::set_pktinfo(fd, ip, zval_i64(i) as u32)));
+        }
+        _ => return None,
+    };
+    Some(done(ns::setsockopt_int(fd, level, name, int)))
+}
+
 pub fn false_zval() -> Zval {
     let mut z = Zval::new();
     z.set_bool(false);
@@ -663,12 +854,67 @@ impl Core {
 #[php(name = "Swoole\\Coroutine\\Socket")]
 pub struct Socket {
     pub core: Core,
+    /// Made by `import()`: the descriptor is a copy of a PHP stream's,
+    /// so `close()` also shuts the connection down (Swoole closes the
+    /// stream's own descriptor, and the peer sees the end).
+    pub imported: std::cell::Cell<bool>,
+    /// The halves `shutdown()` has shut (read, write).
+    shut: std::cell::Cell<(bool, bool)>,
+}
+
+extern "C" {
+    fn zend_fetch_resource2_ex(
+        res: *mut ext_php_rs::ffi::zval,
+        name: *const std::ffi::c_char,
+        t1: std::ffi::c_int,
+        t2: std::ffi::c_int,
+    ) -> *mut std::ffi::c_void;
+    fn php_file_le_stream() -> std::ffi::c_int;
+    fn php_file_le_pstream() -> std::ffi::c_int;
+    fn _php_stream_cast(
+        stream: *mut std::ffi::c_void,
+        castas: std::ffi::c_int,
+        ret: *mut *mut std::ffi::c_void,
+        show_err: std::ffi::c_int,
+    ) -> std::ffi::c_int;
+}
+
+/// The socket descriptor of a stream resource, as `import()` takes it:
+/// PHP's own TypeError for a non-stream, PHP's warning ("Cannot represent
+/// a stream of type ... as a Socket Descriptor") for a stream without one.
+///
+/// # Safety
+/// `z` is a live resource zval, on the PHP thread.
+unsafe fn socket_fd_of_stream(z: &Zval) -> Option<i32> {
+    let zp = std::ptr::from_ref(z)
+        .cast_mut()
+        .cast::<ext_php_rs::ffi::zval>();
+    // SAFETY: the caller's resource zval; with a type name the engine
+    // throws its TypeError itself when the resource is not a stream.
+    let stream = unsafe {
+        zend_fetch_resource2_ex(
+            zp,
+            c"stream".as_ptr(),
+            php_file_le_stream(),
+            php_file_le_pstream(),
+        )
+    };
+    if stream.is_null() {
+        return None;
+    }
+    let mut fd: std::ffi::c_int = -1;
+    // SAFETY: `stream` is a php_stream; PHP_STREAM_AS_SOCKETD (2) writes
+    // one int through `ret`; show_err makes PHP warn on failure.
+    let r = unsafe { _php_stream_cast(stream, 2, (&raw mut fd).cast(), 1) };
+    (r == 0 && fd >= 0).then_some(fd)
 }
 
 impl Socket {
     pub fn from_net(sock: NetSocket) -> Self {
         Socket {
             core: Core::new(sock),
+            imported: std::cell::Cell::new(false),
+            shut: std::cell::Cell::new((false, false)),
         }
     }
 
@@ -719,10 +965,6 @@ fn timeval_array(t: f64) -> Zval {
 }
 
 /// The descriptor of a PHP stream resource or an ext-sockets `Socket`.
-fn fd_of(z: &Zval) -> Option<i32> {
-    super::event::fd_of_zval(z)
-}
-
 #[php_impl]
 impl Socket {
     #[php(defaults(protocol = 0))]
@@ -1010,8 +1252,32 @@ impl Socket {
             1 => std::net::Shutdown::Write,
             _ => std::net::Shutdown::Both,
         };
+        // Swoole keeps which halves are shut: shutting one twice is
+        // ENOTCONN, and once one half is shut an ENOTCONN from the kernel
+        // (the peer has gone) counts as both halves shut.
+        let (rd, wr) = self.shut.get();
+        let again = match h {
+            std::net::Shutdown::Read => rd,
+            std::net::Shutdown::Write => wr,
+            std::net::Shutdown::Both => rd && wr,
+        };
+        if again {
+            c.set_err(i64::from(libc::ENOTCONN));
+            return false;
+        }
         match c.sock.with_sock(|s| s.shutdown(h)) {
-            Ok(()) => true,
+            Ok(()) => {
+                self.shut.set(match h {
+                    std::net::Shutdown::Read => (true, wr),
+                    std::net::Shutdown::Write => (rd, true),
+                    std::net::Shutdown::Both => (true, true),
+                });
+                true
+            }
+            Err(e) if (rd || wr) && e.raw_os_error() == Some(libc::ENOTCONN) => {
+                self.shut.set((true, true));
+                true
+            }
             Err(e) => {
                 c.set_err(errno_of(&e));
                 false
@@ -1037,6 +1303,10 @@ impl Socket {
     pub fn close(&self) -> bool {
         if !self.core.check_open() {
             return false;
+        }
+        if self.imported.get() {
+            // SAFETY: shutdown(2) on our own open descriptor.
+            unsafe { libc::shutdown(self.core.sock.fd(), libc::SHUT_RDWR) };
         }
         self.core.sock.close()
     }
@@ -1076,6 +1346,39 @@ impl Socket {
             });
         }
         let fd = c.sock.fd();
+        if level == libc::IPPROTO_IP && name == libc::IP_MULTICAST_IF {
+            return match ns::getsockopt_raw(fd, level, name, 4) {
+                Ok(b) if b.len() >= 4 => {
+                    let a = std::net::Ipv4Addr::new(b[0], b[1], b[2], b[3]);
+                    match ns::mcast::addr4_to_if_index(a) {
+                        Some(i) => {
+                            let mut z = Zval::new();
+                            z.set_long(i64::from(i));
+                            z
+                        }
+                        None => {
+                            php_error(
+                                &ErrorType::Warning,
+                                &format!("The interface with IP address {a} was not found"),
+                            );
+                            false_zval()
+                        }
+                    }
+                }
+                Ok(_) => false_zval(),
+                Err(e) => {
+                    c.set_err(errno_of(&e));
+                    php_error(
+                        &ErrorType::Warning,
+                        &format!(
+                            "getsockopt({fd}, {level}, {name}), Error: {}",
+                            sys_error(&e)
+                        ),
+                    );
+                    false_zval()
+                }
+            };
+        }
         if level == libc::SOL_SOCKET && name == libc::SO_LINGER {
             return match ns::getsockopt_raw(fd, level, name, 8) {
                 Ok(b) if b.len() >= 8 => {
@@ -1103,12 +1406,12 @@ impl Socket {
                 z
             }
             Err(e) => {
+                c.set_err(errno_of(&e));
                 php_error(
                     &ErrorType::Warning,
                     &format!(
-                        "getsockopt({fd}, {level}, {name}) failed, Error: {} [{}]",
-                        e,
-                        errno_of(&e)
+                        "getsockopt({fd}, {level}, {name}), Error: {}",
+                        sys_error(&e)
                     ),
                 );
                 false_zval()
@@ -1124,6 +1427,11 @@ impl Socket {
         }
         let (level, name) = (level as i32, opt_name as i32);
         let fd = c.sock.fd();
+        if level == libc::IPPROTO_IP || level == libc::IPPROTO_IPV6 {
+            if let Some(done) = set_ip_option(c, level, name, opt_value) {
+                return Ok(done);
+            }
+        }
         let r = if level == libc::SOL_SOCKET
             && (name == libc::SO_RCVTIMEO || name == libc::SO_SNDTIMEO)
         {
@@ -1153,13 +1461,33 @@ impl Socket {
             return Ok(true);
         } else if level == libc::SOL_SOCKET && name == libc::SO_LINGER {
             let Some(ht) = opt_value.array() else {
+                return Err(super::exception::type_error(format!(
+                    "Swoole\\Coroutine\\Socket::setOption(): Argument #3 ($opt_value) must be of type array when argument $option is SO_LINGER, {} given",
+                    super::settings::type_name(opt_value)
+                )));
+            };
+            let Some(on) = ht.get("l_onoff").map(zval_i64) else {
+                php_error(&ErrorType::Warning, "no key \"l_onoff\" passed in optval");
                 return Ok(false);
             };
-            let on = ht.get("l_onoff").map_or(0, zval_i64) as i32;
-            let lin = ht.get("l_linger").map_or(0, zval_i64) as i32;
+            let Some(lin) = ht.get("l_linger").map(zval_i64) else {
+                php_error(&ErrorType::Warning, "no key \"l_linger\" passed in optval");
+                return Ok(false);
+            };
+            for (key, v) in [("l_onoff", on), ("l_linger", lin)] {
+                if !(0..=65535).contains(&v) {
+                    return Err(PhpException::new(format!(
+                        "Swoole\\Coroutine\\Socket::setOption(): Argument #3 ($opt_value) \"{key}\" must be between 0 and 65535"
+                    ), 0, ext_php_rs::zend::ce::value_error()));
+                }
+            }
+            let (on, lin) = (on as i32, lin as i32);
             let mut b = on.to_ne_bytes().to_vec();
             b.extend_from_slice(&lin.to_ne_bytes());
             ns::setsockopt_raw(fd, level, name, &b)
+        } else if level == libc::SOL_SOCKET && name == libc::SO_BINDTODEVICE {
+            let dev = opt_value.str().unwrap_or("");
+            ns::setsockopt_raw(fd, level, name, dev.as_bytes())
         } else {
             ns::setsockopt_int(fd, level, name, zval_i64(opt_value) as i32)
         };
@@ -1169,7 +1497,7 @@ impl Socket {
                 c.set_err(errno_of(&e));
                 php_error(
                     &ErrorType::Warning,
-                    &format!("setsockopt({fd}) failed, Error: {} [{}]", e, errno_of(&e)),
+                    &format!("setsockopt({fd}) failed, Error: {}", sys_error(&e)),
                 );
                 Ok(false)
             }
@@ -1198,13 +1526,27 @@ impl Socket {
     }
 
     pub fn import(stream: &Zval) -> PhpResult<Zval> {
-        let Some(fd) = fd_of(stream) else {
-            return Err(super::exception::type_error(
-                "Swoole\\Coroutine\\Socket::import(): Argument #1 ($stream) must be of type resource or Socket",
-            ));
+        let stream = stream.dereference();
+        if !stream.is_resource() {
+            let given = match stream.object().and_then(|o| o.get_class_name().ok()) {
+                Some(class) => class,
+                None => super::settings::type_name(stream).to_string(),
+            };
+            return Err(super::exception::type_error(format!(
+                "Swoole\\Coroutine\\Socket::import(): Argument #1 ($stream) must be of type resource, {given} given"
+            )));
+        }
+        // SAFETY: a live resource zval; the lookup throws PHP's own
+        // TypeError for a resource that is not (or no longer) a stream.
+        let Some(fd) = (unsafe { socket_fd_of_stream(stream) }) else {
+            return Ok(false_zval());
         };
         match NetSocket::import_fd(fd) {
-            Ok(n) => Ok(Socket::from_net(n).into_zval()),
+            Ok(n) => {
+                let s = Socket::from_net(n);
+                s.imported.set(true);
+                Ok(s.into_zval())
+            }
             Err(e) => {
                 php_error(&ErrorType::Warning, &format!("{e}"));
                 Ok(false_zval())
