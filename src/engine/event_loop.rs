@@ -9,6 +9,7 @@
 use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::Notify;
 use tokio::task::{JoinHandle, LocalSet};
@@ -19,9 +20,6 @@ thread_local! {
     static LIVE: Cell<usize> = const { Cell::new(0) };
     /// Fires whenever a tracked task ends or `wake()` is called.
     static CHANGED: Rc<Notify> = Rc::new(Notify::new());
-    /// How many `run_until_idle` loops wait on `CHANGED` now (a worker's
-    /// loop never does: `wake` then skips the notify, a lock per task).
-    static IDLE_WAITERS: Cell<usize> = const { Cell::new(0) };
     /// Set by `Swoole\Event::exit()`.
     static EXIT: Cell<bool> = const { Cell::new(false) };
     /// Counts callbacks into user code (timers, defers, resumed coroutines):
@@ -29,6 +27,13 @@ thread_local! {
     static ACTIVITY: Cell<u64> = const { Cell::new(0) };
     static ACTIVITY_NOTIFY: Rc<Notify> = Rc::new(Notify::new());
 }
+
+/// How many `run_until_idle` loops wait on `CHANGED` now (a worker's loop
+/// never does: `wake` then skips the notify, a lock per task). One count
+/// for the process, not per thread (static TLS is scarce in a dlopen()ed
+/// extension, tools/tls-check.sh): only the PHP thread runs these loops,
+/// and a count seen from another thread costs one needless notify at most.
+static IDLE_WAITERS: AtomicUsize = AtomicUsize::new(0);
 
 /// User code ran (called by the layers that call it).
 pub fn note_activity() {
@@ -102,7 +107,7 @@ pub fn live_tasks() -> usize {
 
 /// Tells `run_until_idle` to look at its condition again.
 pub fn wake() {
-    if IDLE_WAITERS.try_with(Cell::get).unwrap_or(0) == 0 {
+    if IDLE_WAITERS.load(Ordering::Relaxed) == 0 {
         return;
     }
     let _ = CHANGED.try_with(|n| n.notify_waiters());
@@ -183,14 +188,14 @@ pub fn run_until_idle(idle: impl Fn() -> bool) -> bool {
             tokio::pin!(notified);
             // Counted before the condition is read, so a `wake` between the
             // read and the await still notifies.
-            IDLE_WAITERS.with(|w| w.set(w.get() + 1));
+            IDLE_WAITERS.fetch_add(1, Ordering::Relaxed);
             notified.as_mut().enable();
             if EXIT.with(Cell::get) || idle() {
-                IDLE_WAITERS.with(|w| w.set(w.get() - 1));
+                IDLE_WAITERS.fetch_sub(1, Ordering::Relaxed);
                 break;
             }
             notified.await;
-            IDLE_WAITERS.with(|w| w.set(w.get() - 1));
+            IDLE_WAITERS.fetch_sub(1, Ordering::Relaxed);
         }
     });
     EXIT.with(|e| e.set(false));
