@@ -196,26 +196,6 @@ pub fn shutdown() {
     with_deferred(|d| d.borrow_mut().clear());
 }
 
-extern "C" {
-    // void *zend_fetch_resource2_ex(zval *res, const char *resource_type_name,
-    //     int resource_type1, int resource_type2);
-    fn zend_fetch_resource2_ex(
-        res: *mut ext_php_rs::ffi::zval,
-        name: *const std::ffi::c_char,
-        t1: std::ffi::c_int,
-        t2: std::ffi::c_int,
-    ) -> *mut std::ffi::c_void;
-    fn php_file_le_stream() -> std::ffi::c_int;
-    fn php_file_le_pstream() -> std::ffi::c_int;
-    // int _php_stream_cast(php_stream *stream, int castas, void **ret, int show_err);
-    fn _php_stream_cast(
-        stream: *mut std::ffi::c_void,
-        castas: std::ffi::c_int,
-        ret: *mut *mut std::ffi::c_void,
-        show_err: std::ffi::c_int,
-    ) -> std::ffi::c_int;
-}
-
 /// `PHP_STREAM_AS_FD_FOR_SELECT | PHP_STREAM_CAST_INTERNAL`, what
 /// `stream_select()` asks for.
 const CAST_FD_FOR_SELECT: std::ffi::c_int = 3 | 0x2000_0000;
@@ -227,26 +207,13 @@ pub fn fd_of_zval(z: &Zval) -> Option<i32> {
         return i32::try_from(n).ok();
     }
     if z.is_resource() {
-        let zp = std::ptr::from_ref(z)
-            .cast_mut()
-            .cast::<ext_php_rs::ffi::zval>();
-        // SAFETY: `zp` is a live resource zval; with a null type name the
-        // lookup reports no error and returns null for a non-stream.
-        let stream = unsafe {
-            zend_fetch_resource2_ex(
-                zp,
-                std::ptr::null(),
-                php_file_le_stream(),
-                php_file_le_pstream(),
-            )
-        };
-        if stream.is_null() {
-            return None;
-        }
+        let stream = super::hook_stream::stream_of(z)?.cast::<std::ffi::c_void>();
         let mut fd: std::ffi::c_int = -1;
         // SAFETY: `stream` is a php_stream; an fd cast writes one int
         // through `ret`.
-        let ok = unsafe { _php_stream_cast(stream, CAST_FD_FOR_SELECT, (&raw mut fd).cast(), 0) };
+        let ok = unsafe {
+            super::hook_stream::stream_cast(stream, CAST_FD_FOR_SELECT, (&raw mut fd).cast(), 0)
+        };
         return (ok == 0 && fd >= 0).then_some(fd);
     }
     let obj = z.object()?;

@@ -519,18 +519,28 @@ pub fn stream_of(z: &Zval) -> Option<*mut php_stream> {
     (!stream.is_null()).then(|| stream.cast())
 }
 
+// PHP's stream resource API, for every file of the binding that turns a
+// stream resource into its `php_stream` or descriptor.
 extern "C" {
     // void *zend_fetch_resource2_ex(zval *res, const char *resource_type_name,
     //     int resource_type1, int resource_type2);
     #[link_name = "zend_fetch_resource2_ex"]
-    fn stream_fetch(
+    pub(crate) fn stream_fetch(
         res: *mut ext_php_rs::ffi::zval,
         name: *const c_char,
         t1: c_int,
         t2: c_int,
     ) -> *mut c_void;
-    fn php_file_le_stream() -> c_int;
-    fn php_file_le_pstream() -> c_int;
+    pub(crate) fn php_file_le_stream() -> c_int;
+    pub(crate) fn php_file_le_pstream() -> c_int;
+    // int _php_stream_cast(php_stream *stream, int castas, void **ret, int show_err);
+    #[link_name = "_php_stream_cast"]
+    pub(crate) fn stream_cast(
+        stream: *mut c_void,
+        castas: c_int,
+        ret: *mut *mut c_void,
+        show_err: c_int,
+    ) -> c_int;
 }
 
 /// Gives a socket stream made outside the transports (`stream_socket_pair`)

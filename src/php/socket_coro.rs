@@ -862,23 +862,6 @@ pub struct Socket {
     shut: std::cell::Cell<(bool, bool)>,
 }
 
-extern "C" {
-    fn zend_fetch_resource2_ex(
-        res: *mut ext_php_rs::ffi::zval,
-        name: *const std::ffi::c_char,
-        t1: std::ffi::c_int,
-        t2: std::ffi::c_int,
-    ) -> *mut std::ffi::c_void;
-    fn php_file_le_stream() -> std::ffi::c_int;
-    fn php_file_le_pstream() -> std::ffi::c_int;
-    fn _php_stream_cast(
-        stream: *mut std::ffi::c_void,
-        castas: std::ffi::c_int,
-        ret: *mut *mut std::ffi::c_void,
-        show_err: std::ffi::c_int,
-    ) -> std::ffi::c_int;
-}
-
 /// The socket descriptor of a stream resource, as `import()` takes it:
 /// PHP's own TypeError for a non-stream, PHP's warning ("Cannot represent
 /// a stream of type ... as a Socket Descriptor") for a stream without one.
@@ -892,7 +875,8 @@ unsafe fn socket_fd_of_stream(z: &Zval) -> Option<i32> {
     // SAFETY: the caller's resource zval; with a type name the engine
     // throws its TypeError itself when the resource is not a stream.
     let stream = unsafe {
-        zend_fetch_resource2_ex(
+        use super::hook_stream::{php_file_le_pstream, php_file_le_stream, stream_fetch};
+        stream_fetch(
             zp,
             c"stream".as_ptr(),
             php_file_le_stream(),
@@ -905,7 +889,7 @@ unsafe fn socket_fd_of_stream(z: &Zval) -> Option<i32> {
     let mut fd: std::ffi::c_int = -1;
     // SAFETY: `stream` is a php_stream; PHP_STREAM_AS_SOCKETD (2) writes
     // one int through `ret`; show_err makes PHP warn on failure.
-    let r = unsafe { _php_stream_cast(stream, 2, (&raw mut fd).cast(), 1) };
+    let r = unsafe { super::hook_stream::stream_cast(stream, 2, (&raw mut fd).cast(), 1) };
     (r == 0 && fd >= 0).then_some(fd)
 }
 
