@@ -17,19 +17,16 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rustls::client::danger::HandshakeSignatureValid;
 use rustls::crypto::CryptoProvider;
-use rustls::pki_types::UnixTime;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::server::{ClientHello, ResolvesServerCert, WebPkiClientVerifier};
 use rustls::sign::CertifiedKey;
 use rustls::{CipherSuite, RootCertStore, SupportedCipherSuite};
-use rustls::{DigitallySignedStruct, DistinguishedName};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 use super::error::{Error, Result};
+use super::tls_v1::ClientVerifier;
 
 /// `SWOOLE_SSL_*` protocol bits (Swoole 6.2.2's values).
 pub const PROTO_SSLV2: u32 = 2;
@@ -785,94 +782,5 @@ mod tests {
         assert_eq!(e.to_string(), "ssl cert file[/nonexistent/c.pem] not found");
         let e = build(&TlsSettings::default()).expect_err("must fail");
         assert!(e.to_string().contains("ssl_cert_file"));
-    }
-}
-
-/// The client verifier of a mutual-TLS port: webpki's, plus
-/// `ssl_verify_depth` (a client chain with more intermediate CAs than
-/// `depth` refused, `tls_client::chain_too_long`) and X.509 v1 client
-/// certificates, which OpenSSL accepts and webpki refuses (`tls_v1`).
-#[derive(Debug)]
-pub(crate) struct ClientVerifier {
-    pub(crate) inner: Arc<dyn ClientCertVerifier>,
-    pub(crate) depth: Option<i64>,
-    /// The trusted certificates, for a v1 leaf.
-    pub(crate) roots: Vec<CertificateDer<'static>>,
-    pub(crate) provider: Arc<CryptoProvider>,
-}
-
-impl ClientCertVerifier for ClientVerifier {
-    fn offer_client_auth(&self) -> bool {
-        self.inner.offer_client_auth()
-    }
-
-    fn client_auth_mandatory(&self) -> bool {
-        self.inner.client_auth_mandatory()
-    }
-
-    fn root_hint_subjects(&self) -> &[DistinguishedName] {
-        self.inner.root_hint_subjects()
-    }
-
-    fn verify_client_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        now: UnixTime,
-    ) -> std::result::Result<ClientCertVerified, rustls::Error> {
-        if super::tls_client::chain_too_long(self.depth, intermediates.len()) {
-            return Err(rustls::Error::InvalidCertificate(
-                rustls::CertificateError::ApplicationVerificationFailure,
-            ));
-        }
-        match self
-            .inner
-            .verify_client_cert(end_entity, intermediates, now)
-        {
-            Err(e @ rustls::Error::InvalidCertificate(_)) => {
-                match super::tls_v1::verify_leaf(end_entity.as_ref(), &self.roots, now) {
-                    Some(Ok(())) => Ok(ClientCertVerified::assertion()),
-                    Some(Err(v1)) => Err(rustls::Error::InvalidCertificate(v1)),
-                    None => Err(e),
-                }
-            }
-            r => r,
-        }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
-        super::tls_v1::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
-        super::tls_v1::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.inner.supported_verify_schemes()
-    }
-
-    fn requires_raw_public_keys(&self) -> bool {
-        self.inner.requires_raw_public_keys()
     }
 }

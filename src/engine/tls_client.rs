@@ -131,14 +131,6 @@ struct Verifier {
     trusted: Vec<CertificateDer<'static>>,
 }
 
-/// OpenSSL's `verify_depth` rule as far as a verifier that sees only the
-/// presented chain can apply it: no more intermediate CAs than `depth`
-/// (neither the leaf nor the trust anchor counts). A presented chain that
-/// ends with the root itself counts that root too (an over-count of one).
-pub fn chain_too_long(depth: Option<i64>, intermediates: usize) -> bool {
-    depth.is_some_and(|d| d >= 0 && intermediates as i64 > d)
-}
-
 impl ServerCertVerifier for Verifier {
     fn verify_server_cert(
         &self,
@@ -151,7 +143,7 @@ impl ServerCertVerifier for Verifier {
         if !self.verify_peer {
             return Ok(ServerCertVerified::assertion());
         }
-        if chain_too_long(self.depth, intermediates.len()) {
+        if super::tls_v1::chain_too_long(self.depth, intermediates.len()) {
             // OpenSSL: "certificate chain too long".
             return Err(rustls::Error::InvalidCertificate(
                 CertificateError::ApplicationVerificationFailure,
@@ -332,7 +324,7 @@ pub fn server_config(o: &TlsOptions) -> Result<Arc<ServerConfig>, String> {
         let v = WebPkiClientVerifier::builder_with_provider(Arc::new(store), Arc::clone(&p))
             .build()
             .map_err(|e| e.to_string())?;
-        b.with_client_cert_verifier(Arc::new(super::tls::ClientVerifier {
+        b.with_client_cert_verifier(Arc::new(super::tls_v1::ClientVerifier {
             inner: v,
             depth: None,
             roots: trusted,

@@ -9,11 +9,20 @@
 //! A v1 leaf is accepted when it is in its validity period and signed by one
 //! of the trusted certificates directly (a v1 certificate cannot say it is a
 //! CA, so there is no chain through v1 intermediates).
+//!
+//! Also here, because the server ports (`tls`) and the coroutine server's
+//! ports (`tls_client`) both build it: `ClientVerifier`, the mutual-TLS client
+//! verifier with `ssl_verify_depth` and the v1 fallback.
+
+use std::sync::Arc;
 
 use rustls::client::danger::HandshakeSignatureValid;
+use rustls::crypto::CryptoProvider;
 use rustls::crypto::WebPkiSupportedAlgorithms;
 use rustls::pki_types::{CertificateDer, SubjectPublicKeyInfoDer, UnixTime};
+use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::sign::CertifiedKey;
+use rustls::DistinguishedName;
 use rustls::{CertificateError, DigitallySignedStruct, Error, InconsistentKeys};
 use x509_parser::certificate::X509Certificate;
 use x509_parser::prelude::{FromDer, X509Version};
@@ -143,6 +152,103 @@ pub fn verify_leaf(
         }
     }
     Some(Err(error))
+}
+
+/// OpenSSL's `verify_depth` rule as far as a verifier that sees only the
+/// presented chain can apply it: no more intermediate CAs than `depth`
+/// (neither the leaf nor the trust anchor counts). A presented chain that
+/// ends with the root itself counts that root too (an over-count of one).
+pub fn chain_too_long(depth: Option<i64>, intermediates: usize) -> bool {
+    depth.is_some_and(|d| d >= 0 && intermediates as i64 > d)
+}
+
+/// The client verifier of a mutual-TLS port: webpki's, plus
+/// `ssl_verify_depth` (a client chain with more intermediate CAs than
+/// `depth` refused, `chain_too_long`) and X.509 v1 client
+/// certificates, which OpenSSL accepts and webpki refuses (above).
+#[derive(Debug)]
+pub(crate) struct ClientVerifier {
+    pub(crate) inner: Arc<dyn ClientCertVerifier>,
+    pub(crate) depth: Option<i64>,
+    /// The trusted certificates, for a v1 leaf.
+    pub(crate) roots: Vec<CertificateDer<'static>>,
+    pub(crate) provider: Arc<CryptoProvider>,
+}
+
+impl ClientCertVerifier for ClientVerifier {
+    fn offer_client_auth(&self) -> bool {
+        self.inner.offer_client_auth()
+    }
+
+    fn client_auth_mandatory(&self) -> bool {
+        self.inner.client_auth_mandatory()
+    }
+
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        self.inner.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        now: UnixTime,
+    ) -> std::result::Result<ClientCertVerified, rustls::Error> {
+        if chain_too_long(self.depth, intermediates.len()) {
+            return Err(rustls::Error::InvalidCertificate(
+                rustls::CertificateError::ApplicationVerificationFailure,
+            ));
+        }
+        match self
+            .inner
+            .verify_client_cert(end_entity, intermediates, now)
+        {
+            Err(e @ rustls::Error::InvalidCertificate(_)) => {
+                match verify_leaf(end_entity.as_ref(), &self.roots, now) {
+                    Some(Ok(())) => Ok(ClientCertVerified::assertion()),
+                    Some(Err(v1)) => Err(rustls::Error::InvalidCertificate(v1)),
+                    None => Err(e),
+                }
+            }
+            r => r,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+
+    fn requires_raw_public_keys(&self) -> bool {
+        self.inner.requires_raw_public_keys()
+    }
 }
 
 #[cfg(test)]
