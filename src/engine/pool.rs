@@ -89,7 +89,7 @@ extern "C" fn on_worker_signal(_sig: libc::c_int) {
 }
 
 fn set_handler(sig: i32, handler: libc::sighandler_t) {
-    let _ = super::process::set_handler(sig, handler);
+    let _ = super::sys::signal::set_handler(sig, handler);
 }
 
 fn pipe() -> std::io::Result<(RawFd, RawFd)> {

@@ -1,20 +1,19 @@
-//! The master process of BASE mode: it forks the workers and task workers
-//! (before any runtime or thread exists), replaces any that die, reloads them gracefully, recycles
+//! The supervisor: the master process of BASE mode, and the manager of
+//! PROCESS mode. It forks the workers and task workers (before any runtime or
+//! thread exists), replaces any that die, reloads them gracefully, recycles
 //! them (`max_request`, `max_worker_memory`) and stops them on SIGTERM/SIGINT.
 //!
-//! The master runs no event loop and starts no thread: it sleeps in `poll()`
-//! on two pipes. Its signal handlers set atomics and write a byte to a
-//! self-pipe (the "wake" pipe), so a signal or a child's death ends the poll
-//! at once. Workers write fixed 8-byte notices to the "control" pipe
-//! (`Ready` once `workerStart` returned, `Retire` when they want to be
-//! replaced). The reload protocol is in docs/internals.md.
+//! The supervisor runs no event loop and starts no thread: it sleeps in
+//! `poll()` on the wake pipe of its signal handlers (`sys::signal`) and on
+//! the notice pipe its workers write to (`notice`). The reload protocol is in
+//! docs/internals.md.
 
 use std::collections::{HashMap, HashSet};
 use std::net::TcpListener;
 use std::os::fd::RawFd;
 use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -27,19 +26,12 @@ use super::error::{Error, Result};
 use super::hooks::Hooks;
 use super::listener::{Port, PortKind, PortSocket};
 use super::log::{self, Role};
+use super::notice::{self, Notice};
+use super::sys::signal::{self, close, pipe};
 use super::{ipc, reactor, session, stats, worker};
 
 static MASTER_PID: AtomicI32 = AtomicI32::new(0);
 static MANAGER_PID: AtomicI32 = AtomicI32::new(0);
-
-static GOT_TERM: AtomicBool = AtomicBool::new(false);
-static GOT_RELOAD: AtomicBool = AtomicBool::new(false);
-static GOT_RELOAD_TASK: AtomicBool = AtomicBool::new(false);
-static GOT_REOPEN: AtomicBool = AtomicBool::new(false);
-/// Write end of the master's self-pipe; -1 outside the master.
-static WAKE_WR: AtomicI32 = AtomicI32::new(-1);
-/// Write end of the worker -> master notice pipe; inherited by workers.
-static CONTROL_WR: AtomicI32 = AtomicI32::new(-1);
 
 /// How long a replacement may take to become ready before the worker it
 /// replaces is stopped anyway.
@@ -82,167 +74,6 @@ pub fn manager_pid() -> i32 {
     MANAGER_PID.load(Ordering::Relaxed)
 }
 
-/// Signals the PROCESS-mode master received since the last call.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Received {
-    pub term: bool,
-    pub reload: bool,
-    pub reload_tasks: bool,
-    pub reopen: bool,
-}
-
-/// PROCESS mode, in the master: our own handlers (atomics + a byte on the
-/// returned pipe) for the signals the master acts on. tokio's signal streams
-/// are not used there: after a script ran `Co\run()`, tokio's process-wide
-/// signal pipe belongs to that runtime and the reactor's never woke up.
-pub fn master_signal_pipe() -> std::io::Result<RawFd> {
-    for flag in [&GOT_TERM, &GOT_RELOAD, &GOT_RELOAD_TASK, &GOT_REOPEN] {
-        flag.store(false, Ordering::SeqCst);
-    }
-    let (rd, wr) = pipe()?;
-    WAKE_WR.store(wr, Ordering::SeqCst);
-    for sig in master_signals() {
-        set_handler(sig, on_signal as *const () as libc::sighandler_t)?;
-    }
-    Ok(rd)
-}
-
-/// Takes the flags [`master_signal_pipe`]'s handlers set, and empties `rd`.
-pub fn take_received(rd: RawFd) -> Received {
-    let mut buf = [0u8; 64];
-    // SAFETY: reads into a live local buffer; the pipe is non-blocking.
-    while unsafe { libc::read(rd, buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
-    Received {
-        term: GOT_TERM.swap(false, Ordering::SeqCst),
-        reload: GOT_RELOAD.swap(false, Ordering::SeqCst),
-        reload_tasks: GOT_RELOAD_TASK.swap(false, Ordering::SeqCst),
-        reopen: GOT_REOPEN.swap(false, Ordering::SeqCst),
-    }
-}
-
-/// Undoes [`master_signal_pipe`].
-pub fn close_master_signal_pipe(rd: RawFd) {
-    for sig in master_signals() {
-        let _ = set_handler(sig, libc::SIG_DFL);
-    }
-    let wr = WAKE_WR.swap(-1, Ordering::SeqCst);
-    close(wr);
-    close(rd);
-}
-
-/// What a worker tells the master.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Notice {
-    /// `workerStart` returned: the worker accepts connections.
-    Ready = 1,
-    /// The worker reached `max_request` or `max_worker_memory`: fork its
-    /// replacement, then stop it.
-    Retire = 2,
-}
-
-/// Sends `n` to the master. False when there is no master to tell (the
-/// worker runs inside a test) or the pipe is unusable.
-pub fn notify_master(n: Notice) -> bool {
-    let fd = CONTROL_WR.load(Ordering::Relaxed);
-    if fd < 0 {
-        return false;
-    }
-    let mut buf = [0u8; 8];
-    buf[0] = n as u8;
-    buf[4..8].copy_from_slice(&(std::process::id() as i32).to_ne_bytes());
-    // SAFETY: writes 8 bytes from a live local buffer; a pipe write of at
-    // most PIPE_BUF bytes is atomic, so notices from workers never interleave.
-    let w = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
-    w == buf.len() as isize
-}
-
-extern "C" fn on_signal(sig: libc::c_int) {
-    // Only async-signal-safe work here: atomics and write(2).
-    // SAFETY: errno is thread-local; saved and restored around write().
-    let saved = unsafe { *libc::__errno_location() };
-    match sig {
-        libc::SIGTERM | libc::SIGINT => GOT_TERM.store(true, Ordering::SeqCst),
-        libc::SIGUSR1 => GOT_RELOAD.store(true, Ordering::SeqCst),
-        libc::SIGUSR2 => GOT_RELOAD_TASK.store(true, Ordering::SeqCst),
-        _ if sig == libc::SIGRTMIN() => GOT_REOPEN.store(true, Ordering::SeqCst),
-        _ => {}
-    }
-    let fd = WAKE_WR.load(Ordering::SeqCst);
-    if fd >= 0 {
-        let b = 1u8;
-        // SAFETY: write() is async-signal-safe; one byte from a local. A full
-        // pipe (EAGAIN) is fine: the master is awake anyway.
-        unsafe { libc::write(fd, (&raw const b).cast(), 1) };
-    }
-    // SAFETY: see above.
-    unsafe { *libc::__errno_location() = saved };
-}
-
-fn master_signals() -> [libc::c_int; 6] {
-    [
-        libc::SIGTERM,
-        libc::SIGINT,
-        libc::SIGUSR1,
-        libc::SIGUSR2,
-        libc::SIGCHLD,
-        libc::SIGRTMIN(),
-    ]
-}
-
-/// Installs `handler` (a function, `SIG_DFL` or `SIG_IGN`) for `sig`
-/// without `SA_RESTART`.
-/// Installs `handler` (ours, `SIG_DFL` or `SIG_IGN`) for `sig`, without
-/// `SA_RESTART`: a blocking call (sleep(), msgrcv()) returns, so the process
-/// sees it must stop. The one sigaction() of the engine.
-pub(crate) fn set_handler(sig: libc::c_int, handler: libc::sighandler_t) -> std::io::Result<()> {
-    set_action(sig, handler, false)
-}
-
-/// `set_handler` with `SA_RESTART` when `restart` (`Swoole\Process::signal()`).
-pub(crate) fn set_action(
-    sig: libc::c_int,
-    handler: libc::sighandler_t,
-    restart: bool,
-) -> std::io::Result<()> {
-    // SAFETY: a zeroed sigaction is valid; every pointer passed is to a live
-    // local; the handler, when it is ours, only touches atomics and write().
-    let rc = unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = handler;
-        sa.sa_flags = if restart { libc::SA_RESTART } else { 0 };
-        if sig == libc::SIGCHLD {
-            sa.sa_flags |= libc::SA_NOCLDSTOP;
-        }
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(sig, &sa, std::ptr::null_mut())
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-/// A non-blocking, close-on-exec pipe: (read end, write end).
-fn pipe() -> std::io::Result<(RawFd, RawFd)> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills the two-element array it is given.
-    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) };
-    if rc == 0 {
-        Ok((fds[0], fds[1]))
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-fn close(fd: RawFd) {
-    if fd >= 0 {
-        // SAFETY: closes a descriptor this module created and owns.
-        unsafe { libc::close(fd) };
-    }
-}
-
 fn kill(pid: Pid, sig: Signal) {
     let _ = nix::sys::signal::kill(pid, sig);
 }
@@ -252,15 +83,79 @@ struct Proc {
     id: usize,
     slot: Option<usize>,
     started: Instant,
-    ready: bool,
+    state: ChildState,
     /// A replacement: the worker to stop once this one is ready.
     replaces: Option<Pid>,
-    /// A worker being replaced: its replacement.
-    replaced_by: Option<Pid>,
-    /// When SIGTERM was sent (the worker is draining).
-    term_at: Option<Instant>,
-    /// SIGKILLed by the master after `max_wait_time`.
-    killed: bool,
+}
+
+/// Where one child is in its life, as the supervisor sees it. Every change
+/// goes through [`Proc::transition`], which refuses (and logs) a move the
+/// table in docs/internals.md ("Supervisor: child states") does not allow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChildState {
+    /// Forked; its `workerStart` has not returned yet.
+    Starting,
+    /// Sent `Ready`: it serves.
+    Serving,
+    /// Still serving while its replacement `by` starts (reload, recycle);
+    /// `ready` as in `Serving` vs `Starting`.
+    Replaced { by: Pid, ready: bool },
+    /// Told to drain and exit (SIGTERM at `since`).
+    Draining { since: Instant },
+    /// Did not exit within `max_wait_time` after SIGTERM: SIGKILLed.
+    Killed,
+}
+
+impl ChildState {
+    fn is_ready(self) -> bool {
+        matches!(
+            self,
+            ChildState::Serving | ChildState::Replaced { ready: true, .. }
+        )
+    }
+
+    /// Told to stop: draining, or killed.
+    fn is_stopping(self) -> bool {
+        matches!(self, ChildState::Draining { .. } | ChildState::Killed)
+    }
+}
+
+impl Proc {
+    /// Moves to `to` if the state machine allows it; false (and a log line)
+    /// if not, with the state unchanged.
+    fn transition(&mut self, to: ChildState) -> bool {
+        use ChildState::*;
+        let ok = match (self.state, to) {
+            (Starting, Serving | Replaced { ready: false, .. } | Draining { .. }) => true,
+            (Serving, Replaced { ready: true, .. } | Draining { .. }) => true,
+            // Ready while replaced; or the replacement failed (back to what
+            // it was); or told to drain.
+            (
+                Replaced { by, .. },
+                Replaced {
+                    by: by2,
+                    ready: true,
+                },
+            ) => by == by2,
+            (Replaced { ready: true, .. }, Serving) => true,
+            (Replaced { ready: false, .. }, Starting) => true,
+            (Replaced { .. }, Draining { .. }) => true,
+            (Draining { .. }, Killed) => true,
+            _ => false,
+        };
+        if ok {
+            self.state = to;
+        } else {
+            crate::rlog!(
+                Debug,
+                "worker#{}: no transition from {:?} to {:?}",
+                self.id,
+                self.state,
+                to
+            );
+        }
+        ok
+    }
 }
 
 struct Master<'a> {
@@ -291,18 +186,9 @@ impl Master<'_> {
         // ever started in it), which is what makes fork() sound.
         match unsafe { fork() } {
             Ok(ForkResult::Child) => {
-                WAKE_WR.store(-1, Ordering::SeqCst);
+                signal::forget_in_child();
                 super::timer::forget_inherited();
                 super::event_loop::forget_runtime();
-                // Workers take SIGTERM/SIGINT through tokio; reload signals
-                // are the master's business.
-                for sig in master_signals() {
-                    let _ = set_handler(sig, libc::SIG_DFL);
-                }
-                let _ = set_handler(libc::SIGUSR1, libc::SIG_IGN);
-                let _ = set_handler(libc::SIGUSR2, libc::SIG_IGN);
-                // Until the worker's runtime listens for it (log reopen).
-                let _ = set_handler(libc::SIGRTMIN(), libc::SIG_IGN);
                 close(self.wake_rd);
                 close(self.ctl_rd);
                 stats::enter_slot(slot);
@@ -348,11 +234,8 @@ impl Master<'_> {
                         id,
                         slot,
                         started: Instant::now(),
-                        ready: false,
+                        state: ChildState::Starting,
                         replaces,
-                        replaced_by: None,
-                        term_at: None,
-                        killed: false,
                     },
                 );
                 Ok(child)
@@ -377,14 +260,15 @@ impl Master<'_> {
         let Some(p) = self.workers.get(&old) else {
             return false;
         };
-        if p.term_at.is_some() || p.replaced_by.is_some() {
+        if !matches!(p.state, ChildState::Starting | ChildState::Serving) {
             return false;
         }
         let id = p.id;
         match self.spawn(id, Some(old)) {
             Ok(new) => {
                 if let Some(p) = self.workers.get_mut(&old) {
-                    p.replaced_by = Some(new);
+                    let ready = p.state.is_ready();
+                    p.transition(ChildState::Replaced { by: new, ready });
                 }
                 true
             }
@@ -401,8 +285,9 @@ impl Master<'_> {
     /// Tells `pid` to drain and exit.
     fn retire(&mut self, pid: Pid) {
         if let Some(p) = self.workers.get_mut(&pid) {
-            if p.term_at.is_none() {
-                p.term_at = Some(Instant::now());
+            if p.transition(ChildState::Draining {
+                since: Instant::now(),
+            }) {
                 kill(pid, Signal::SIGTERM);
             }
         }
@@ -448,7 +333,7 @@ impl Master<'_> {
         let current: Vec<Pid> = self
             .workers
             .iter()
-            .filter(|(_, p)| p.term_at.is_none() && p.replaced_by.is_none())
+            .filter(|(_, p)| matches!(p.state, ChildState::Starting | ChildState::Serving))
             .filter(|(_, p)| p.id < self.cfg.total_workers())
             .filter(|(_, p)| !only_tasks || p.id >= first_task)
             .map(|(pid, _)| *pid)
@@ -482,11 +367,15 @@ impl Master<'_> {
         }
     }
 
-    fn on_notice(&mut self, kind: u8, pid: Pid) {
-        if kind == Notice::Ready as u8 {
+    fn on_notice(&mut self, kind: Notice, pid: Pid) {
+        if kind == Notice::Ready {
             let old = match self.workers.get_mut(&pid) {
                 Some(p) => {
-                    p.ready = true;
+                    let ready = match p.state {
+                        ChildState::Replaced { by, .. } => ChildState::Replaced { by, ready: true },
+                        _ => ChildState::Serving,
+                    };
+                    p.transition(ready);
                     p.replaces.take()
                 }
                 None => None,
@@ -494,33 +383,22 @@ impl Master<'_> {
             if let Some(old) = old {
                 self.retire(old);
             }
-        } else if kind == Notice::Retire as u8 && self.stopping.is_none() && self.replace(pid) {
+        } else if kind == Notice::Retire && self.stopping.is_none() && self.replace(pid) {
             crate::rlog!(Info, "worker(pid={pid}) is being replaced");
         }
     }
 
     fn read_notices(&mut self) {
-        let mut buf = [0u8; 8 * 64];
-        loop {
-            // SAFETY: reads into a live local buffer of the given size.
-            let n = unsafe { libc::read(self.ctl_rd, buf.as_mut_ptr().cast(), buf.len()) };
-            if n <= 0 {
-                break;
-            }
-            for rec in buf[..n as usize].chunks_exact(8) {
-                let pid = i32::from_ne_bytes([rec[4], rec[5], rec[6], rec[7]]);
-                self.on_notice(rec[0], Pid::from_raw(pid));
-            }
-            if (n as usize) < buf.len() {
-                break;
-            }
+        let mut got = Vec::new();
+        notice::read_all(self.ctl_rd, |kind, pid| got.push((kind, pid)));
+        for (kind, pid) in got {
+            self.on_notice(kind, Pid::from_raw(pid));
         }
     }
 
     fn drain_wake(&self) {
         let mut buf = [0u8; 64];
-        // SAFETY: reads into a live local buffer; the pipe is non-blocking.
-        while unsafe { libc::read(self.wake_rd, buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+        while nix::unistd::read(self.wake_rd, &mut buf).is_ok_and(|n| n > 0) {}
     }
 
     fn reap_all(&mut self) -> Result<()> {
@@ -552,7 +430,7 @@ impl Master<'_> {
         if let Some(s) = p.slot {
             let seen = if code != 0 || sig != 0 {
                 stats::ExitReason::Crash
-            } else if p.term_at.is_some() {
+            } else if p.state.is_stopping() {
                 stats::ExitReason::Reload
             } else {
                 stats::ExitReason::Stopped
@@ -564,7 +442,7 @@ impl Master<'_> {
             return Ok(());
         }
         let id = p.id;
-        let abnormal = (code != 0 || sig != 0) && !p.killed;
+        let abnormal = (code != 0 || sig != 0) && p.state != ChildState::Killed;
         let report = |m: &Self| {
             crate::rlog!(
                 Warning,
@@ -575,8 +453,8 @@ impl Master<'_> {
 
         // An old worker (drained after a reload or a recycle, or one that
         // died while its replacement was starting): never forked again.
-        if p.term_at.is_some() || p.replaced_by.is_some() {
-            if let Some(new) = p.replaced_by {
+        if p.state.is_stopping() || matches!(p.state, ChildState::Replaced { .. }) {
+            if let ChildState::Replaced { by: new, .. } = p.state {
                 if let Some(n) = self.workers.get_mut(&new) {
                     if n.replaces == Some(pid) {
                         n.replaces = None;
@@ -600,7 +478,12 @@ impl Master<'_> {
                 report(self);
             }
             if let Some(o) = self.workers.get_mut(&old) {
-                o.replaced_by = None;
+                let back = if o.state.is_ready() {
+                    ChildState::Serving
+                } else {
+                    ChildState::Starting
+                };
+                o.transition(back);
             }
             self.old_done(old);
             return Ok(());
@@ -650,18 +533,18 @@ impl Master<'_> {
         }
         let mut late_ready = Vec::new();
         for (pid, p) in self.workers.iter_mut() {
-            if let Some(t) = p.term_at {
-                if !p.killed && now >= t + grace {
+            if let ChildState::Draining { since: t } = p.state {
+                if now >= t + grace {
                     crate::rlog!(
                         Warning,
                         "worker#{}(pid={pid}) did not exit within max_wait_time: killing it",
                         p.id
                     );
                     kill(*pid, Signal::SIGKILL);
-                    p.killed = true;
+                    p.transition(ChildState::Killed);
                 }
             }
-            if !p.ready && p.replaces.is_some() && now >= p.started + READY_TIMEOUT {
+            if !p.state.is_ready() && p.replaces.is_some() && now >= p.started + READY_TIMEOUT {
                 crate::rlog!(
                     Warning,
                     "worker#{}(pid={pid}) is not ready after {}s; stopping the worker it replaces anyway",
@@ -773,11 +656,12 @@ fn daemonize(cfg: &mut ServerConfig) -> Result<()> {
     }
     nix::unistd::setsid().map_err(|e| Error::process("daemonize: setsid()", e.into()))?;
     use std::os::fd::AsRawFd;
-    // SAFETY: dup2 onto the standard descriptors from files we hold open.
-    unsafe {
-        libc::dup2(null.as_raw_fd(), 0);
-        libc::dup2(out.as_raw_fd(), 1);
-        libc::dup2(out.as_raw_fd(), 2);
+    for (from, to) in [
+        (null.as_raw_fd(), 0),
+        (out.as_raw_fd(), 1),
+        (out.as_raw_fd(), 2),
+    ] {
+        let _ = nix::unistd::dup2(from, to);
     }
     let _ = std::env::set_current_dir("/");
     Ok(())
@@ -804,9 +688,8 @@ pub fn run_ports(mut cfg: ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
     MASTER_PID.store(me, Ordering::Relaxed);
     MANAGER_PID.store(me, Ordering::Relaxed);
     log::set_role(Role::Master, 0);
-    for flag in [&GOT_TERM, &GOT_RELOAD, &GOT_RELOAD_TASK, &GOT_REOPEN] {
-        flag.store(false, Ordering::SeqCst);
-    }
+    // Signals a previous server in this process left unhandled.
+    let _ = signal::take_flags();
     if let Err(e) = stats::init() {
         crate::rlog!(Warning, "stats: cannot map shared memory: {e}");
     }
@@ -928,23 +811,17 @@ fn supervise(cfg: &ServerConfig, ports: &[Port], hooks: Rc<dyn Hooks>, master: b
             return Err(Error::process("pipe()", e));
         }
     };
-    WAKE_WR.store(wake_wr, Ordering::SeqCst);
-    CONTROL_WR.store(ctl_wr, Ordering::SeqCst);
+    notice::set_pipe(ctl_wr);
     let cleanup = || {
-        for sig in master_signals() {
-            let _ = set_handler(sig, libc::SIG_DFL);
-        }
-        WAKE_WR.store(-1, Ordering::SeqCst);
-        CONTROL_WR.store(-1, Ordering::SeqCst);
+        signal::uninstall();
+        notice::set_pipe(-1);
         for fd in [wake_rd, wake_wr, ctl_rd, ctl_wr] {
             close(fd);
         }
     };
-    for sig in master_signals() {
-        if let Err(e) = set_handler(sig, on_signal as *const () as libc::sighandler_t) {
-            cleanup();
-            return Err(Error::process(format!("sigaction({sig})"), e));
-        }
+    if let Err(e) = signal::install(wake_wr) {
+        cleanup();
+        return Err(Error::process("sigaction()", e));
     }
 
     if master {
@@ -985,7 +862,8 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
         m.spawn(id, None)?;
     }
     loop {
-        if GOT_REOPEN.swap(false, Ordering::SeqCst) {
+        let got = signal::take_flags();
+        if got.reopen {
             let _ = log::reopen();
             // Every process holds its own handle on the log file.
             for pid in m.workers.keys() {
@@ -993,13 +871,13 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
                 unsafe { libc::kill(pid.as_raw(), libc::SIGRTMIN()) };
             }
         }
-        if GOT_TERM.swap(false, Ordering::SeqCst) {
+        if got.term {
             m.on_term();
         }
-        if GOT_RELOAD.swap(false, Ordering::SeqCst) {
+        if got.reload {
             m.start_reload(false);
         }
-        if GOT_RELOAD_TASK.swap(false, Ordering::SeqCst) {
+        if got.reload_tasks {
             if m.cfg.task_worker_num == 0 {
                 crate::rlog!(Info, "SIGUSR2: there are no task workers to reload");
             } else {
@@ -1018,33 +896,8 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
         }
         // A `Process::signal()` callback set in onManagerStart/onStart.
         let user_sig = super::user_process::listen_fd().unwrap_or(-1);
-        let mut fds = [
-            libc::pollfd {
-                fd: m.wake_rd,
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: m.ctl_rd,
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: user_sig,
-                events: libc::POLLIN,
-                revents: 0,
-            },
-        ];
-        // SAFETY: polls descriptors we own through a live local array (a
-        // negative fd is ignored by poll()).
-        unsafe {
-            libc::poll(
-                fds.as_mut_ptr(),
-                fds.len() as libc::nfds_t,
-                m.poll_timeout(),
-            )
-        };
-        if fds[2].revents != 0 {
+        let woke = poll_round(m.wake_rd, m.ctl_rd, user_sig, m.poll_timeout());
+        if woke {
             super::user_process::dispatch_now();
         }
         m.drain_wake();
@@ -1054,4 +907,39 @@ fn master_loop(m: &mut Master<'_>) -> Result<()> {
             super::event_loop::run_for(Duration::from_millis(1));
         }
     }
+}
+
+/// One sleep of the supervisor: until the wake pipe, the notice pipe or the
+/// `Process::signal()` pipe (`user_sig`, -1 for none) is readable, or
+/// `timeout_ms` passed. True when `user_sig` is readable.
+fn poll_round(wake_rd: RawFd, ctl_rd: RawFd, user_sig: RawFd, timeout_ms: i32) -> bool {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use std::os::fd::BorrowedFd;
+    // SAFETY: the three descriptors are open for the whole call: the two
+    // pipes belong to the running supervisor, `user_sig` to user_process's
+    // table, and nothing closes them while this thread sleeps here.
+    let (wake, ctl) = unsafe {
+        (
+            BorrowedFd::borrow_raw(wake_rd),
+            BorrowedFd::borrow_raw(ctl_rd),
+        )
+    };
+    let mut fds = vec![
+        PollFd::new(wake, PollFlags::POLLIN),
+        PollFd::new(ctl, PollFlags::POLLIN),
+    ];
+    if user_sig >= 0 {
+        // SAFETY: as above.
+        fds.push(PollFd::new(
+            unsafe { BorrowedFd::borrow_raw(user_sig) },
+            PollFlags::POLLIN,
+        ));
+    }
+    let timeout = PollTimeout::try_from(timeout_ms.max(0)).unwrap_or(PollTimeout::MAX);
+    let _ = poll(&mut fds, timeout);
+    user_sig >= 0
+        && fds
+            .get(2)
+            .and_then(|f| f.revents())
+            .is_some_and(|r| !r.is_empty())
 }

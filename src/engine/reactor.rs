@@ -758,7 +758,7 @@ pub fn run_master(
         }
         // Our own handlers (replacing PHP's zend_signal ones, which re-raise
         // with the default action) wake this loop through a pipe.
-        let rd = super::process::master_signal_pipe()
+        let rd = super::sys::signal::master_signal_pipe()
             .map_err(|e| Error::process("signal handlers", e))?;
         // A SIGTERM held since onStart (`$server->shutdown()` there) is
         // delivered now, to our handler.
@@ -777,7 +777,7 @@ pub fn run_master(
                 }
                 _ = tokio::time::sleep(Duration::from_millis(200)) => {}
             }
-            let got = super::process::take_received(rd);
+            let got = super::sys::signal::take_received(rd);
             if got.term {
                 stop(&mut stopping, &mut accepting, &hooks, manager);
             }
@@ -819,7 +819,7 @@ pub fn run_master(
             t.abort();
         }
         drop(wake);
-        super::process::close_master_signal_pipe(rd);
+        super::sys::signal::close_master_signal_pipe(rd);
         Ok(())
     });
     rt.shutdown_timeout(Duration::from_secs(1));

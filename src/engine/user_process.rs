@@ -173,7 +173,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
 
 /// Installs `handler` (ours, `SIG_DFL` or `SIG_IGN`) for `sig`.
 fn sigaction(sig: i32, handler: libc::sighandler_t, restart: bool) -> std::io::Result<()> {
-    super::process::set_action(sig, handler, restart)
+    super::sys::signal::set_action(sig, handler, restart)
 }
 
 fn signal_pipe() -> std::io::Result<RawFd> {

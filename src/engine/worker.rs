@@ -214,7 +214,7 @@ impl WorkerCtx {
             self.id,
             std::process::id()
         );
-        if !super::process::notify_master(super::process::Notice::Retire) {
+        if !super::notice::notify_master(super::notice::Notice::Retire) {
             self.stop_self.set(true);
             self.wake.notify_one();
         }
@@ -680,7 +680,7 @@ pub async fn serve_ports(
         }
     }
     ctx.set_state(WorkerState::Ready);
-    super::process::notify_master(super::process::Notice::Ready);
+    super::notice::notify_master(super::notice::Notice::Ready);
 
     let mut accepting = Vec::new();
     for (l, kind, index, opts) in tcp {
