@@ -93,12 +93,7 @@ fn set_handler(sig: i32, handler: libc::sighandler_t) {
 }
 
 fn pipe() -> std::io::Result<(RawFd, RawFd)> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills the two-element array it is given.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok((fds[0], fds[1]))
+    super::sys::signal::pipe()
 }
 
 fn drain(fd: RawFd) -> Vec<u8> {

@@ -181,14 +181,10 @@ fn signal_pipe() -> std::io::Result<RawFd> {
     if rd >= 0 {
         return Ok(rd);
     }
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills the two-element array it is given.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    SIG_WR.store(fds[1], Ordering::SeqCst);
-    SIG_RD.store(fds[0], Ordering::SeqCst);
-    Ok(fds[0])
+    let (rd, wr) = super::sys::signal::pipe()?;
+    SIG_WR.store(wr, Ordering::SeqCst);
+    SIG_RD.store(rd, Ordering::SeqCst);
+    Ok(rd)
 }
 
 /// Whether `sig` can be handled at all.
@@ -274,10 +270,7 @@ fn reset_signals_after_fork() {
         SIG_RD.swap(-1, Ordering::SeqCst),
         SIG_WR.swap(-1, Ordering::SeqCst),
     ] {
-        if fd >= 0 {
-            // SAFETY: closes the child's copy of a pipe this module made.
-            unsafe { libc::close(fd) };
-        }
+        super::sys::signal::close(fd);
     }
 }
 
@@ -482,17 +475,16 @@ impl MsgQueue {
 
 /// A connected `AF_UNIX` socket pair (stream or datagram): (master, worker).
 pub fn socket_pair(stream: bool) -> std::io::Result<(RawFd, RawFd)> {
+    use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
+    use std::os::fd::IntoRawFd;
     let ty = if stream {
-        libc::SOCK_STREAM
+        SockType::Stream
     } else {
-        libc::SOCK_DGRAM
+        SockType::Datagram
     };
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: socketpair fills the two-element array it is given.
-    if unsafe { libc::socketpair(libc::AF_UNIX, ty, 0, fds.as_mut_ptr()) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok((fds[0], fds[1]))
+    // Raw fds: `Swoole\Process` keeps them by number across fork().
+    let (a, b) = socketpair(AddressFamily::Unix, ty, None, SockFlag::empty())?;
+    Ok((a.into_raw_fd(), b.into_raw_fd()))
 }
 
 /// `read()` up to `size` bytes, retried on `EINTR`.
@@ -560,19 +552,13 @@ pub fn write_fd(fd: RawFd, data: &[u8]) -> std::io::Result<usize> {
 }
 
 pub fn set_nonblocking(fd: RawFd, nonblocking: bool) -> bool {
-    // SAFETY: fcntl with integer arguments.
-    unsafe {
-        let fl = libc::fcntl(fd, libc::F_GETFL);
-        if fl < 0 {
-            return false;
-        }
-        let fl = if nonblocking {
-            fl | libc::O_NONBLOCK
-        } else {
-            fl & !libc::O_NONBLOCK
-        };
-        libc::fcntl(fd, libc::F_SETFL, fl) == 0
-    }
+    use nix::fcntl::{fcntl, FcntlArg, OFlag};
+    let Ok(fl) = fcntl(fd, FcntlArg::F_GETFL) else {
+        return false;
+    };
+    let mut fl = OFlag::from_bits_truncate(fl);
+    fl.set(OFlag::O_NONBLOCK, nonblocking);
+    fcntl(fd, FcntlArg::F_SETFL(fl)).is_ok()
 }
 
 /// `SO_RCVTIMEO` and `SO_SNDTIMEO` (0: none).
@@ -604,28 +590,40 @@ pub fn set_timeout(fd: RawFd, secs: f64) -> bool {
 
 pub fn close_fd(fd: RawFd) {
     if fd >= 0 {
-        // SAFETY: closes a descriptor the caller owns.
-        unsafe { libc::close(fd) };
+        let _ = nix::unistd::close(fd);
     }
 }
 
 /// Waits until `fd` is readable or `timeout_ms` passes (-1: forever);
 /// false on timeout or `EINTR`.
 pub fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> Vec<bool> {
-    let mut p: Vec<libc::pollfd> = fds
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use std::os::fd::BorrowedFd;
+    // A negative fd is skipped, as poll(2) skips it.
+    let open: Vec<(usize, RawFd)> = fds
         .iter()
-        .map(|&fd| libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        })
+        .copied()
+        .enumerate()
+        .filter(|(_, fd)| *fd >= 0)
         .collect();
-    // SAFETY: polls descriptors through a live local array of that length.
-    let n = unsafe { libc::poll(p.as_mut_ptr(), p.len() as libc::nfds_t, timeout_ms) };
-    if n <= 0 {
-        return vec![false; fds.len()];
+    let mut p: Vec<PollFd> = open
+        .iter()
+        // SAFETY: the caller owns these descriptors and keeps them open for
+        // the call (this thread sleeps in poll() with them).
+        .map(|&(_, fd)| PollFd::new(unsafe { BorrowedFd::borrow_raw(fd) }, PollFlags::POLLIN))
+        .collect();
+    let timeout = if timeout_ms < 0 {
+        PollTimeout::NONE
+    } else {
+        PollTimeout::try_from(timeout_ms).unwrap_or(PollTimeout::MAX)
+    };
+    let mut out = vec![false; fds.len()];
+    if poll(&mut p, timeout).is_ok_and(|n| n > 0) {
+        for (k, &(i, _)) in open.iter().enumerate() {
+            out[i] = p[k].revents().is_some_and(|r| !r.is_empty());
+        }
     }
-    p.iter().map(|x| x.revents != 0).collect()
+    out
 }
 
 /// Sets `argv[0]`-style title through `prctl(PR_SET_NAME)` (the kernel's
