@@ -20,7 +20,7 @@ APT_PKGS := php8.2-cli php8.2-dev libclang-dev curl python3 python3-websockets p
 APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets python3-prometheus-client build-essential pkg-config redis-server php-redis mariadb-server php-mysql php-curl php-fpm nghttp2-client php-guzzlehttp-guzzle nginx-light python3-brotli
 
 
-.PHONY: deps-frameworks test-frameworks tls-check
+.PHONY: deps-frameworks test-frameworks tls-check engine-deps
 .PHONY: all deps build run test test-engine test-php lint stubs stubs-check signatures-check install bench bench-coro clean
 
 all: build
@@ -73,6 +73,12 @@ lint:
 
 test-engine:
 	$(CARGO) test --no-default-features
+	# The unit tests inside src/php (build.rs lets them link without PHP).
+	$(CARGO) test --release --lib
+
+# No import cycle among src/engine's modules (docs/internals.md, "Engine module graph").
+engine-deps:
+	python3 tools/engine-deps.py
 
 stubs: build
 	$(PHP) -n -d extension=$(SO) tools/gen-stubs.php > stubs/swoole.stub.php
