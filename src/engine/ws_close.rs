@@ -40,7 +40,9 @@ pub const BAD_GATEWAY: u16 = 1014;
 /// `WEBSOCKET_CLOSE_TLS`: the TLS handshake failed (never on the wire).
 pub const TLS: u16 = 1015;
 
-/// The engine's older names, kept for the connection code.
+/// Older names of `MESSAGE_ERROR` and `MESSAGE_TOO_BIG`, still used by the
+/// connection task in `ws` (being rewritten in parallel); drop them once it
+/// uses the names above.
 pub const INVALID_DATA: u16 = MESSAGE_ERROR;
 pub const TOO_BIG: u16 = MESSAGE_TOO_BIG;
 

@@ -55,7 +55,7 @@ fn check_len(opcode: u8, fin: bool, len: u64, max: usize) -> Result<usize, u16> 
         return Err(close::PROTOCOL_ERROR);
     }
     if len > max as u64 {
-        return Err(close::TOO_BIG);
+        return Err(close::MESSAGE_TOO_BIG);
     }
     Ok(len as usize)
 }
