@@ -51,6 +51,37 @@ impl Default for PortOptions {
     }
 }
 
+/// `open_websocket_ping_frame`/`_pong_frame`/`_close_frame`: hand these
+/// control frames to `on_ws_message` (a ping is then not answered by us).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ControlFrames {
+    pub ping: bool,
+    pub pong: bool,
+    pub close: bool,
+}
+
+/// How the HTTP port treats WebSocket upgrades: configuration, read once
+/// at start (`php::settings` fills the settings, the server's start the
+/// parts that depend on which callbacks are set).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WsOptions {
+    /// The HTTP port accepts WebSocket upgrades (a WebSocket server).
+    pub enabled: bool,
+    /// Which control frames go to `on_ws_message`.
+    pub control: ControlFrames,
+    /// `websocket_subprotocol`: the `Sec-WebSocket-Protocol` of every
+    /// handshake whose client offered it.
+    pub subprotocol: Option<String>,
+    /// `websocket_compression`: negotiate permessage-deflate when offered.
+    pub compression: bool,
+    /// A `handshake` callback answers upgrade requests itself
+    /// (`Hooks::on_ws_handshake`).
+    pub custom_handshake: bool,
+    /// A `beforeHandshakeResponse` callback sees our 101 first
+    /// (`Hooks::on_ws_before_handshake_response`).
+    pub before_handshake_response: bool,
+}
+
 /// `SWOOLE_BASE` / `SWOOLE_PROCESS`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -83,6 +114,9 @@ pub struct ServerConfig {
     pub http_index_files: Vec<String>,
     /// `http_autoindex`: a directory without an index file is listed.
     pub http_autoindex: bool,
+    /// The WebSocket settings (`websocket_*`, `open_websocket_*_frame`)
+    /// and which WebSocket callbacks are set.
+    pub ws: WsOptions,
     /// `buffer_output_size`: the largest response or `send()` a worker may
     /// hand over in PROCESS mode (`None`: Swoole's default, no limit).
     pub output_buffer_size: Option<usize>,
@@ -257,6 +291,7 @@ impl Default for ServerConfig {
             enable_static_handler: false,
             http_index_files: Vec::new(),
             http_autoindex: false,
+            ws: WsOptions::default(),
             output_buffer_size: None,
             http_header_timeout: Duration::from_secs(30),
             http_body_timeout: Duration::from_secs(60),

@@ -3,7 +3,8 @@
 //! The engine calls these from the process and thread where they must run;
 //! the PHP layer implements them by calling the callbacks given to
 //! `$server->on()`. Tests implement them in plain Rust. Only ids and owned
-//! bytes cross this line.
+//! bytes cross this line. Events only: what the engine needs to know before
+//! an event (the WebSocket options, say) is configuration (`config`).
 
 use std::net::SocketAddr;
 
@@ -98,38 +99,16 @@ pub trait Hooks {
     fn on_pipe_message(&self, _src_worker: i32, _data: Bytes, _flags: u32) -> Outcome {
         Outcome::Done
     }
-    /// Whether the HTTP port accepts WebSocket upgrades (a WebSocket server).
-    fn websocket(&self) -> bool {
-        false
-    }
-    /// Which WebSocket control frames go to `on_ws_message`.
-    fn ws_control_frames(&self) -> super::ws::ControlFrames {
-        super::ws::ControlFrames::default()
-    }
-    /// `websocket_subprotocol`: the `Sec-WebSocket-Protocol` of every handshake.
-    fn ws_subprotocol(&self) -> Option<String> {
-        None
-    }
-    /// `websocket_compression`: negotiate permessage-deflate when offered.
-    fn ws_compression(&self) -> bool {
-        false
-    }
-    /// Whether a `handshake` callback answers upgrade requests itself.
-    fn ws_handshake(&self) -> bool {
-        false
-    }
     /// In a worker: the upgrade request of connection `req.fd`, answered
-    /// through `resp` (a 101 makes it a WebSocket connection).
+    /// through `resp` (a 101 makes it a WebSocket connection); called when
+    /// the config's `ws.custom_handshake` says a `handshake` callback is set.
     fn on_ws_handshake(&self, _req: HttpRequest, resp: Responder) -> Outcome {
         resp.fail(400);
         Outcome::Done
     }
-    /// Whether a `beforeHandshakeResponse` callback sees our 101 first.
-    fn ws_before_handshake_response(&self) -> bool {
-        false
-    }
     /// In a worker: our 101 for `req.fd`, in `resp`, before it is sent; the
-    /// engine ends it when this returns.
+    /// engine ends it when this returns (only with the config's
+    /// `ws.before_handshake_response`).
     fn on_ws_before_handshake_response(&self, _req: HttpRequest, _resp: Responder) -> Outcome {
         Outcome::Done
     }

@@ -1146,14 +1146,6 @@ fn data_message(
     })
 }
 
-/// The payload of a close frame.
-pub fn close_payload(code: u16, reason: &[u8]) -> Vec<u8> {
-    let mut p = Vec::with_capacity(2 + reason.len());
-    p.extend_from_slice(&code.to_be_bytes());
-    p.extend_from_slice(&reason[..reason.len().min(123)]);
-    p
-}
-
 /// Which control frames `recv()` returns instead of handling them
 /// (`open_websocket_ping_frame`, `_pong_frame`, `_close_frame`).
 #[derive(Debug, Clone, Copy, Default)]
@@ -1574,7 +1566,7 @@ mod tests {
                 assert_eq!(&frames[0].payload[..], b"p");
                 assert_eq!(frames[1].payload.len(), 70_000);
                 s.write_all(&ws::encode(ws::OP_BINARY, ws::FLAG_FIN, &frames[1].payload)).await.expect("echo");
-                s.write_all(&ws::encode(ws::OP_CLOSE, ws::FLAG_FIN, &close_payload(1000, b"bye"))).await.expect("close");
+                s.write_all(&ws::encode(ws::OP_CLOSE, ws::FLAG_FIN, &ws::close::encode(ws::close::NORMAL, b"bye"))).await.expect("close");
                 // The client echoes the close.
                 loop {
                     match ws::parse(&mut buf, 1 << 20) {

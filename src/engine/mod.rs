@@ -39,6 +39,8 @@ pub mod user_process;
 pub mod watchdog;
 pub mod worker;
 pub mod ws;
+pub mod ws_close;
 pub mod ws_deflate;
+pub mod ws_frame;
 
 pub use error::{Error, Result};

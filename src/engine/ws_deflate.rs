@@ -121,8 +121,8 @@ impl InflateError {
     /// The WebSocket close code for this failure.
     pub fn close_code(self) -> u16 {
         match self {
-            InflateError::TooBig => super::ws::close::TOO_BIG,
-            InflateError::Corrupt => super::ws::close::PROTOCOL_ERROR,
+            InflateError::TooBig => super::ws_close::MESSAGE_TOO_BIG,
+            InflateError::Corrupt => super::ws_close::PROTOCOL_ERROR,
         }
     }
 }

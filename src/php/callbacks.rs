@@ -45,7 +45,7 @@ pub struct Callbacks {
     /// `bufferFull($server, $fd)` / `bufferEmpty($server, $fd)`.
     pub buffer_full: Option<Zval>,
     pub buffer_empty: Option<Zval>,
-    /// WebSocket: `open`, `message`, and whether upgrades are accepted.
+    /// WebSocket: `open`, `message`.
     pub open: Option<Zval>,
     pub message: Option<Zval>,
     /// WebSocket: `handshake` (custom upgrade answer) and `disconnect` (a
@@ -54,13 +54,6 @@ pub struct Callbacks {
     pub disconnect: Option<Zval>,
     /// `beforeHandshakeResponse($server, $request, $response)` (Swoole 6.2).
     pub before_handshake_response: Option<Zval>,
-    pub websocket: bool,
-    /// `websocket_compression`: permessage-deflate when a client offers it.
-    pub ws_compression: bool,
-    /// `websocket_subprotocol`: sent back in `Sec-WebSocket-Protocol`.
-    pub ws_subprotocol: Option<String>,
-    /// `open_websocket_ping_frame`/`_pong_frame`/`_close_frame`.
-    pub ws_control: crate::engine::ws::ControlFrames,
     /// Per port (index = engine port index): its connection events, the
     /// port's own or else the server's.
     pub ports: Vec<PortCallbacks>,
@@ -93,6 +86,15 @@ impl PortCallbacks {
 }
 
 impl Callbacks {
+    /// `ws` (from the settings) with what these callbacks decide: upgrades
+    /// accepted on a WebSocket server (`websocket`), a `handshake` callback
+    /// answering them, a `beforeHandshakeResponse` callback.
+    pub fn ws_options(&self, ws: &mut crate::engine::config::WsOptions, websocket: bool) {
+        ws.enabled = websocket;
+        ws.custom_handshake = self.handshake.is_some();
+        ws.before_handshake_response = self.before_handshake_response.is_some();
+    }
+
     pub fn take(map: &HashMap<&'static str, Zval>) -> Self {
         let get = |k: &str| map.get(k).map(Zval::shallow_clone);
         Callbacks {
@@ -118,10 +120,6 @@ impl Callbacks {
             handshake: get("handshake"),
             disconnect: get("disconnect"),
             before_handshake_response: get("beforehandshakeresponse"),
-            websocket: false,
-            ws_compression: false,
-            ws_subprotocol: None,
-            ws_control: Default::default(),
             ports: Vec::new(),
         }
     }
@@ -142,6 +140,8 @@ pub struct PhpHooks {
     task_object: bool,
     /// `event_object`: callbacks get one `Swoole\Server\Event`-like object.
     event_object: bool,
+    /// A WebSocket server (`cfg.ws.enabled`): its default `onRequest` is a 400.
+    websocket: bool,
     /// Set by a coroutine whose body hit `exit()` or a fatal error, so the
     /// request that started it can tell the engine (`Outcome::Fatal`).
     fatal: Rc<Cell<Option<i32>>>,
@@ -167,6 +167,7 @@ impl PhpHooks {
             task_coroutine: cfg.task_enable_coroutine,
             task_object: cfg.task_object,
             event_object: cfg.event_object,
+            websocket: cfg.ws.enabled,
             fatal: Rc::new(Cell::new(None)),
         }
     }
@@ -676,7 +677,7 @@ impl Hooks for PhpHooks {
 
     fn on_request(&self, req: HttpRequest, resp: Responder) -> Outcome {
         let Some(cb) = &self.cb.request else {
-            if self.cb.websocket {
+            if self.websocket {
                 // Swoole's default onRequest of a WebSocket server.
                 let _ = resp.status(400, None);
                 let _ = resp.header("Content-Type", b"text/html; charset=UTF-8", true);
@@ -697,26 +698,6 @@ impl Hooks for PhpHooks {
         super::watchdog::cancel(fd);
     }
 
-    fn websocket(&self) -> bool {
-        self.cb.websocket
-    }
-
-    fn ws_control_frames(&self) -> crate::engine::ws::ControlFrames {
-        self.cb.ws_control
-    }
-
-    fn ws_subprotocol(&self) -> Option<String> {
-        self.cb.ws_subprotocol.clone()
-    }
-
-    fn ws_compression(&self) -> bool {
-        self.cb.ws_compression
-    }
-
-    fn ws_handshake(&self) -> bool {
-        self.cb.handshake.is_some()
-    }
-
     fn on_ws_handshake(&self, req: HttpRequest, resp: Responder) -> Outcome {
         let Some(cb) = &self.cb.handshake else {
             resp.fail(400);
@@ -724,10 +705,6 @@ impl Hooks for PhpHooks {
         };
         // Swoole calls it like `request`: ($request, $response).
         self.call_http(cb, req, resp, false)
-    }
-
-    fn ws_before_handshake_response(&self) -> bool {
-        self.cb.before_handshake_response.is_some()
     }
 
     fn on_ws_before_handshake_response(&self, req: HttpRequest, resp: Responder) -> Outcome {

@@ -5,6 +5,8 @@
 
 use ext_php_rs::prelude::*;
 
+use crate::engine::ws_close as close;
+
 /// The Swoole API level rswoole follows.
 pub const SWOOLE_VERSION: &str = "6.2.2";
 pub const SWOOLE_VERSION_ID: i64 = 60202;
@@ -444,21 +446,60 @@ pub static SWOOLE_CONSTANTS: &[(&str, Value)] = &[
     ("SWOOLE_WEBSOCKET_FLAG_RSV3", Int(16)),
     ("SWOOLE_WEBSOCKET_FLAG_MASK", Int(32)),
     ("SWOOLE_WEBSOCKET_FLAG_COMPRESS", Int(2)),
-    ("SWOOLE_WEBSOCKET_CLOSE_NORMAL", Int(1000)),
-    ("SWOOLE_WEBSOCKET_CLOSE_GOING_AWAY", Int(1001)),
-    ("SWOOLE_WEBSOCKET_CLOSE_PROTOCOL_ERROR", Int(1002)),
-    ("SWOOLE_WEBSOCKET_CLOSE_DATA_ERROR", Int(1003)),
-    ("SWOOLE_WEBSOCKET_CLOSE_STATUS_ERROR", Int(1005)),
-    ("SWOOLE_WEBSOCKET_CLOSE_ABNORMAL", Int(1006)),
-    ("SWOOLE_WEBSOCKET_CLOSE_MESSAGE_ERROR", Int(1007)),
-    ("SWOOLE_WEBSOCKET_CLOSE_POLICY_ERROR", Int(1008)),
-    ("SWOOLE_WEBSOCKET_CLOSE_MESSAGE_TOO_BIG", Int(1009)),
-    ("SWOOLE_WEBSOCKET_CLOSE_EXTENSION_MISSING", Int(1010)),
-    ("SWOOLE_WEBSOCKET_CLOSE_SERVER_ERROR", Int(1011)),
-    ("SWOOLE_WEBSOCKET_CLOSE_CLOSE_SERVICE_RESTART", Int(1012)),
-    ("SWOOLE_WEBSOCKET_CLOSE_TRY_AGAIN_LATER", Int(1013)),
-    ("SWOOLE_WEBSOCKET_CLOSE_BAD_GATEWAY", Int(1014)),
-    ("SWOOLE_WEBSOCKET_CLOSE_TLS", Int(1015)),
+    ("SWOOLE_WEBSOCKET_CLOSE_NORMAL", Int(close::NORMAL as i64)),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_GOING_AWAY",
+        Int(close::GOING_AWAY as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_PROTOCOL_ERROR",
+        Int(close::PROTOCOL_ERROR as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_DATA_ERROR",
+        Int(close::DATA_ERROR as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_STATUS_ERROR",
+        Int(close::STATUS_ERROR as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_ABNORMAL",
+        Int(close::ABNORMAL as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_MESSAGE_ERROR",
+        Int(close::MESSAGE_ERROR as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_POLICY_ERROR",
+        Int(close::POLICY_ERROR as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_MESSAGE_TOO_BIG",
+        Int(close::MESSAGE_TOO_BIG as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_EXTENSION_MISSING",
+        Int(close::EXTENSION_MISSING as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_SERVER_ERROR",
+        Int(close::SERVER_ERROR as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_CLOSE_SERVICE_RESTART",
+        Int(close::SERVICE_RESTART as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_TRY_AGAIN_LATER",
+        Int(close::TRY_AGAIN_LATER as i64),
+    ),
+    (
+        "SWOOLE_WEBSOCKET_CLOSE_BAD_GATEWAY",
+        Int(close::BAD_GATEWAY as i64),
+    ),
+    ("SWOOLE_WEBSOCKET_CLOSE_TLS", Int(close::TLS as i64)),
     ("WEBSOCKET_STATUS_CONNECTION", Int(1)),
     ("WEBSOCKET_STATUS_HANDSHAKE", Int(2)),
     ("WEBSOCKET_STATUS_FRAME", Int(3)),
@@ -471,21 +512,51 @@ pub static SWOOLE_CONSTANTS: &[(&str, Value)] = &[
     ("WEBSOCKET_OPCODE_CLOSE", Int(8)),
     ("WEBSOCKET_OPCODE_PING", Int(9)),
     ("WEBSOCKET_OPCODE_PONG", Int(10)),
-    ("WEBSOCKET_CLOSE_NORMAL", Int(1000)),
-    ("WEBSOCKET_CLOSE_GOING_AWAY", Int(1001)),
-    ("WEBSOCKET_CLOSE_PROTOCOL_ERROR", Int(1002)),
-    ("WEBSOCKET_CLOSE_DATA_ERROR", Int(1003)),
-    ("WEBSOCKET_CLOSE_STATUS_ERROR", Int(1005)),
-    ("WEBSOCKET_CLOSE_ABNORMAL", Int(1006)),
-    ("WEBSOCKET_CLOSE_MESSAGE_ERROR", Int(1007)),
-    ("WEBSOCKET_CLOSE_POLICY_ERROR", Int(1008)),
-    ("WEBSOCKET_CLOSE_MESSAGE_TOO_BIG", Int(1009)),
-    ("WEBSOCKET_CLOSE_EXTENSION_MISSING", Int(1010)),
-    ("WEBSOCKET_CLOSE_SERVER_ERROR", Int(1011)),
-    ("WEBSOCKET_CLOSE_CLOSE_SERVICE_RESTART", Int(1012)),
-    ("WEBSOCKET_CLOSE_TRY_AGAIN_LATER", Int(1013)),
-    ("WEBSOCKET_CLOSE_BAD_GATEWAY", Int(1014)),
-    ("WEBSOCKET_CLOSE_TLS", Int(1015)),
+    ("WEBSOCKET_CLOSE_NORMAL", Int(close::NORMAL as i64)),
+    ("WEBSOCKET_CLOSE_GOING_AWAY", Int(close::GOING_AWAY as i64)),
+    (
+        "WEBSOCKET_CLOSE_PROTOCOL_ERROR",
+        Int(close::PROTOCOL_ERROR as i64),
+    ),
+    ("WEBSOCKET_CLOSE_DATA_ERROR", Int(close::DATA_ERROR as i64)),
+    (
+        "WEBSOCKET_CLOSE_STATUS_ERROR",
+        Int(close::STATUS_ERROR as i64),
+    ),
+    ("WEBSOCKET_CLOSE_ABNORMAL", Int(close::ABNORMAL as i64)),
+    (
+        "WEBSOCKET_CLOSE_MESSAGE_ERROR",
+        Int(close::MESSAGE_ERROR as i64),
+    ),
+    (
+        "WEBSOCKET_CLOSE_POLICY_ERROR",
+        Int(close::POLICY_ERROR as i64),
+    ),
+    (
+        "WEBSOCKET_CLOSE_MESSAGE_TOO_BIG",
+        Int(close::MESSAGE_TOO_BIG as i64),
+    ),
+    (
+        "WEBSOCKET_CLOSE_EXTENSION_MISSING",
+        Int(close::EXTENSION_MISSING as i64),
+    ),
+    (
+        "WEBSOCKET_CLOSE_SERVER_ERROR",
+        Int(close::SERVER_ERROR as i64),
+    ),
+    (
+        "WEBSOCKET_CLOSE_CLOSE_SERVICE_RESTART",
+        Int(close::SERVICE_RESTART as i64),
+    ),
+    (
+        "WEBSOCKET_CLOSE_TRY_AGAIN_LATER",
+        Int(close::TRY_AGAIN_LATER as i64),
+    ),
+    (
+        "WEBSOCKET_CLOSE_BAD_GATEWAY",
+        Int(close::BAD_GATEWAY as i64),
+    ),
+    ("WEBSOCKET_CLOSE_TLS", Int(close::TLS as i64)),
 ];
 
 /// The socket constants (`AF_*`, `SOCK_*`, `MSG_*`, `SO_*`, `SOCKET_E*`,

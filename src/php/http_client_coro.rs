@@ -1134,6 +1134,14 @@ struct Outcome {
     ropts: ResponseOpts,
 }
 
+/// A close payload for a PHP `$code` (as Swoole writes it: its low 16 bits)
+/// and reason (`ws::close::CloseFrame::encode`).
+fn close_payload(code: i64, reason: &[u8]) -> Vec<u8> {
+    ws::close::CloseFrame::new(code as u16, bytes::Bytes::copy_from_slice(reason))
+        .encode()
+        .to_vec()
+}
+
 fn frame_zval(fd: i64, opcode: u8, flags: u8, data: &[u8]) -> Zval {
     let obj: ZBox<ZendObject> = if opcode == ws::OP_CLOSE {
         ZendClassObject::new(CloseFrame::message(fd, data, flags)).into()
@@ -1538,7 +1546,7 @@ impl Client {
                 };
                 opcode = ws::OP_CLOSE as i64;
                 flags = f.flags;
-                payload = hc::close_payload(f.code as u16, f.reason.as_bytes()).into();
+                payload = close_payload(f.code, &f.reason.0).into();
             }
             Some(obj) if obj.instance_of(ce_of::<Frame>()) => {
                 let Some(f) = ZendClassObject::<Frame>::from_zend_obj(obj) else {
@@ -1547,7 +1555,7 @@ impl Client {
                 opcode = f.opcode;
                 flags = f.flags;
                 payload = if opcode == ws::OP_CLOSE as i64 {
-                    hc::close_payload(1000, &f.data.0).into()
+                    close_payload(ws::close::NORMAL as i64, &f.data.0).into()
                 } else {
                     f.data.0.clone().into()
                 };
@@ -1657,7 +1665,7 @@ impl Client {
         if !self.is_connected() || !self.is_websocket() {
             return Ok(false);
         }
-        let payload = hc::close_payload(code as u16, reason.unwrap_or_default().as_bytes());
+        let payload = close_payload(code, reason.unwrap_or_default().as_bytes());
         let r = self.send_frame("disconnect", ws::OP_CLOSE, ws::FLAG_FIN, &payload);
         self.drop_conn();
         r

@@ -57,10 +57,6 @@ pub struct Server {
 struct CoHooks {
     routes: Routes,
     parse: Rc<ParseOptions>,
-    /// `websocket_compression`.
-    ws_compression: bool,
-    /// `open_websocket_{ping,pong,close}_frame`: control frames `recv()` sees.
-    ws_control: crate::engine::ws::ControlFrames,
 }
 
 /// A WebSocket upgrade request whose handler runs now: `upgrade()` answers
@@ -219,22 +215,6 @@ fn object_zval(obj: ZBox<ZendObject>) -> Zval {
 }
 
 impl Hooks for CoHooks {
-    fn websocket(&self) -> bool {
-        true
-    }
-
-    fn ws_handshake(&self) -> bool {
-        true
-    }
-
-    fn ws_compression(&self) -> bool {
-        self.ws_compression
-    }
-
-    fn ws_control_frames(&self) -> crate::engine::ws::ControlFrames {
-        self.ws_control
-    }
-
     /// An upgrade request: the handler runs as for any request; its
     /// `upgrade()` answers the handshake. When the handler returns, the
     /// connection closes (the handler owned it, as in Swoole).
@@ -458,8 +438,14 @@ impl Server {
             None
         };
         let proto = crate::engine::http_coro::Protocols { tls, http2 };
-        let cfg = super::settings::to_config(CLASS, settings.as_ref().and_then(Zval::array), false)
-            .unwrap_or_default();
+        let mut cfg =
+            super::settings::to_config(CLASS, settings.as_ref().and_then(Zval::array), false)
+                .unwrap_or_default();
+        // Every upgrade request goes to its handler, which answers it with
+        // `upgrade()` (the engine's custom-handshake path); the settings'
+        // `websocket_compression` and `open_websocket_*_frame` apply.
+        cfg.ws.enabled = true;
+        cfg.ws.custom_handshake = true;
         let parse = Rc::new(ParseOptions {
             parse_post: cfg.http_parse_post,
             parse_files: cfg.http_parse_files,
@@ -467,19 +453,9 @@ impl Server {
             upload_tmp_dir: cfg.upload_tmp_dir.clone(),
         });
         let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
-        let flag = |k: &str| {
-            arr.and_then(|a| a.get(k))
-                .is_some_and(|v| v.bool().unwrap_or(false) || v.long().is_some_and(|n| n != 0))
-        };
         let hooks: Rc<dyn Hooks> = Rc::new(CoHooks {
             routes: self.routes.clone(),
             parse,
-            ws_compression: flag("websocket_compression"),
-            ws_control: crate::engine::ws::ControlFrames {
-                ping: flag("open_websocket_ping_frame"),
-                pong: flag("open_websocket_pong_frame"),
-                close: flag("open_websocket_close_frame"),
-            },
         });
         let ctx = WorkerCtx::standalone(Rc::new(cfg), hooks, port);
         self.stop.reset();

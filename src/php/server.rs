@@ -252,31 +252,6 @@ impl Server {
         );
         let server_cbs = self_.callbacks.borrow().clone_map();
         let mut callbacks = Callbacks::take(&server_cbs);
-        callbacks.websocket = is_ws;
-        callbacks.ws_subprotocol = self_
-            .setting
-            .borrow()
-            .as_ref()
-            .and_then(Zval::array)
-            .and_then(|a| a.get("websocket_subprotocol"))
-            .and_then(Zval::string)
-            .filter(|p| !p.is_empty());
-        {
-            let setting = self_.setting.borrow();
-            let flag = |k: &str| {
-                setting
-                    .as_ref()
-                    .and_then(Zval::array)
-                    .and_then(|a| a.get(k))
-                    .is_some_and(|v| v.bool().unwrap_or(false) || v.long().is_some_and(|n| n != 0))
-            };
-            callbacks.ws_compression = flag("websocket_compression");
-            callbacks.ws_control = crate::engine::ws::ControlFrames {
-                ping: flag("open_websocket_ping_frame"),
-                pong: flag("open_websocket_pong_frame"),
-                close: flag("open_websocket_close_frame"),
-            };
-        }
         if is_ws {
             if callbacks.message.is_none() {
                 return Err(swoole_exception("require onMessage callback", 0));
@@ -300,6 +275,8 @@ impl Server {
                 self_.mode == SWOOLE_PROCESS,
             )?
         };
+        let mut cfg = cfg;
+        callbacks.ws_options(&mut cfg.ws, is_ws);
         // `hook_flags`: applied here, before the workers fork (each inherits them).
         super::runtime::apply_server_setting(self_.setting.borrow().as_ref().and_then(Zval::array));
         if cfg.task_worker_num > 0 && callbacks.task.is_none() {

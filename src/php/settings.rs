@@ -10,7 +10,7 @@ use ext_php_rs::flags::{DataType, ErrorType};
 use ext_php_rs::types::{ArrayKey, ZendHashTable, Zval};
 
 use super::exception::type_error;
-use crate::engine::config::{PortOptions, ServerConfig};
+use crate::engine::config::{ControlFrames, PortOptions, ServerConfig, WsOptions};
 use crate::engine::framing::{Framing, LengthType};
 use crate::engine::tls::{CertFiles, TlsSettings};
 
@@ -420,6 +420,30 @@ pub fn validate(class: &str, arr: &ZendHashTable) -> Result<(), PhpException> {
 }
 
 /// Builds the engine configuration from the merged `$server->setting`.
+/// The WebSocket settings of a server's `set()`: `open_websocket_*_frame`,
+/// `websocket_compression` (true or a non-zero int, as before) and a
+/// non-empty `websocket_subprotocol`. Whether the server is a WebSocket one
+/// and which callbacks are set is filled in by its `start()`.
+pub fn ws_options(arr: &ZendHashTable) -> WsOptions {
+    let flag = |k: &str| {
+        arr.get(k)
+            .is_some_and(|v| v.bool().unwrap_or(false) || v.long().is_some_and(|n| n != 0))
+    };
+    WsOptions {
+        control: ControlFrames {
+            ping: flag("open_websocket_ping_frame"),
+            pong: flag("open_websocket_pong_frame"),
+            close: flag("open_websocket_close_frame"),
+        },
+        subprotocol: arr
+            .get("websocket_subprotocol")
+            .and_then(Zval::string)
+            .filter(|p| !p.is_empty()),
+        compression: flag("websocket_compression"),
+        ..WsOptions::default()
+    }
+}
+
 pub fn to_config(
     class: &str,
     arr: Option<&ZendHashTable>,
@@ -521,6 +545,7 @@ pub fn to_config(
     if let Some(z) = get("http_autoindex") {
         c.http_autoindex = z.bool().unwrap_or_else(|| z.long().is_some_and(|n| n != 0));
     }
+    c.ws = ws_options(arr);
     if let Some(list) = get("http_index_files").and_then(Zval::array) {
         c.http_index_files = list.values().filter_map(Zval::string).collect();
     }

@@ -2,6 +2,7 @@
 //! `onMessage` gets), `pack()`/`unpack()` (also `WebSocket\Server`'s), and
 //! the `WEBSOCKET_*` constants with Swoole 6.x's values.
 
+use bytes::Bytes;
 use ext_php_rs::convert::{FromZval, IntoZval};
 use ext_php_rs::error::php_error;
 use ext_php_rs::flags::DataType;
@@ -10,6 +11,7 @@ use ext_php_rs::prelude::*;
 use ext_php_rs::types::{ZendClassObject, ZendStr, Zval};
 
 use crate::engine::ws;
+use crate::engine::ws::close::{self, CloseFrame as Close};
 
 /// Every `SWOOLE_WEBSOCKET_FLAG_*` bit.
 const FLAGS_ALL: i64 = 0x3f;
@@ -50,7 +52,8 @@ fn frame_fields_inner(obj: &ext_php_rs::types::ZendObject) -> Option<Fields> {
             flags: f.flags,
             finish: f.finish,
             data: f.data.0.clone(),
-            code: 1000,
+            // A plain `Frame` has no `code`: Swoole's FrameObject default.
+            code: close::NORMAL as i64,
         });
     }
     let c = ZendClassObject::<CloseFrame>::from_zend_obj(obj)?;
@@ -58,7 +61,7 @@ fn frame_fields_inner(obj: &ext_php_rs::types::ZendObject) -> Option<Fields> {
         opcode: c.opcode,
         flags: c.flags,
         finish: c.finish,
-        data: c.reason.as_bytes().to_vec(),
+        data: c.reason.0.clone(),
         code: c.code,
     })
 }
@@ -226,29 +229,25 @@ pub struct CloseFrame {
     pub finish: bool,
     #[php(prop)]
     pub code: i64,
+    /// Binary-safe, as Swoole keeps the bytes of a peer's reason.
     #[php(prop)]
-    pub reason: String,
+    pub reason: Bin,
 }
 
 impl CloseFrame {
-    /// A peer's close frame: `code` and `reason` from its payload, `data` empty.
+    /// A peer's close frame: `code` and `reason` read from its payload as
+    /// Swoole 6.2.2 reads them (`close::CloseFrame::read`: a payload without
+    /// a code reads as `WEBSOCKET_CLOSE_NORMAL`), `data` empty.
     pub fn message(fd: i64, payload: &[u8], flags: u8) -> Self {
-        let (code, reason) = if payload.len() >= 2 {
-            (
-                u16::from_be_bytes([payload[0], payload[1]]) as i64,
-                String::from_utf8_lossy(&payload[2..]).into_owned(),
-            )
-        } else {
-            (1005, String::new())
-        };
+        let Close { code, reason } = Close::read(&Bytes::copy_from_slice(payload));
         CloseFrame {
             fd,
             data: Bin::default(),
             opcode: 8,
             flags: flags as i64,
             finish: flags & 1 != 0,
-            code,
-            reason,
+            code: code as i64,
+            reason: Bin(reason.to_vec()),
         }
     }
 }
@@ -262,19 +261,17 @@ impl CloseFrame {
             opcode: 8,
             flags: 1,
             finish: true,
-            code: 1000,
-            reason: String::new(),
+            code: close::NORMAL as i64,
+            reason: Bin::default(),
         }
     }
 
     /// The close frame packed, with `code` and `reason`.
     pub fn __to_string(&self) -> Bin {
         let code = self.code.clamp(0, 65535) as u16;
-        Bin(
-            ws::pack(ws::OP_CLOSE, ws::FLAG_FIN, self.reason.as_bytes(), code)
-                .map(|f| f.to_vec())
-                .unwrap_or_default(),
-        )
+        Bin(ws::pack(ws::OP_CLOSE, ws::FLAG_FIN, &self.reason.0, code)
+            .map(|f| f.to_vec())
+            .unwrap_or_default())
     }
 }
 
@@ -290,21 +287,6 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
         ("WEBSOCKET_STATUS_HANDSHAKE", 2),
         ("WEBSOCKET_STATUS_ACTIVE", 3),
         ("WEBSOCKET_STATUS_CLOSING", 4),
-        ("WEBSOCKET_CLOSE_NORMAL", 1000),
-        ("WEBSOCKET_CLOSE_GOING_AWAY", 1001),
-        ("WEBSOCKET_CLOSE_PROTOCOL_ERROR", 1002),
-        ("WEBSOCKET_CLOSE_DATA_ERROR", 1003),
-        ("WEBSOCKET_CLOSE_STATUS_ERROR", 1005),
-        ("WEBSOCKET_CLOSE_ABNORMAL", 1006),
-        ("WEBSOCKET_CLOSE_MESSAGE_ERROR", 1007),
-        ("WEBSOCKET_CLOSE_POLICY_ERROR", 1008),
-        ("WEBSOCKET_CLOSE_MESSAGE_TOO_BIG", 1009),
-        ("WEBSOCKET_CLOSE_EXTENSION_MISSING", 1010),
-        ("WEBSOCKET_CLOSE_SERVER_ERROR", 1011),
-        ("WEBSOCKET_CLOSE_CLOSE_SERVICE_RESTART", 1012),
-        ("WEBSOCKET_CLOSE_TRY_AGAIN_LATER", 1013),
-        ("WEBSOCKET_CLOSE_BAD_GATEWAY", 1014),
-        ("WEBSOCKET_CLOSE_TLS", 1015),
     ];
     let plain: &[(&str, i64)] = &[
         ("WEBSOCKET_STATUS_FRAME", 3),
@@ -320,6 +302,16 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     for (name, value) in both {
         m = m.constant((*name, *value, &[]));
         m = m.constant((format!("SWOOLE_{name}").as_str(), *value, &[]));
+    }
+    // `WEBSOCKET_CLOSE_*` and `SWOOLE_WEBSOCKET_CLOSE_*`: the engine's codes.
+    for (name, code) in close::SWOOLE_NAMES {
+        let value = code as i64;
+        m = m.constant((format!("WEBSOCKET_CLOSE_{name}").as_str(), value, &[]));
+        m = m.constant((
+            format!("SWOOLE_WEBSOCKET_CLOSE_{name}").as_str(),
+            value,
+            &[],
+        ));
     }
     for (name, value) in plain {
         m = m.constant((*name, *value, &[]));

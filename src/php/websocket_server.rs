@@ -199,20 +199,10 @@ pub fn push(fd: i64, data: &Zval, opcode: i64, flags: i64) -> bool {
     let ok = if let (true, Some(code)) = (opcode == ws::OP_CLOSE, close_code) {
         ws::disconnect(fd, code, bytes)
     } else if opcode == ws::OP_CLOSE {
-        let code = if bytes.len() >= 2 {
-            u16::from_be_bytes([bytes[0], bytes[1]])
-        } else {
-            1000
-        };
-        ws::disconnect(
-            fd,
-            code,
-            if bytes.len() > 2 {
-                bytes.slice(2..)
-            } else {
-                Bytes::new()
-            },
-        )
+        // A close payload as a string: its code and reason (no code:
+        // WEBSOCKET_CLOSE_NORMAL), then the connection closes.
+        let f = ws::close::CloseFrame::read(&bytes);
+        ws::disconnect(fd, f.code, f.reason)
     } else {
         loop {
             match ws::push_bounded(fd, opcode, flags, bytes.clone()) {

@@ -810,7 +810,7 @@ fn finish(ctx: &WorkerCtx, fd: i64, res: Result<(), hyper::Error>) {
     stats::on_close(res.is_err());
     ctx.conn_closed();
     OPEN.with(|t| t.borrow_mut().remove(&fd));
-    let upgraded = ctx.hooks.websocket() && crate::engine::ws::http_closed(ctx, fd);
+    let upgraded = ctx.cfg.ws.enabled && crate::engine::ws::http_closed(ctx, fd);
     if !upgraded {
         crate::engine::session::close(fd);
     }
@@ -950,7 +950,7 @@ async fn handle_inner(
     if !check_host(&mut req) && !crate::engine::listener::is_unix_peer(&peer) {
         return Ok(simple(400, "", true));
     }
-    if ctx.hooks.websocket() && crate::engine::ws::is_upgrade(&req) {
+    if ctx.cfg.ws.enabled && crate::engine::ws::is_upgrade(&req) {
         return Ok(Box::pin(crate::engine::ws::upgrade(
             req,
             ctx.clone(),
