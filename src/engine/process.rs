@@ -943,3 +943,70 @@ fn poll_round(wake_rd: RawFd, ctl_rd: RawFd, user_sig: RawFd, timeout_ms: i32) -
             .and_then(|f| f.revents())
             .is_some_and(|r| !r.is_empty())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proc(state: ChildState) -> Proc {
+        Proc {
+            id: 0,
+            slot: None,
+            started: Instant::now(),
+            state,
+            replaces: None,
+        }
+    }
+
+    #[test]
+    fn child_states_follow_the_table() {
+        let by = Pid::from_raw(42);
+        let now = Instant::now();
+        let mut p = proc(ChildState::Starting);
+        assert!(p.transition(ChildState::Serving));
+        assert!(p.transition(ChildState::Replaced { by, ready: true }));
+        // The replacement failed: back to serving.
+        assert!(p.transition(ChildState::Serving));
+        assert!(p.transition(ChildState::Draining { since: now }));
+        assert!(p.transition(ChildState::Killed));
+        assert_eq!(p.state, ChildState::Killed);
+
+        // A reload while still starting, then ready while replaced.
+        let mut p = proc(ChildState::Starting);
+        assert!(p.transition(ChildState::Replaced { by, ready: false }));
+        assert!(!p.state.is_ready());
+        assert!(p.transition(ChildState::Replaced { by, ready: true }));
+        assert!(p.state.is_ready());
+        assert!(p.transition(ChildState::Draining { since: now }));
+        assert!(p.state.is_stopping());
+    }
+
+    #[test]
+    fn refused_moves_leave_the_state() {
+        let now = Instant::now();
+        let mut p = proc(ChildState::Draining { since: now });
+        // A drained worker never serves again, nor is it replaced.
+        assert!(!p.transition(ChildState::Serving));
+        assert!(!p.transition(ChildState::Replaced {
+            by: Pid::from_raw(7),
+            ready: true
+        }));
+        assert!(!p.transition(ChildState::Draining { since: now }));
+        assert_eq!(p.state, ChildState::Draining { since: now });
+        // Killed is final; Serving cannot be killed without a SIGTERM first.
+        let mut k = proc(ChildState::Killed);
+        assert!(!k.transition(ChildState::Starting));
+        let mut s = proc(ChildState::Serving);
+        assert!(!s.transition(ChildState::Killed));
+        assert!(!s.transition(ChildState::Starting));
+        // A replacement's pid does not change while it starts.
+        let mut r = proc(ChildState::Replaced {
+            by: Pid::from_raw(1),
+            ready: false,
+        });
+        assert!(!r.transition(ChildState::Replaced {
+            by: Pid::from_raw(2),
+            ready: true
+        }));
+    }
+}
