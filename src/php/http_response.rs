@@ -287,6 +287,13 @@ impl Response {
         // response is written on that socket once it ends.
         let first = server.map(|z| z.array().and_then(|a| a.get_index(0)).unwrap_or(z));
         if let Some(sock) = first.and_then(super::socket_coro::net_of) {
+            if sock.tls_on() || sock.is_closed() {
+                php_error(
+                    &ErrorType::Warning,
+                    "the socket is closed or speaks TLS (rswoole answers only on a plain Coroutine\\Socket)",
+                );
+                return out;
+            }
             let fd = i64::from(sock.fd());
             let (r, head) = Responder::new(bare_context());
             crate::engine::event_loop::spawn(async move {
