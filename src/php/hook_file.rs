@@ -77,7 +77,7 @@ fn orig() -> Option<&'static php_stream_ops> {
 fn save_orig() -> &'static php_stream_ops {
     // SAFETY: PHP's table, read on the PHP thread before any change.
     &ORIG
-        .get_or_init(|| Orig(unsafe { *(&raw const php_stream_stdio_ops) }))
+        .get_or_init(|| Orig(unsafe { std::ptr::read(&raw const php_stream_stdio_ops) }))
         .0
 }
 
@@ -91,7 +91,7 @@ pub fn startup() {
     ASYNC_OPS.store(Box::into_raw(Box::new(ops)), Ordering::SeqCst);
     // SAFETY: the plain wrapper is PHP's static data; its ops table is
     // copied, not changed.
-    let plain = unsafe { (*(&raw const php_plain_files_wrapper)).wops };
+    let plain = unsafe { std::ptr::read(&raw const php_plain_files_wrapper) }.wops;
     if plain.is_null() {
         return;
     }
