@@ -700,7 +700,7 @@ namespace Swoole\Coroutine {
         public function isConnected(): bool {}
         public function peek(int $length = 65535): string|false {}
         public function recv(float $timeout = 0): string|false {}
-        public function recvfrom(int $length, mixed $address, mixed $port): mixed {}
+        public function recvfrom(int $length, mixed $address, mixed $port = 0): string|false {}
         public function send(string $data, float $timeout = 0): int|false {}
         public function sendfile(string $filename, int $offset = 0, int $length = 0): bool {}
         public function sendto(string $address, int $port, string $data): bool {}

@@ -1,5 +1,6 @@
 //! The protocol side of `Swoole\Coroutine\Http2\Client`: an HTTP/2 client
-//! connection on the `h2` crate over plain TCP or rustls (ALPN `h2`), and
+//! connection on the `h2` crate over plain TCP, a Unix stream socket or
+//! rustls (ALPN `h2`), and
 //! Swoole's rules for turning the frames of each stream into responses.
 //!
 //! No PHP here. The `h2` connection runs as a loop task; one task per
@@ -22,7 +23,7 @@ use bytes::Bytes;
 use h2::client::SendRequest;
 use h2::{PingPong, RecvStream, SendStream};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpStream;
+use tokio::net::{TcpStream, UnixStream};
 use tokio::sync::Notify;
 
 use super::event_loop;
@@ -324,7 +325,30 @@ pub struct Client {
     pub last_stream_id: u32,
     pub current_stream_id: u32,
     pub peer_cert: Option<String>,
+    /// Connected over a Unix socket (`:authority` is then `localhost`).
+    pub unix: bool,
 }
+
+/// Where a client connects: a TCP address, or a Unix stream socket's path
+/// (a `unix:/path` host).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Tcp(SocketAddr),
+    Unix(std::path::PathBuf),
+}
+
+/// The socket path of a `unix:` host as Swoole reads it: `unix:/p`,
+/// `unix://p` and `unix:///p` all name `/p` (the slashes after `unix:`
+/// fold into one). `None` for any other host.
+pub fn unix_path(host: &str) -> Option<std::path::PathBuf> {
+    let rest = host.strip_prefix("unix:/")?;
+    let rest = rest.trim_start_matches('/');
+    Some(std::path::PathBuf::from(format!("/{rest}")))
+}
+
+/// The `:authority` sent on a Unix-socket connection, whose host is a path
+/// (not a valid authority).
+const UNIX_AUTHORITY: &str = "localhost";
 
 /// Runs `fut` within `t` (`None`: no limit).
 async fn within<T>(
@@ -343,14 +367,40 @@ async fn within<T>(
 /// name to verify and send as SNI) and the HTTP/2 handshake, within
 /// `timeout`; the connection then runs as a loop task.
 pub async fn connect(
-    addr: SocketAddr,
+    target: Target,
     timeout: Option<Duration>,
     tls: Option<(TlsOptions, String)>,
     settings: Settings,
 ) -> Result<Client, Fail> {
     within(timeout, async move {
-        let tcp = TcpStream::connect(addr).await.map_err(|e| Fail::io(&e))?;
-        let _ = tcp.set_nodelay(true);
+        let tcp = match target {
+            Target::Tcp(addr) => {
+                let tcp = TcpStream::connect(addr).await.map_err(|e| Fail::io(&e))?;
+                let _ = tcp.set_nodelay(true);
+                tcp
+            }
+            Target::Unix(path) if tls.is_none() => {
+                let s = UnixStream::connect(path).await.map_err(|e| Fail::io(&e))?;
+                return handshake(Box::new(s), None, false, true, settings).await;
+            }
+            Target::Unix(path) => {
+                // TLS over a Unix socket: rustls over the Unix stream.
+                let s = UnixStream::connect(path).await.map_err(|e| Fail::io(&e))?;
+                let Some((mut opts, host)) = tls else {
+                    return Err(Fail::new(libc::EINVAL, "no TLS options"));
+                };
+                opts.alpn = vec![b"h2".to_vec()];
+                let cfg = tls_client::client_config(&opts)
+                    .map_err(|m| Fail::new(tls_client::ERR_CREATE_CONTEXT_FAILED, m))?;
+                let name = tls_client::server_name(&opts, &host);
+                let s = tokio_rustls::TlsConnector::from(cfg)
+                    .connect(name, s)
+                    .await
+                    .map_err(|e| Fail::io(&e))?;
+                let cert = tls_client::peer_pem(s.get_ref().1);
+                return handshake(Box::new(s), cert, true, true, settings).await;
+            }
+        };
         let ssl = tls.is_some();
         let (io, peer_cert): (Box<dyn Io>, Option<String>) = match tls {
             None => (Box::new(tcp), None),
@@ -367,61 +417,74 @@ pub async fn connect(
                 (Box::new(s), cert)
             }
         };
-        let mut b = h2::client::Builder::new();
-        b.enable_push(false);
-        if let Some(v) = settings.header_table_size {
-            b.header_table_size(v);
-        }
-        if let Some(v) = settings.initial_window_size {
-            b.initial_window_size(v);
-        }
-        if let Some(v) = settings.max_concurrent_streams {
-            b.max_concurrent_streams(v);
-        }
-        if let Some(v) = settings.max_frame_size {
-            b.max_frame_size(v.clamp(16_384, 16_777_215));
-        }
-        if let Some(v) = settings.max_header_list_size {
-            b.max_header_list_size(v);
-        }
-        let shared = Rc::new(Shared::default());
-        let io = Sniff {
-            inner: io,
-            shared: Rc::clone(&shared),
-            head: Vec::new(),
-            left: 0,
-            goaway: None,
-        };
-        let (send, mut conn) = b
-            .handshake::<_, Bytes>(io)
-            .await
-            .map_err(|e| Fail::h2(&e))?;
-        let ping = conn.ping_pong();
-        let sh = Rc::clone(&shared);
-        // Untracked: an idle connection does not keep a script's loop alive
-        // (Swoole waits for coroutines, not sockets).
-        let conn_task = event_loop::spawn_untracked(async move {
-            let r = conn.await;
-            sh.closed.set(true);
-            sh.push(Ev::Closed(match r {
-                Ok(()) => Fail::new(0, ""),
-                Err(e) => Fail::h2(&e),
-            }));
-        });
-        Ok(Client {
-            send: Some(send),
-            ping: Rc::new(RefCell::new(ping)),
-            shared,
-            streams: HashMap::new(),
-            conn_task,
-            ssl,
-            local_settings: settings,
-            last_stream_id: 0,
-            current_stream_id: 1,
-            peer_cert,
-        })
+        handshake(io, peer_cert, ssl, false, settings).await
     })
     .await
+}
+
+/// The HTTP/2 handshake over a connected (and, with TLS, secured) stream;
+/// the connection then runs as a loop task.
+async fn handshake(
+    io: Box<dyn Io>,
+    peer_cert: Option<String>,
+    ssl: bool,
+    unix: bool,
+    settings: Settings,
+) -> Result<Client, Fail> {
+    let mut b = h2::client::Builder::new();
+    b.enable_push(false);
+    if let Some(v) = settings.header_table_size {
+        b.header_table_size(v);
+    }
+    if let Some(v) = settings.initial_window_size {
+        b.initial_window_size(v);
+    }
+    if let Some(v) = settings.max_concurrent_streams {
+        b.max_concurrent_streams(v);
+    }
+    if let Some(v) = settings.max_frame_size {
+        b.max_frame_size(v.clamp(16_384, 16_777_215));
+    }
+    if let Some(v) = settings.max_header_list_size {
+        b.max_header_list_size(v);
+    }
+    let shared = Rc::new(Shared::default());
+    let io = Sniff {
+        inner: io,
+        shared: Rc::clone(&shared),
+        head: Vec::new(),
+        left: 0,
+        goaway: None,
+    };
+    let (send, mut conn) = b
+        .handshake::<_, Bytes>(io)
+        .await
+        .map_err(|e| Fail::h2(&e))?;
+    let ping = conn.ping_pong();
+    let sh = Rc::clone(&shared);
+    // Untracked: an idle connection does not keep a script's loop alive
+    // (Swoole waits for coroutines, not sockets).
+    let conn_task = event_loop::spawn_untracked(async move {
+        let r = conn.await;
+        sh.closed.set(true);
+        sh.push(Ev::Closed(match r {
+            Ok(()) => Fail::new(0, ""),
+            Err(e) => Fail::h2(&e),
+        }));
+    });
+    Ok(Client {
+        send: Some(send),
+        ping: Rc::new(RefCell::new(ping)),
+        shared,
+        streams: HashMap::new(),
+        conn_task,
+        ssl,
+        local_settings: settings,
+        last_stream_id: 0,
+        current_stream_id: 1,
+        unix,
+        peer_cert,
+    })
 }
 
 /// Ends when an event is queued or `timeout` passes; false on timeout.
@@ -560,6 +623,10 @@ impl Client {
         let Some(send) = self.send.clone().filter(|_| self.alive()) else {
             return Err(Fail::new(ERR_NO_CONNECTION, "Client no connection"));
         };
+        let mut req = req;
+        if self.unix && req.authority.contains("unix:") {
+            req.authority = UNIX_AUTHORITY.to_string();
+        }
         let (head, end) = build(&req, self.ssl)?;
         let sh = Rc::clone(&self.shared);
         Ok(within(timeout, async move {
@@ -750,6 +817,7 @@ mod tests {
             last_stream_id: 0,
             current_stream_id: 0,
             peer_cert: None,
+            unix: false,
         };
         for &(sid, pr) in streams {
             c.opened(sid, None, pr);
@@ -866,5 +934,18 @@ mod tests {
         let mut c = client_with(vec![Ev::Closed(Fail::new(0, ""))], &[(1, false)]);
         assert!(matches!(c.take(false), Some(Taken::Closed(f)) if f.code == 0));
         assert_eq!(c.active_streams(), 0);
+    }
+
+    #[test]
+    fn unix_hosts_fold_their_slashes() {
+        for h in [
+            "unix:/tmp/a.sock",
+            "unix://tmp/a.sock",
+            "unix:///tmp/a.sock",
+        ] {
+            assert_eq!(unix_path(h), Some("/tmp/a.sock".into()), "{h}");
+        }
+        assert_eq!(unix_path("127.0.0.1"), None);
+        assert_eq!(unix_path("unix:a"), None);
     }
 }

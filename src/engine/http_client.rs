@@ -1183,6 +1183,24 @@ pub async fn ws_recv(
     within(deadline, FailKind::Timeout, ws_recv_inner(r, w, ctl, max)).await
 }
 
+/// Swoole's texts for a broken fragment sequence (RFC 6455 5.4).
+const WS_LONE_CONTINUATION: &str = "A continuation frame cannot stand alone and MUST be preceded by an initial frame whose opcode indicates either text or binary data.";
+const WS_NOT_CONTINUATION: &str = "All fragments of a message, except for the initial frame, must use the continuation frame opcode(0).";
+
+/// A broken fragment sequence: logged as Swoole's `websocket::recv_frame()`
+/// warning, and the connection is given up.
+fn fragment_error(msg: &str) -> Fail {
+    super::log::log(
+        super::log::Level::Warning,
+        &format!("websocket::recv_frame(): {msg}"),
+    );
+    Fail {
+        kind: FailKind::Reset,
+        code: 508,
+        msg: msg.into(),
+    }
+}
+
 fn rsv_flags(rsv: u8) -> u8 {
     (rsv & 7) << 2
 }
@@ -1229,11 +1247,7 @@ async fn ws_recv_inner(
             }
             ws::OP_CONTINUATION => {
                 let Some((op, rsv, mut acc)) = r.partial.take() else {
-                    return Err(Fail {
-                        kind: FailKind::Reset,
-                        code: 508,
-                        msg: "a continuation frame without an initial frame".into(),
-                    });
+                    return Err(fragment_error(WS_LONE_CONTINUATION));
                 };
                 if acc.len() + frame.payload.len() > max {
                     return Err(Fail {
@@ -1250,11 +1264,7 @@ async fn ws_recv_inner(
             }
             op => {
                 if r.partial.is_some() {
-                    return Err(Fail {
-                        kind: FailKind::Reset,
-                        code: 508,
-                        msg: "a new message inside a fragmented one".into(),
-                    });
+                    return Err(fragment_error(WS_NOT_CONTINUATION));
                 }
                 if frame.fin {
                     return data_message(op, frame.rsv, frame.payload, ctl, max);

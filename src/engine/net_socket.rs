@@ -143,6 +143,65 @@ impl NetSocket {
         self.fd
     }
 
+    /// A future that writes all of `data` to this (plain, connected)
+    /// socket from a loop task, through a duplicate of its descriptor (the
+    /// socket's own readiness registration is left alone; the copy closes
+    /// when the future ends). Errors end it silently: the peer is gone.
+    /// `None` when the socket is closed or speaks TLS.
+    pub fn send_all_detached(
+        &self,
+        data: Vec<u8>,
+    ) -> Option<impl std::future::Future<Output = ()> + 'static> {
+        if self.is_closed() || self.tls_on() {
+            return None;
+        }
+        // SAFETY: fcntl(F_DUPFD_CLOEXEC) on our own open descriptor.
+        let d = unsafe { libc::fcntl(self.fd, libc::F_DUPFD_CLOEXEC, 0) };
+        if d < 0 {
+            return None;
+        }
+        // SAFETY: `d` is a fresh descriptor we own.
+        let owned = unsafe { OwnedFd::from_raw_fd(d) };
+        Some(async move {
+            // SAFETY: `owned` is our own descriptor; the registration
+            // lives inside `afd`, which owns it and deregisters before it
+            // closes.
+            let Ok(afd) = (unsafe { tokio::io::unix::AsyncFd::register(owned) }) else {
+                return;
+            };
+            let mut off = 0;
+            while off < data.len() {
+                let Ok(mut guard) = afd.writable().await else {
+                    return;
+                };
+                let r = guard.try_io(|fd| {
+                    let rest = &data[off..];
+                    // SAFETY: send(2) of our own buffer on our own
+                    // descriptor; MSG_NOSIGNAL: a gone peer is an error, not
+                    // SIGPIPE.
+                    let n = unsafe {
+                        libc::send(
+                            fd.as_raw_fd(),
+                            rest.as_ptr().cast(),
+                            rest.len(),
+                            libc::MSG_NOSIGNAL,
+                        )
+                    };
+                    if n < 0 {
+                        Err(io::Error::last_os_error())
+                    } else {
+                        Ok(n as usize)
+                    }
+                });
+                match r {
+                    Ok(Ok(n)) if n > 0 => off += n,
+                    Ok(_) => return,
+                    Err(_would_block) => {}
+                }
+            }
+        })
+    }
+
     pub fn is_closed(&self) -> bool {
         matches!(*self.state.borrow(), State::Closed)
     }

@@ -22,6 +22,24 @@ use super::socket_coro::{
 use crate::engine::framing::Framing;
 use crate::engine::net_socket::{addr_parts, recv_from_op, Dir, NetSocket};
 
+/// An optional by-reference argument (`mixed &$port = 0`): `None` when the
+/// caller left it out.
+pub struct OptRef<'a>(Option<&'a mut Zval>);
+
+impl<'a> ext_php_rs::convert::FromZvalMut<'a> for OptRef<'a> {
+    const TYPE: ext_php_rs::flags::DataType = ext_php_rs::flags::DataType::Mixed;
+    const NULLABLE: bool = true;
+    const BY_REF: bool = true;
+
+    fn from_zval_mut(zval: &'a mut Zval) -> Option<Self> {
+        Some(OptRef(Some(zval)))
+    }
+
+    fn from_missing() -> Option<Self> {
+        Some(OptRef(None))
+    }
+}
+
 /// `SW_ERROR_CLIENT_NO_CONNECTION`.
 pub const ERR_NO_CONNECTION: i64 = 5001;
 /// `SWOOLE_SSL`.
@@ -604,8 +622,8 @@ impl Client {
         self.base.sendto(address, port, &d)
     }
 
-    pub fn recvfrom(&self, length: i64, mut address: PhpRef, mut port: PhpRef) -> PhpResult<Zval> {
-        self.base.recvfrom(length, &mut address, Some(&mut port))
+    pub fn recvfrom(&self, length: i64, mut address: PhpRef, port: OptRef) -> PhpResult<Zval> {
+        self.base.recvfrom(length, &mut address, port.0)
     }
 
     #[php(name = "enableSSL")]

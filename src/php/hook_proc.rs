@@ -3,7 +3,9 @@
 //! `proc_open()` still starts it; the hook re-tags the resource, and
 //! `proc_close`, `proc_get_status` and `proc_terminate` tag it back as
 //! PHP's for the length of their call. A tagged resource freed without
-//! `proc_close()` is handed to PHP's own destructor.
+//! `proc_close()` is handed to PHP's own destructor. In a coroutine, a
+//! descriptor spec item that is neither an array nor a stream gets Swoole's
+//! warning and `false` instead of PHP 8's `ValueError`.
 
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -94,7 +96,28 @@ unsafe extern "C" fn dtor(res: *mut zend_resource) {
     }
 }
 
+/// True when every item of a descriptor spec is an array or a resource
+/// (PHP 8 throws a `ValueError` for anything else; Swoole's hooked
+/// `proc_open()` warns and returns false).
+fn spec_ok(spec: &Zval) -> bool {
+    spec.dereference().array().is_none_or(|a| {
+        a.values()
+            .all(|v| v.dereference().is_array() || v.dereference().is_resource())
+    })
+}
+
 unsafe extern "C" fn proc_open(ex: *mut zend_execute_data, rv: *mut zval) {
+    // SAFETY: the frame PHP gave this hook.
+    let spec = unsafe { arg(ex, 1) };
+    if in_coroutine() && spec.is_some_and(|s| !spec_ok(s)) {
+        ext_php_rs::error::php_error(
+            &ext_php_rs::flags::ErrorType::Warning,
+            "Descriptor item must be either an array or a File-Handle",
+        );
+        // SAFETY: PHP's return slot for this call.
+        unsafe { (*rv.cast::<Zval>()).set_bool(false) };
+        return;
+    }
     // SAFETY: the frame and return slot PHP gave this hook.
     unsafe { call_original("proc_open", ex, rv) };
     let co = CO_TYPE.load(Ordering::SeqCst);

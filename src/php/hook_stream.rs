@@ -262,6 +262,7 @@ unsafe fn swoole_verify_default(stream: *mut php_stream) {
             }
             php_stream_context_set(stream, ctx);
         }
+        require_key(ctx);
         if !php_stream_context_get_option(ctx, c"ssl".as_ptr(), c"verify_peer".as_ptr()).is_null() {
             return;
         }
@@ -271,6 +272,54 @@ unsafe fn swoole_verify_default(stream: *mut php_stream) {
                 z.set_bool(false);
                 php_stream_context_set_option(ctx, c"ssl".as_ptr(), opt.as_ptr(), &mut z);
             }
+        }
+    }
+}
+
+/// Swoole's `ssl require key file` warning for a client `local_cert`
+/// without `local_pk`. When the certificate file holds no private key
+/// either (PHP would fail the handshake on it), `local_cert` is dropped and
+/// the handshake goes on without a client certificate, as Swoole's does; a
+/// combined PEM keeps PHP's behaviour.
+///
+/// # Safety
+/// `ctx` is a live stream context.
+unsafe fn require_key(ctx: *mut php_stream_context) {
+    // SAFETY: the caller's context; the names are NUL-terminated.
+    let cert =
+        unsafe { php_stream_context_get_option(ctx, c"ssl".as_ptr(), c"local_cert".as_ptr()) };
+    // SAFETY: as above.
+    let pk = unsafe { php_stream_context_get_option(ctx, c"ssl".as_ptr(), c"local_pk".as_ptr()) };
+    if cert.is_null() || !pk.is_null() {
+        return;
+    }
+    // SAFETY: a live option zval of the context.
+    let Some(path) = (unsafe { &*cert.cast::<ext_php_rs::types::Zval>() }).string() else {
+        return;
+    };
+    let has_key =
+        std::fs::read(&path).is_ok_and(|b| b.windows(16).any(|w| w == b"PRIVATE KEY-----"));
+    if has_key {
+        return;
+    }
+    ext_php_rs::error::php_error(
+        &ext_php_rs::flags::ErrorType::Warning,
+        "ssl require key file",
+    );
+    // SAFETY: setting an option separates the context's `ssl` array (PHP's
+    // SEPARATE_ARRAY), so the entry can then be deleted from it alone.
+    unsafe {
+        let mut z = ext_php_rs::types::Zval::new();
+        z.set_bool(false);
+        php_stream_context_set_option(ctx, c"ssl".as_ptr(), c"local_cert".as_ptr(), &mut z);
+        let opts = &(*ctx).options;
+        if let Some(ssl) = opts
+            .array()
+            .and_then(|a| a.get("ssl"))
+            .and_then(|z| z.dereference().array())
+        {
+            let ht = std::ptr::from_ref(ssl).cast_mut();
+            ext_php_rs::ffi::zend_hash_str_del(ht, c"local_cert".as_ptr(), "local_cert".len());
         }
     }
 }

@@ -116,16 +116,19 @@ pub fn h2_connect(host: String, port: i64, ssl: bool, settings: &ZendHashTable) 
             _ => {}
         }
     }
-    let addr = match resolve(&host, port.clamp(0, 65535) as u16) {
-        Ok(a) => a,
-        Err(f) => return fail_zval(&f),
+    let target = match h2c::unix_path(&host) {
+        Some(path) => h2c::Target::Unix(path),
+        None => match resolve(&host, port.clamp(0, 65535) as u16) {
+            Ok(a) => h2c::Target::Tcp(a),
+            Err(f) => return fail_zval(&f),
+        },
     };
     let t = secs(connect_timeout.unwrap_or(timeout));
     let tls = ssl.then(|| {
         let name = tls.host_name.clone().filter(|n| !n.is_empty());
         (tls, name.unwrap_or_else(|| host.clone()))
     });
-    let res = match coro::io::run(h2c::connect(addr, t, tls, s)) {
+    let res = match coro::io::run(h2c::connect(target, t, tls, s)) {
         Ok(r) => r,
         Err(_) => return fail_zval(&no_connection()),
     };

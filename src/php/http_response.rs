@@ -282,6 +282,33 @@ impl Response {
     pub fn create(server: Option<&Zval>, fd: Option<i64>) -> Zval {
         let mut out = Zval::new();
         out.set_bool(false);
+        // `create($socket)` / `create([$socket, $request])` with a
+        // `Coroutine\Socket` (a `Coroutine\Server` connection's): the
+        // response is written on that socket once it ends.
+        let first = server.map(|z| z.array().and_then(|a| a.get_index(0)).unwrap_or(z));
+        if let Some(sock) = first.and_then(super::socket_coro::net_of) {
+            if sock.tls_on() || sock.is_closed() {
+                php_error(
+                    &ErrorType::Warning,
+                    "the socket is closed or speaks TLS (rswoole answers only on a plain Coroutine\\Socket)",
+                );
+                return out;
+            }
+            let fd = i64::from(sock.fd());
+            let (r, head) = Responder::new(bare_context());
+            crate::engine::event_loop::spawn(async move {
+                if let Ok(resp) = head.await {
+                    if let Ok(bytes) = held::http1_bytes(resp, false).await {
+                        if let Some(send) = sock.send_all_detached(bytes) {
+                            send.await;
+                        }
+                    }
+                }
+            });
+            return ZendClassObject::new(Response::new(r, fd))
+                .into_zval(false)
+                .unwrap_or(out);
+        }
         let fd = match server.and_then(Zval::long) {
             Some(n) => n,
             None => fd.unwrap_or(-1),

@@ -21,6 +21,7 @@ pub mod exception;
 pub mod exit;
 pub mod functions;
 pub mod hook_curl;
+pub mod hook_file;
 pub mod hook_net;
 pub mod hook_proc;
 pub mod hook_select;

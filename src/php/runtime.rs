@@ -6,7 +6,7 @@
 //! The hooks themselves live in `hook_sleep.rs` (SLEEP), `hook_stream.rs`
 //! (TCP/UDP/UNIX/UDG transports), `hook_net.rs` (NET_FUNCTION's
 //! `gethostbyname`), `hook_select.rs` (STREAM_FUNCTION's
-//! `stream_select`), `hook_sockets.rs` (SOCKETS), `hook_proc.rs` (PROC) and `hook_curl.rs` (CURL and NATIVE_CURL). Hooks are process state: a worker inherits the master's
+//! `stream_select`), `hook_sockets.rs` (SOCKETS), `hook_proc.rs` (PROC), `hook_file.rs` (FILE and STDIO) and `hook_curl.rs` (CURL and NATIVE_CURL). Hooks are process state: a worker inherits the master's
 //! at fork, and each process may change its own.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -24,6 +24,8 @@ pub const HOOK_UDP: i64 = 1 << 2;
 pub const HOOK_UNIX: i64 = 1 << 3;
 pub const HOOK_UDG: i64 = 1 << 4;
 pub const HOOK_STREAM_FUNCTION: i64 = 1 << 7;
+pub const HOOK_FILE: i64 = 1 << 8;
+pub const HOOK_STDIO: i64 = 1 << 15;
 pub const HOOK_SLEEP: i64 = 1 << 9;
 pub const HOOK_PROC: i64 = 1 << 10;
 pub const HOOK_SOCKETS: i64 = 1 << 14;
@@ -197,6 +199,9 @@ fn install(flags: i64) -> bool {
     if on(HOOK_PROC) != was(HOOK_PROC) {
         super::hook_proc::set(on(HOOK_PROC));
     }
+    if on(HOOK_FILE) != was(HOOK_FILE) || on(HOOK_STDIO) != was(HOOK_STDIO) {
+        super::hook_file::set(on(HOOK_FILE), on(HOOK_STDIO));
+    }
     if on(HOOK_NET_FUNCTION) != was(HOOK_NET_FUNCTION) {
         super::hook_net::set(on(HOOK_NET_FUNCTION));
     }
@@ -291,6 +296,7 @@ const CO_RUN: [&str; 2] = ["swoole\\coroutine\\run", "co\\run"];
 /// Module startup: `Co\run()` applies Swoole's default hooks first (see
 /// `CHOSEN`); the wrapper then runs rswoole's own `Co\run()`.
 pub fn after_classes() {
+    super::hook_file::startup();
     for name in CO_RUN {
         hook_function(name, co_run);
     }

@@ -893,6 +893,12 @@ unsafe fn socket_fd_of_stream(z: &Zval) -> Option<i32> {
     (r == 0 && fd >= 0).then_some(fd)
 }
 
+/// The socket of a `Coroutine\Socket` object (`Http\Response::create()`
+/// answers on it).
+pub fn net_of(z: &Zval) -> Option<Rc<NetSocket>> {
+    <&Socket as ext_php_rs::convert::FromZval>::from_zval(z).map(|s| Rc::clone(&s.core.sock))
+}
+
 impl Socket {
     pub fn from_net(sock: NetSocket) -> Self {
         Socket {
