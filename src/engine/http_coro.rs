@@ -13,8 +13,8 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use super::config::Http2Settings;
+use super::ctx::WorkerCtx;
 use super::tls::{NetStream, ServerTls};
-use super::worker::WorkerCtx;
 
 /// What `shutdown()` sets: the accept loop ends, open connections drain.
 #[derive(Default)]
@@ -89,7 +89,11 @@ pub async fn serve(
                             },
                         };
                         let fd = super::session::open(0, 0, port, peer);
-                        super::http::conn::serve(stream, peer, fd, port, http2, ctx).await;
+                        // The handshake's drain count passes to the guard.
+                        let (guard, rx) =
+                            super::conns::register(fd, super::conns::Kind::Http, 0, &ctx);
+                        ctx.conn_closed();
+                        super::http::conn::serve(stream, peer, guard, rx, port, http2, ctx).await;
                     });
                 }
                 Err(e) => match e.raw_os_error() {
