@@ -73,6 +73,7 @@ lint:
 
 test-engine:
 	$(CARGO) test --no-default-features
+	$(CARGO) test --no-default-features --features fault-inject --lib fault_inject
 
 stubs: build
 	$(PHP) -n -d extension=$(SO) tools/gen-stubs.php > stubs/swoole.stub.php

@@ -18,10 +18,11 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 use super::ctx::WorkerCtx;
 use super::ipc;
@@ -55,7 +56,8 @@ pub enum Cmd {
 
 /// When data last moved on a connection, in milliseconds since a process
 /// base instant. `Send` (an atomic behind an `Arc`): hyper's upgrade hands
-/// the HTTP socket, which updates it, over as a `Send` box.
+/// the HTTP socket, which updates it, over as a `Send` box. On tokio's
+/// clock, so tests can pause and advance it.
 #[derive(Clone, Debug)]
 pub struct Activity(Arc<AtomicU64>);
 

@@ -97,6 +97,18 @@ pub fn init() -> std::io::Result<()> {
     Ok(())
 }
 
+/// Maps the table once for this test process and never clears it (tests
+/// running in parallel share it; `init` would clear their slots).
+#[cfg(test)]
+pub(crate) fn init_once() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if table().is_none() {
+            init().expect("mmap the session table");
+        }
+    });
+}
+
 fn table() -> Option<&'static Table> {
     // SAFETY: see `init`: never unmapped, atomics only.
     unsafe { TABLE.load(Ordering::Acquire).as_ref() }
@@ -318,7 +330,7 @@ mod tests {
 
     #[test]
     fn ids_unique_across_processes() {
-        init().expect("mmap");
+        init_once();
         let peer: SocketAddr = "127.0.0.1:5555".parse().expect("addr");
         let a = open(0, 0, 80, peer);
         // SAFETY: the child only touches the shared atomics and leaves with _exit.

@@ -302,3 +302,219 @@ pub fn forget_udp() {
         t.unix_dgram.clear();
     });
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    //! Raw TCP connections served by `serve_conn` in a `LocalSet`, driven
+    //! through the registry (`conns`) as `$server->send()` and friends are.
+
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    use bytes::Bytes;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio::task::JoinHandle;
+
+    use super::serve_conn;
+    use crate::engine::config::{PortOptions, ServerConfig};
+    use crate::engine::conns;
+    use crate::engine::ctx::WorkerCtx;
+    use crate::engine::hooks::{Hooks, Outcome};
+    use crate::engine::http::{HttpRequest, Responder};
+    use crate::engine::session;
+    use crate::engine::tls::NetStream;
+
+    /// Hooks that write down what happened.
+    #[derive(Default)]
+    pub(crate) struct Rec(pub RefCell<Vec<String>>);
+
+    impl Rec {
+        pub(crate) fn saw(&self, what: &str) -> bool {
+            self.0.borrow().iter().any(|e| e == what)
+        }
+    }
+
+    impl Hooks for Rec {
+        fn on_request(&self, _req: HttpRequest, _resp: Responder) -> Outcome {
+            Outcome::Done
+        }
+        fn on_connect(&self, fd: i64, _reactor: i32, _port: usize) -> Outcome {
+            self.0.borrow_mut().push(format!("connect {fd}"));
+            Outcome::Done
+        }
+        fn on_receive(&self, fd: i64, _reactor: i32, _port: usize, data: Bytes) -> Outcome {
+            let text = String::from_utf8_lossy(&data).into_owned();
+            self.0.borrow_mut().push(format!("receive {fd} {text}"));
+            Outcome::Done
+        }
+        fn on_close(&self, fd: i64, _reactor: i32, _port: usize) -> Outcome {
+            self.0.borrow_mut().push(format!("close {fd}"));
+            Outcome::Done
+        }
+        fn on_ws_message(&self, fd: i64, data: Bytes, opcode: u8, _flags: u8) -> Outcome {
+            let text = String::from_utf8_lossy(&data).into_owned();
+            self.0
+                .borrow_mut()
+                .push(format!("message {fd} {opcode} {text}"));
+            Outcome::Done
+        }
+    }
+
+    pub(crate) fn ctx(hooks: &Rc<Rec>) -> Rc<WorkerCtx> {
+        session::init_once();
+        WorkerCtx::standalone(Rc::new(ServerConfig::default()), hooks.clone(), 0)
+    }
+
+    /// Runs `f` on a current-thread runtime inside a `LocalSet` (as a
+    /// worker does); `paused`: on tokio's paused clock.
+    pub(crate) fn run<F: std::future::Future<Output = ()>>(paused: bool, f: F) {
+        let mut b = tokio::runtime::Builder::new_current_thread();
+        b.enable_all();
+        if paused {
+            b.start_paused(true);
+        }
+        let rt = b.build().expect("runtime");
+        tokio::task::LocalSet::new().block_on(&rt, f);
+    }
+
+    /// A client connected to a connection `serve_conn` serves, as a
+    /// worker's `open_conn` starts it.
+    async fn open(ctx: &Rc<WorkerCtx>) -> (TcpStream, i64, JoinHandle<()>) {
+        let l = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = l.local_addr().expect("addr");
+        let client = TcpStream::connect(addr).await.expect("connect");
+        let (server, peer) = l.accept().await.expect("accept");
+        let fd = session::open(ctx.id as i32, 0, addr.port(), peer);
+        let (guard, rx) = conns::register(fd, conns::Kind::Stream, 0, ctx);
+        let task = tokio::task::spawn_local(serve_conn(
+            NetStream::Plain(server),
+            guard,
+            rx,
+            Rc::new(PortOptions::default()),
+            ctx.clone(),
+        ));
+        (client, fd, task)
+    }
+
+    async fn read_n(c: &mut TcpStream, n: usize) -> String {
+        let mut b = vec![0u8; n];
+        c.read_exact(&mut b).await.expect("read");
+        String::from_utf8_lossy(&b).into_owned()
+    }
+
+    /// Until `hooks` saw `what` (a few seconds at most).
+    pub(crate) async fn until_seen(hooks: &Rec, what: &str) {
+        for _ in 0..500 {
+            if hooks.saw(what) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("never saw {what:?}: {:?}", hooks.0.borrow());
+    }
+
+    #[test]
+    fn send_pause_resume_close_through_the_registry() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(false, async {
+            let (mut c, fd, task) = open(&ctx).await;
+            assert!(conns::exists(fd));
+            assert_eq!(conns::port_of(fd), Some(0));
+            assert_eq!(ctx.conns.get(), 1);
+            assert_eq!(session::get(fd).map(|s| s.fd), Some(fd));
+            assert!(conns::send(fd, Bytes::from_static(b"hello")));
+            assert_eq!(read_n(&mut c, 5).await, "hello");
+            c.write_all(b"one").await.expect("write");
+            until_seen(&hooks, &format!("receive {fd} one")).await;
+
+            // Paused: what the client sends stays unread; the commands
+            // still run (the echo proves the pause was taken first).
+            assert!(conns::set_paused(fd, true));
+            c.write_all(b"two").await.expect("write");
+            assert!(conns::send(fd, Bytes::from_static(b"x")));
+            assert_eq!(read_n(&mut c, 1).await, "x");
+            tokio::task::yield_now().await;
+            assert!(!hooks.saw(&format!("receive {fd} two")));
+            assert!(conns::set_paused(fd, false));
+            until_seen(&hooks, &format!("receive {fd} two")).await;
+
+            // close() after send(): every byte before the FIN.
+            assert!(conns::send(fd, Bytes::from_static(b"bye")));
+            assert!(conns::close(fd, false));
+            let mut rest = Vec::new();
+            c.read_to_end(&mut rest).await.expect("read to end");
+            assert_eq!(rest, b"bye");
+            task.await.expect("task");
+            assert!(hooks.saw(&format!("close {fd}")));
+            assert!(
+                !conns::exists(fd),
+                "gone from the registry and the session table"
+            );
+            assert!(!conns::send(fd, Bytes::from_static(b"late")));
+            assert_eq!(ctx.conns.get(), 0, "drain count back to zero");
+        });
+    }
+
+    #[test]
+    fn sweeper_closes_idle_unprotected_connections() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(true, async {
+            let (mut idle, idle_fd, _t1) = open(&ctx).await;
+            let (_kept, kept_fd, _t2) = open(&ctx).await;
+            assert!(conns::protect(kept_fd, true));
+            let start = tokio::time::Instant::now();
+            let sweeper = tokio::task::spawn_local(conns::sweeper(
+                Duration::from_secs(1),
+                Duration::from_secs(3),
+            ));
+            // The clock jumps while everything waits: the idle connection
+            // is closed by the first sweep after 3 s of silence.
+            let mut rest = Vec::new();
+            idle.read_to_end(&mut rest).await.expect("eof");
+            let waited = start.elapsed();
+            assert!(
+                waited >= Duration::from_secs(3) && waited < Duration::from_secs(5),
+                "{waited:?}"
+            );
+            until_seen(&hooks, &format!("close {idle_fd}")).await;
+            assert!(!conns::exists(idle_fd));
+            assert!(conns::exists(kept_fd), "protected");
+            assert_eq!(
+                conns::idle_connections(Duration::from_secs(1), false),
+                Vec::<i64>::new()
+            );
+            assert!(conns::protect(kept_fd, false));
+            assert_eq!(
+                conns::idle_connections(Duration::from_secs(1), false),
+                vec![kept_fd]
+            );
+            sweeper.abort();
+            assert!(conns::close(kept_fd, true));
+        });
+    }
+
+    /// A connection task that panics still frees its session slot, leaves
+    /// the registry and the drain count (the guard's drop), so other
+    /// workers stop listing it and a draining worker does not wait for it.
+    #[cfg(feature = "fault-inject")]
+    #[test]
+    fn fault_inject_panicking_task_frees_its_slot() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(false, async {
+            let (mut c, fd, task) = open(&ctx).await;
+            assert!(session::get(fd).is_some());
+            c.write_all(conns::fault::PANIC).await.expect("write");
+            let r = task.await;
+            assert!(r.is_err_and(|e| e.is_panic()), "the task panicked");
+            assert!(session::get(fd).is_none(), "session slot freed");
+            assert!(conns::get(fd).is_none(), "out of the registry");
+            assert!(!conns::exists(fd));
+            assert_eq!(ctx.conns.get(), 0, "drain count back to zero");
+        });
+    }
+}

@@ -933,6 +933,138 @@ fn outgoing(opcode: u8, flags: u8, data: &[u8], deflate: bool) -> BytesMut {
     encode(opcode, flags, data)
 }
 
+/// The connection task (`serve`) over an in-memory pipe, driven through
+/// the registry as `push()`, `disconnect()` and the heartbeat drive it.
+#[cfg(test)]
+mod conn_tests {
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    use bytes::{Bytes, BytesMut};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
+    use tokio::task::JoinHandle;
+
+    use super::*;
+    use crate::engine::ctx::WorkerCtx;
+    use crate::engine::tcp::tests::{ctx, run, until_seen, Rec};
+
+    fn start(ctx: &Rc<WorkerCtx>) -> (DuplexStream, i64, JoinHandle<()>) {
+        let (server, client) = tokio::io::duplex(64 * 1024);
+        let peer = "127.0.0.1:4000".parse().expect("addr");
+        let fd = session::open(ctx.id as i32, 0, 80, peer);
+        let (guard, rx) = conns::register(fd, conns::Kind::WebSocket, 0, ctx);
+        session::set_ws_status(fd, STATUS_ACTIVE);
+        let setup = Setup {
+            open: None,
+            deflate: false,
+        };
+        let task = tokio::task::spawn_local(serve(server, guard, rx, setup, ctx.clone()));
+        (client, fd, task)
+    }
+
+    /// The next frame the server sent.
+    async fn next_frame(c: &mut DuplexStream, buf: &mut BytesMut) -> Frame {
+        loop {
+            if let Some(f) = parse_server_frame(buf, 1 << 20).expect("frame") {
+                return f;
+            }
+            assert!(
+                c.read_buf(buf).await.expect("read") > 0,
+                "eof before a frame"
+            );
+        }
+    }
+
+    #[test]
+    fn push_ping_message_and_disconnect() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(false, async {
+            let (mut c, fd, task) = start(&ctx);
+            let mut buf = BytesMut::new();
+            assert!(is_websocket(fd));
+            assert!(push(fd, OP_TEXT, FLAG_FIN, Bytes::from_static(b"hi")));
+            let f = next_frame(&mut c, &mut buf).await;
+            assert_eq!((f.opcode, &f.payload[..]), (OP_TEXT, &b"hi"[..]));
+
+            let mask = Some(*b"abcd");
+            let ping = encode_masked(OP_PING, FLAG_FIN, b"p", mask);
+            c.write_all(&ping).await.expect("ping");
+            let f = next_frame(&mut c, &mut buf).await;
+            assert_eq!((f.opcode, &f.payload[..]), (OP_PONG, &b"p"[..]));
+
+            let msg = encode_masked(OP_TEXT, FLAG_FIN, b"yo", mask);
+            c.write_all(&msg).await.expect("message");
+            until_seen(&hooks, &format!("message {fd} {OP_TEXT} yo")).await;
+
+            // A raw send goes out as it is, between frames.
+            assert!(conns::send(fd, Bytes::from_static(b"\x81\x01!")));
+            let f = next_frame(&mut c, &mut buf).await;
+            assert_eq!(&f.payload[..], b"!");
+
+            // disconnect(): the caller-encoded close frame, then the end.
+            assert!(disconnect(fd, 4000, Bytes::from_static(b"bye")));
+            let f = next_frame(&mut c, &mut buf).await;
+            assert_eq!(f.opcode, OP_CLOSE);
+            assert_eq!(&f.payload[..], b"\x0f\xa0bye");
+            let mut rest = Vec::new();
+            c.read_to_end(&mut rest).await.expect("eof");
+            task.await.expect("task");
+            assert!(hooks.saw(&format!("close {fd}")));
+            assert!(!conns::exists(fd));
+            assert!(!push(fd, OP_TEXT, FLAG_FIN, Bytes::from_static(b"late")));
+            assert_eq!(ctx.conns.get(), 0);
+        });
+    }
+
+    #[test]
+    fn heartbeat_closes_an_idle_connection_without_a_close_frame() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(true, async {
+            let (mut c, fd, task) = start(&ctx);
+            let sweeper = tokio::task::spawn_local(conns::sweeper(
+                Duration::from_secs(2),
+                Duration::from_secs(5),
+            ));
+            let start = tokio::time::Instant::now();
+            let mut rest = Vec::new();
+            c.read_to_end(&mut rest).await.expect("eof");
+            assert!(rest.is_empty(), "no close frame: {rest:?}");
+            let waited = start.elapsed();
+            assert!(
+                waited >= Duration::from_secs(5) && waited < Duration::from_secs(8),
+                "{waited:?}"
+            );
+            task.await.expect("task");
+            assert!(!conns::exists(fd));
+            sweeper.abort();
+        });
+    }
+
+    #[test]
+    fn close_on_a_peer_close_frame_answers_it() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(false, async {
+            let (mut c, fd, task) = start(&ctx);
+            let mut buf = BytesMut::new();
+            let bye = encode_masked(
+                OP_CLOSE,
+                FLAG_FIN,
+                &close::encode(close::NORMAL, b""),
+                Some(*b"wxyz"),
+            );
+            c.write_all(&bye).await.expect("close");
+            let f = next_frame(&mut c, &mut buf).await;
+            assert_eq!(f.opcode, OP_CLOSE);
+            task.await.expect("task");
+            assert!(hooks.saw(&format!("close {fd}")));
+            assert!(session::get(fd).is_none());
+        });
+    }
+}
+
 // ---- Client side (`Swoole\Coroutine\Http\Client`, `engine::http_client`) ----
 
 /// Standard base64 of `data` (the client's `Sec-WebSocket-Key`).
