@@ -417,18 +417,6 @@ pub fn protect(fd: i64, on: bool) -> bool {
     }
 }
 
-/// Ids of this worker's open connections of `kind`, ascending.
-pub fn local_fds(kind: Kind) -> Vec<i64> {
-    let mut v: Vec<i64> = with(|t| {
-        t.values()
-            .filter(|c| c.kind == kind)
-            .map(|c| c.fd)
-            .collect()
-    });
-    v.sort_unstable();
-    v
-}
-
 /// Connections of this worker silent for `idle` or longer (not protected,
 /// no request being answered), ascending; closed when `close_them` (a
 /// WebSocket one without a close frame). `$server->heartbeat()` and the

@@ -60,6 +60,10 @@ pub async fn serve(
     let std_l = listener.try_clone()?;
     std_l.set_nonblocking(true)?;
     let l = tokio::net::TcpListener::from_std(std_l)?;
+    // The heartbeat of its connections (`conns::sweeper`, as in a worker).
+    let sweeper = ctx.cfg.heartbeat().map(|(every, idle)| {
+        super::event_loop::spawn_untracked(super::conns::sweeper(every, idle))
+    });
     let result = loop {
         if stop.is_set() {
             break Ok(());
@@ -108,6 +112,9 @@ pub async fn serve(
             }
         }
     };
+    if let Some(t) = sweeper {
+        t.abort();
+    }
     // Open connections answer what they have and close (keep-alive ends).
     let _ = ctx.shutdown.send(true);
     result
