@@ -73,6 +73,7 @@ lint:
 
 test-engine:
 	$(CARGO) test --no-default-features
+	$(CARGO) test --no-default-features --features fault-inject --lib fault_inject
 	# The unit tests inside src/php (build.rs lets them link without PHP).
 	$(CARGO) test --release --lib
 

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use super::config::Http2Settings;
+use super::ctx::WorkerCtx;
 use super::tls::{NetStream, ServerTls};
-use super::worker::WorkerCtx;
 
 /// What `shutdown()` sets: the accept loop ends, open connections drain.
 #[derive(Default)]
@@ -60,6 +60,10 @@ pub async fn serve(
     let std_l = listener.try_clone()?;
     std_l.set_nonblocking(true)?;
     let l = tokio::net::TcpListener::from_std(std_l)?;
+    // The heartbeat of its connections (`conns::sweeper`, as in a worker).
+    let sweeper = ctx.cfg.heartbeat().map(|(every, idle)| {
+        super::event_loop::spawn_untracked(super::conns::sweeper(every, idle))
+    });
     let result = loop {
         if stop.is_set() {
             break Ok(());
@@ -89,7 +93,11 @@ pub async fn serve(
                             },
                         };
                         let fd = super::session::open(0, 0, port, peer);
-                        super::http::conn::serve(stream, peer, fd, port, http2, ctx).await;
+                        // The handshake's drain count passes to the guard.
+                        let (guard, rx) =
+                            super::conns::register(fd, super::conns::Kind::Http, 0, &ctx);
+                        ctx.conn_closed();
+                        super::http::conn::serve(stream, peer, guard, rx, port, http2, ctx).await;
                     });
                 }
                 Err(e) => match e.raw_os_error() {
@@ -104,6 +112,9 @@ pub async fn serve(
             }
         }
     };
+    if let Some(t) = sweeper {
+        t.abort();
+    }
     // Open connections answer what they have and close (keep-alive ends).
     let _ = ctx.shutdown.send(true);
     result

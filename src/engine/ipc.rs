@@ -1,5 +1,7 @@
 //! Messages between a server's processes: tasks, their results, and
-//! `send()`/`close()` routed to the worker that owns a connection.
+//! `send()`/`close()` routed to the worker that owns a connection. This
+//! module moves datagrams and knows no protocol: `engine::inbox` turns what
+//! arrives into hook and `conns` calls.
 //!
 //! Every worker and task worker has an inbox: one `AF_UNIX` `SOCK_DGRAM`
 //! socketpair created by the master before it forks (so every process holds
@@ -26,8 +28,6 @@ use bytes::Bytes;
 use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
 
-use super::hooks::{Hooks, Outcome};
-
 /// Payloads above this go through a temporary file.
 pub const INLINE_MAX: usize = 60 * 1024;
 /// How long a sender waits for room in a full inbox.
@@ -43,15 +43,14 @@ pub enum Kind {
     Task = 1,
     /// To the worker that sent a task: its result.
     Finish = 2,
-    /// To the worker that owns connection `id`: send `data`.
+    /// To the worker that owns connection `id`: write `data`, bytes the
+    /// sender already encoded (raw data, a whole WebSocket frame).
     Send = 3,
-    /// To the owner of connection `id`: close it (`arg` 1 = reset).
+    /// To the owner of connection `id`: write `data` (a WebSocket close
+    /// frame, or nothing), then close it (`arg` 1 = reset).
     Close = 4,
     /// `sendMessage()`: `onPipeMessage` in the destination.
     Pipe = 5,
-    /// To the owner of WebSocket connection `id`: a frame (`arg` = opcode |
-    /// flags << 8; a close frame closes the connection).
-    Push = 6,
     /// `Server::command()`: `id` = request id, `arg` = command id << 16 |
     /// the inbox the result goes to, `data` = the JSON-encoded argument.
     Command = 7,
@@ -67,7 +66,6 @@ impl Kind {
             3 => Kind::Send,
             4 => Kind::Close,
             5 => Kind::Pipe,
-            6 => Kind::Push,
             7 => Kind::Command,
             8 => Kind::CommandReply,
             _ => return None,
@@ -386,34 +384,6 @@ pub fn send(dst: usize, mut m: Msg) -> std::io::Result<()> {
     }
 }
 
-/// Hands a command for connection `fd` to `owner`, the worker the shared
-/// session table says holds the socket (`send()`, `close()`, `push()` from
-/// another worker or a task worker). False when the owner is this process
-/// (the connection is closing here) or unknown, or the send failed (logged).
-pub fn to_owner(owner: i32, kind: Kind, fd: i64, arg: i64, data: Bytes) -> bool {
-    if owner < 0 || owner == super::worker::current_worker_id() {
-        return false;
-    }
-    let m = Msg {
-        kind,
-        flags: 0,
-        src: 0,
-        id: fd,
-        arg,
-        data,
-    };
-    match send(owner as usize, m) {
-        Ok(()) => true,
-        Err(e) => {
-            crate::rlog!(
-                Warning,
-                "{kind:?} to connection {fd} via worker#{owner}: {e}"
-            );
-            false
-        }
-    }
-}
-
 /// One message from `rd`, if one is queued.
 fn recv_one(rd: RawFd) -> Option<Msg> {
     with(|s| {
@@ -597,49 +567,6 @@ pub async fn inbox_loop(dispatch: Dispatch) {
             }
             _ = wake.notified() => {}
         }
-    }
-}
-
-/// Hands a message to the right hook (what every worker's loop does).
-pub fn dispatch_to(hooks: &Rc<dyn Hooks>, m: Msg) -> Outcome {
-    match m.kind {
-        Kind::Task => {
-            super::stats::on_task_taken();
-            hooks.on_task(m.id, m.src, m.data, m.flags)
-        }
-        Kind::Finish => hooks.on_finish(m.id, m.src, m.data, m.flags),
-        Kind::Send => {
-            super::tcp::send(m.id, m.data);
-            Outcome::Done
-        }
-        Kind::Close => {
-            if !super::tcp::close(m.id, m.arg != 0) && !super::ws::close(m.id) {
-                super::http::conn::close(m.id);
-            }
-            Outcome::Done
-        }
-        Kind::Pipe => hooks.on_pipe_message(m.src, m.data, m.flags),
-        Kind::Push => {
-            super::ws::push_from_ipc(m.id, m.arg, m.data);
-            Outcome::Done
-        }
-        Kind::Command => {
-            let result = run_command(m.arg >> 16, m.data).unwrap_or_default();
-            let reply = Msg {
-                kind: Kind::CommandReply,
-                flags: 0,
-                src: 0,
-                id: m.id,
-                arg: 0,
-                data: result,
-            };
-            if let Err(e) = send((m.arg & 0xffff) as usize, reply) {
-                crate::rlog!(Warning, "command result: {e}");
-            }
-            Outcome::Done
-        }
-        // A result nobody waits for any more (its command timed out).
-        Kind::CommandReply => Outcome::Done,
     }
 }
 

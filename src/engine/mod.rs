@@ -4,6 +4,8 @@
 //! User code is reached only through [`hooks::Hooks`].
 
 pub mod config;
+pub mod conns;
+pub mod ctx;
 pub mod error;
 pub mod event_loop;
 pub mod framing;
@@ -14,6 +16,7 @@ pub mod http;
 pub mod http2_client;
 pub mod http_client;
 pub mod http_coro;
+pub mod inbox;
 pub mod ipc;
 pub mod listener;
 #[macro_use]

@@ -27,6 +27,9 @@ struct Slot {
     family: AtomicI32,
     /// `WEBSOCKET_STATUS_*` (0: not a WebSocket connection).
     ws_status: AtomicI32,
+    /// 1: the WebSocket connection negotiated permessage-deflate (a
+    /// pusher in any process compresses its frames).
+    ws_compress: AtomicI32,
     addr_hi: AtomicU64,
     addr_lo: AtomicU64,
     connect_time: AtomicI64,
@@ -94,6 +97,18 @@ pub fn init() -> std::io::Result<()> {
     Ok(())
 }
 
+/// Maps the table once for this test process and never clears it (tests
+/// running in parallel share it; `init` would clear their slots).
+#[cfg(test)]
+pub(crate) fn init_once() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if table().is_none() {
+            init().expect("mmap the session table");
+        }
+    });
+}
+
 fn table() -> Option<&'static Table> {
     // SAFETY: see `init`: never unmapped, atomics only.
     unsafe { TABLE.load(Ordering::Acquire).as_ref() }
@@ -118,6 +133,8 @@ pub struct Session {
     pub last_time: i64,
     /// `WEBSOCKET_STATUS_*`, 0 for a plain connection.
     pub ws_status: i32,
+    /// permessage-deflate is on (WebSocket).
+    pub ws_compress: bool,
 }
 
 /// A new id for a connection `worker` accepted.
@@ -136,6 +153,7 @@ pub fn open(worker: i32, port_index: usize, server_port: u16, peer: SocketAddr) 
         }
         s.worker.store(worker, Ordering::Relaxed);
         s.ws_status.store(0, Ordering::Relaxed);
+        s.ws_compress.store(0, Ordering::Relaxed);
         s.uid.store(0, Ordering::Relaxed);
         s.port_index.store(port_index as i32, Ordering::Relaxed);
         s.server_port.store(server_port as i32, Ordering::Relaxed);
@@ -227,6 +245,16 @@ pub fn set_ws_status(fd: i64, status: i32) {
     }
 }
 
+/// Records whether WebSocket connection `fd` compresses its messages.
+pub fn set_ws_compress(fd: i64, on: bool) {
+    if let Some(t) = table() {
+        let s = &t.slots[fd as usize % CAP];
+        if s.fd.load(Ordering::Relaxed) == fd {
+            s.ws_compress.store(on as i32, Ordering::Relaxed);
+        }
+    }
+}
+
 pub fn get(fd: i64) -> Option<Session> {
     if fd <= 0 {
         return None;
@@ -252,6 +280,7 @@ pub fn get(fd: i64) -> Option<Session> {
         connect_time: s.connect_time.load(Ordering::Relaxed),
         last_time: s.last_time.load(Ordering::Relaxed),
         ws_status: s.ws_status.load(Ordering::Relaxed),
+        ws_compress: s.ws_compress.load(Ordering::Relaxed) != 0,
     })
 }
 
@@ -301,7 +330,7 @@ mod tests {
 
     #[test]
     fn ids_unique_across_processes() {
-        init().expect("mmap");
+        init_once();
         let peer: SocketAddr = "127.0.0.1:5555".parse().expect("addr");
         let a = open(0, 0, 80, peer);
         // SAFETY: the child only touches the shared atomics and leaves with _exit.

@@ -1,20 +1,18 @@
 //! Raw TCP connections (`Swoole\Server`'s `connect`/`receive`/`close`) and
-//! UDP ports (`packet`) in a worker, plus the per-worker connection table
-//! behind `send()`, `close()`, `exists()`, `pause()`/`resume()`, `protect()`
-//! and the heartbeat.
+//! UDP ports (`packet`) in a worker.
 //!
-//! Each connection is one task on the worker's `LocalSet`. It reads, cuts
-//! the stream into messages (`framing`), fires `receive` for each, and
-//! executes the commands other code queued for it (`Data`, `Close`, ...) in
-//! order, so `send()` then `close()` writes every byte before the FIN. A
-//! command for a connection another worker owns travels there over IPC.
+//! Each connection is one task on the worker's `LocalSet`, entered in the
+//! worker's registry (`conns`: `send()`, `close()`, `exists()`,
+//! `pause()`/`resume()`, `protect()`, the heartbeat). It reads, cuts the
+//! stream into messages (`framing`), fires `receive` for each, and executes
+//! the commands queued for it (`Data`, `Close`, ...) in order, so `send()`
+//! then `close()` writes every byte before the FIN.
 
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::cell::RefCell;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -22,34 +20,16 @@ use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
 use super::config::PortOptions;
+use super::conns::{self, Cmd, Conn};
+use super::ctx::WorkerCtx;
 use super::framing::{self, FrameError};
 use super::hooks::Outcome;
-use super::ipc;
-use super::outflow::{Limits, Outflow};
-use super::session;
 use super::stats;
 use super::tls::NetStream;
-use super::worker::WorkerCtx;
 
-enum Cmd {
-    Data(Bytes),
-    Close { reset: bool },
-    Pause,
-    Resume,
-}
-
-struct Conn {
-    tx: mpsc::UnboundedSender<Cmd>,
-    /// Bytes queued and not yet written (`socket_buffer_size`).
-    flow: Rc<Outflow>,
-    port: usize,
-    last: Cell<Instant>,
-    protected: Cell<bool>,
-}
-
+/// This worker's datagram sockets (its connections are in `conns`).
 #[derive(Default)]
 struct Tables {
-    conns: HashMap<i64, Rc<Conn>>,
     /// This worker's UDP sockets: (server socket fd, socket).
     udp: Vec<(i32, Rc<UdpSocket>)>,
     /// This worker's unix datagram sockets (`SWOOLE_SOCK_UNIX_DGRAM`).
@@ -65,145 +45,18 @@ fn with<R>(f: impl FnOnce(&mut Tables) -> R) -> R {
     T.with(|t| f(t.borrow_mut().get_or_insert_with(Default::default)))
 }
 
-fn local(fd: i64) -> Option<Rc<Conn>> {
-    with(|t| t.conns.get(&fd).cloned())
-}
-
-/// Queues `data` on connection `fd` (here or in its owner worker). False
-/// when no such connection exists, or when a local connection's output
-/// buffer is full: the bytes are dropped with Swoole's overflow warning
-/// (what the owner does with a send routed to it from another worker).
-pub fn send(fd: i64, data: Bytes) -> bool {
-    match send_bounded(fd, data) {
-        Ok(ok) => ok,
-        Err(_) => {
-            crate::rlog!(
-                Warning,
-                "Server::send_to_connection() (ERRNO 1009): connection#{fd} output buffer overflow"
-            );
-            false
-        }
-    }
-}
-
-/// `send`, refused with `Err(outflow)` when the local connection's output
-/// buffer is full (the caller may wait for room and send again). A send to
-/// another worker's connection is bounded by that owner.
-pub fn send_bounded(fd: i64, data: Bytes) -> Result<bool, Rc<Outflow>> {
-    let Some(c) = local(fd) else {
-        return Ok(route(fd, ipc::Kind::Send, 0, data));
-    };
-    if c.flow.is_closed() {
-        return Ok(false);
-    }
-    if !c.flow.has_room() {
-        return Err(c.flow.clone());
-    }
-    let n = data.len();
-    let ok = c.tx.send(Cmd::Data(data)).is_ok();
-    if ok {
-        c.flow.add(n);
-    }
-    Ok(ok)
-}
-
-/// Closes `fd` after what was queued on it (`reset`: at once, with an RST).
-pub fn close(fd: i64, reset: bool) -> bool {
-    if let Some(c) = local(fd) {
-        return c.tx.send(Cmd::Close { reset }).is_ok();
-    }
-    route(fd, ipc::Kind::Close, reset as i64, Bytes::new())
-}
-
-/// A command for a connection another worker owns ("ours" by the table but
-/// not in our map means it is closing: false).
-fn route(fd: i64, kind: ipc::Kind, arg: i64, data: Bytes) -> bool {
-    session::get(fd).is_some_and(|s| ipc::to_owner(s.worker, kind, fd, arg, data))
-}
-
-/// True while `fd` is open (in any worker).
-pub fn exists(fd: i64) -> bool {
-    local(fd).is_some() || session::get(fd).is_some()
-}
-
-/// The port a local connection came in on.
-pub fn port_of(fd: i64) -> Option<usize> {
-    local(fd).map(|c| c.port)
-}
-
-/// `pause()`/`resume()`: stop or restart reading from a local connection.
-pub fn set_paused(fd: i64, paused: bool) -> bool {
-    match local(fd) {
-        Some(c) => {
-            c.tx.send(if paused { Cmd::Pause } else { Cmd::Resume })
-                .is_ok()
-        }
-        None => false,
-    }
-}
-
-/// `protect()`: the heartbeat leaves this connection alone.
-pub fn protect(fd: i64, on: bool) -> bool {
-    match local(fd) {
-        Some(c) => {
-            c.protected.set(on);
-            true
-        }
-        None => false,
-    }
-}
-
-/// Connections of this worker silent for `idle` or longer (not protected);
-/// closed when `close_them`. `$server->heartbeat()` and the heartbeat task.
-pub fn idle_connections(idle: Duration, close_them: bool) -> Vec<i64> {
-    let now = Instant::now();
-    let idle_ones: Vec<(i64, Rc<Conn>)> = with(|t| {
-        t.conns
-            .iter()
-            .filter(|(_, c)| !c.protected.get() && now.duration_since(c.last.get()) >= idle)
-            .map(|(fd, c)| (*fd, c.clone()))
-            .collect()
-    });
-    let mut fds = Vec::with_capacity(idle_ones.len());
-    for (fd, c) in idle_ones {
-        if close_them {
-            let _ = c.tx.send(Cmd::Close { reset: false });
-        }
-        fds.push(fd);
-    }
-    fds.sort_unstable();
-    fds
-}
-
-/// Closes idle connections every `interval` (`heartbeat_check_interval`).
-pub async fn heartbeat(interval: Duration, idle: Duration) {
-    let mut tick = tokio::time::interval(interval);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        for fd in idle_connections(idle, true) {
-            crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
-        }
-    }
-}
-
 /// Serves one raw TCP connection until it closes.
+/// `guard` and `rx` come from [`conns::register`]: the guard's drop ends
+/// the connection's life (also when this task panics or is dropped).
 pub async fn serve_conn(
     stream: NetStream,
-    fd: i64,
-    port: usize,
+    guard: conns::Guard,
+    mut rx: mpsc::UnboundedReceiver<Cmd>,
     opts: Rc<PortOptions>,
     ctx: Rc<WorkerCtx>,
 ) {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let conn = Rc::new(Conn {
-        tx,
-        flow: Outflow::new(fd, Limits::from_config(&ctx.cfg)),
-        port,
-        last: Cell::new(Instant::now()),
-        protected: Cell::new(false),
-    });
-    with(|t| t.conns.insert(fd, conn.clone()));
+    let conn = guard.conn().clone();
+    let (fd, port) = (conn.fd(), conn.port());
     let reactor = ctx.id as i32;
     if let Outcome::Fatal(code) = ctx.hooks.on_connect(fd, reactor, port) {
         ctx.poison(code);
@@ -235,14 +88,13 @@ pub async fn serve_conn(
     };
     // No more commands: `send()` from onClose on fails.
     rx.close();
-    conn.flow.close();
+    conn.flow().close();
     if let Outcome::Fatal(code) = ctx.hooks.on_close(fd, reactor, port) {
         ctx.poison(code);
     }
-    with(|t| t.conns.remove(&fd));
-    session::close(fd);
     stats::on_close(aborted);
-    ctx.conn_closed();
+    // Out of the registry, session slot freed, drain count down.
+    drop(guard);
 }
 
 /// Reads and frames `rd`, runs the connection's commands on `wr`, until
@@ -279,8 +131,9 @@ where
                 Ok(0) => break,
                 Ok(n) => {
                     stats::on_recv(n);
-                    conn.last.set(Instant::now());
-                    session::touch(fd);
+                    #[cfg(feature = "fault-inject")]
+                    conns::fault::check(&buf);
+                    conn.touch();
                     let r = framing::take_frames(&opts.framing, &mut buf, opts.package_max_length, &mut frames);
                     for f in frames.drain(..) {
                         if let Outcome::Fatal(code) = ctx.hooks.on_receive(fd, reactor, port, f) {
@@ -311,15 +164,18 @@ where
             cmd = rx.recv() => match cmd {
                 Some(Cmd::Data(b)) => {
                     let written = wr.write_all(&b).await;
-                    conn.flow.sent(b.len());
+                    conn.flow().sent(b.len());
                     if written.is_err() {
                         aborted = true;
                         break;
                     }
                     stats::on_send(b.len());
                 }
-                Some(Cmd::Close { reset: r }) => {
+                Some(Cmd::Close { reset: r, last }) => {
                     reset = r;
+                    if !r && !last.is_empty() && wr.write_all(&last).await.is_ok() {
+                        stats::on_send(last.len());
+                    }
                     break;
                 }
                 Some(Cmd::Pause) => paused = true,
@@ -447,9 +303,218 @@ pub fn forget_udp() {
     });
 }
 
-/// Ids of this worker's open connections.
-pub fn local_fds() -> Vec<i64> {
-    let mut v: Vec<i64> = with(|t| t.conns.keys().copied().collect());
-    v.sort_unstable();
-    v
+#[cfg(test)]
+pub(crate) mod tests {
+    //! Raw TCP connections served by `serve_conn` in a `LocalSet`, driven
+    //! through the registry (`conns`) as `$server->send()` and friends are.
+
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    use bytes::Bytes;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio::task::JoinHandle;
+
+    use super::serve_conn;
+    use crate::engine::config::{PortOptions, ServerConfig};
+    use crate::engine::conns;
+    use crate::engine::ctx::WorkerCtx;
+    use crate::engine::hooks::{Hooks, Outcome};
+    use crate::engine::http::{HttpRequest, Responder};
+    use crate::engine::session;
+    use crate::engine::tls::NetStream;
+
+    /// Hooks that write down what happened.
+    #[derive(Default)]
+    pub(crate) struct Rec(pub RefCell<Vec<String>>);
+
+    impl Rec {
+        pub(crate) fn saw(&self, what: &str) -> bool {
+            self.0.borrow().iter().any(|e| e == what)
+        }
+    }
+
+    impl Hooks for Rec {
+        fn on_request(&self, _req: HttpRequest, _resp: Responder) -> Outcome {
+            Outcome::Done
+        }
+        fn on_connect(&self, fd: i64, _reactor: i32, _port: usize) -> Outcome {
+            self.0.borrow_mut().push(format!("connect {fd}"));
+            Outcome::Done
+        }
+        fn on_receive(&self, fd: i64, _reactor: i32, _port: usize, data: Bytes) -> Outcome {
+            let text = String::from_utf8_lossy(&data).into_owned();
+            self.0.borrow_mut().push(format!("receive {fd} {text}"));
+            Outcome::Done
+        }
+        fn on_close(&self, fd: i64, _reactor: i32, _port: usize) -> Outcome {
+            self.0.borrow_mut().push(format!("close {fd}"));
+            Outcome::Done
+        }
+        fn on_ws_message(&self, fd: i64, data: Bytes, opcode: u8, _flags: u8) -> Outcome {
+            let text = String::from_utf8_lossy(&data).into_owned();
+            self.0
+                .borrow_mut()
+                .push(format!("message {fd} {opcode} {text}"));
+            Outcome::Done
+        }
+    }
+
+    pub(crate) fn ctx(hooks: &Rc<Rec>) -> Rc<WorkerCtx> {
+        session::init_once();
+        WorkerCtx::standalone(Rc::new(ServerConfig::default()), hooks.clone(), 0)
+    }
+
+    /// Runs `f` on a current-thread runtime inside a `LocalSet` (as a
+    /// worker does); `paused`: on tokio's paused clock.
+    pub(crate) fn run<F: std::future::Future<Output = ()>>(paused: bool, f: F) {
+        let mut b = tokio::runtime::Builder::new_current_thread();
+        b.enable_all();
+        if paused {
+            b.start_paused(true);
+        }
+        let rt = b.build().expect("runtime");
+        tokio::task::LocalSet::new().block_on(&rt, f);
+    }
+
+    /// A client connected to a connection `serve_conn` serves, as a
+    /// worker's `open_conn` starts it.
+    async fn open(ctx: &Rc<WorkerCtx>) -> (TcpStream, i64, JoinHandle<()>) {
+        let l = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = l.local_addr().expect("addr");
+        let client = TcpStream::connect(addr).await.expect("connect");
+        let (server, peer) = l.accept().await.expect("accept");
+        let fd = session::open(ctx.id as i32, 0, addr.port(), peer);
+        let (guard, rx) = conns::register(fd, conns::Kind::Stream, 0, ctx);
+        let task = tokio::task::spawn_local(serve_conn(
+            NetStream::Plain(server),
+            guard,
+            rx,
+            Rc::new(PortOptions::default()),
+            ctx.clone(),
+        ));
+        (client, fd, task)
+    }
+
+    async fn read_n(c: &mut TcpStream, n: usize) -> String {
+        let mut b = vec![0u8; n];
+        c.read_exact(&mut b).await.expect("read");
+        String::from_utf8_lossy(&b).into_owned()
+    }
+
+    /// Until `hooks` saw `what` (a few seconds at most).
+    pub(crate) async fn until_seen(hooks: &Rec, what: &str) {
+        for _ in 0..500 {
+            if hooks.saw(what) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("never saw {what:?}: {:?}", hooks.0.borrow());
+    }
+
+    #[test]
+    fn send_pause_resume_close_through_the_registry() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(false, async {
+            let (mut c, fd, task) = open(&ctx).await;
+            assert!(conns::exists(fd));
+            assert_eq!(conns::port_of(fd), Some(0));
+            assert_eq!(ctx.conns.get(), 1);
+            assert_eq!(session::get(fd).map(|s| s.fd), Some(fd));
+            assert!(conns::send(fd, Bytes::from_static(b"hello")));
+            assert_eq!(read_n(&mut c, 5).await, "hello");
+            c.write_all(b"one").await.expect("write");
+            until_seen(&hooks, &format!("receive {fd} one")).await;
+
+            // Paused: what the client sends stays unread; the commands
+            // still run (the echo proves the pause was taken first).
+            assert!(conns::set_paused(fd, true));
+            c.write_all(b"two").await.expect("write");
+            assert!(conns::send(fd, Bytes::from_static(b"x")));
+            assert_eq!(read_n(&mut c, 1).await, "x");
+            tokio::task::yield_now().await;
+            assert!(!hooks.saw(&format!("receive {fd} two")));
+            assert!(conns::set_paused(fd, false));
+            until_seen(&hooks, &format!("receive {fd} two")).await;
+
+            // close() after send(): every byte before the FIN.
+            assert!(conns::send(fd, Bytes::from_static(b"bye")));
+            assert!(conns::close(fd, false));
+            let mut rest = Vec::new();
+            c.read_to_end(&mut rest).await.expect("read to end");
+            assert_eq!(rest, b"bye");
+            task.await.expect("task");
+            assert!(hooks.saw(&format!("close {fd}")));
+            assert!(
+                !conns::exists(fd),
+                "gone from the registry and the session table"
+            );
+            assert!(!conns::send(fd, Bytes::from_static(b"late")));
+            assert_eq!(ctx.conns.get(), 0, "drain count back to zero");
+        });
+    }
+
+    #[test]
+    fn sweeper_closes_idle_unprotected_connections() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(true, async {
+            let (mut idle, idle_fd, _t1) = open(&ctx).await;
+            let (_kept, kept_fd, _t2) = open(&ctx).await;
+            assert!(conns::protect(kept_fd, true));
+            let start = tokio::time::Instant::now();
+            let sweeper = tokio::task::spawn_local(conns::sweeper(
+                Duration::from_secs(1),
+                Duration::from_secs(3),
+            ));
+            // The clock jumps while everything waits: the idle connection
+            // is closed by the first sweep after 3 s of silence.
+            let mut rest = Vec::new();
+            idle.read_to_end(&mut rest).await.expect("eof");
+            let waited = start.elapsed();
+            assert!(
+                waited >= Duration::from_secs(3) && waited < Duration::from_secs(5),
+                "{waited:?}"
+            );
+            until_seen(&hooks, &format!("close {idle_fd}")).await;
+            assert!(!conns::exists(idle_fd));
+            assert!(conns::exists(kept_fd), "protected");
+            assert_eq!(
+                conns::idle_connections(Duration::from_secs(1), false),
+                Vec::<i64>::new()
+            );
+            assert!(conns::protect(kept_fd, false));
+            assert_eq!(
+                conns::idle_connections(Duration::from_secs(1), false),
+                vec![kept_fd]
+            );
+            sweeper.abort();
+            assert!(conns::close(kept_fd, true));
+        });
+    }
+
+    /// A connection task that panics still frees its session slot, leaves
+    /// the registry and the drain count (the guard's drop), so other
+    /// workers stop listing it and a draining worker does not wait for it.
+    #[cfg(feature = "fault-inject")]
+    #[test]
+    fn fault_inject_panicking_task_frees_its_slot() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(false, async {
+            let (mut c, fd, task) = open(&ctx).await;
+            assert!(session::get(fd).is_some());
+            c.write_all(conns::fault::PANIC).await.expect("write");
+            let r = task.await;
+            assert!(r.is_err_and(|e| e.is_panic()), "the task panicked");
+            assert!(session::get(fd).is_none(), "session slot freed");
+            assert!(conns::get(fd).is_none(), "out of the registry");
+            assert!(!conns::exists(fd));
+            assert_eq!(ctx.conns.get(), 0, "drain count back to zero");
+        });
+    }
 }

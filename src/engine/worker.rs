@@ -8,18 +8,17 @@
 //! A worker that reaches `max_request` or `max_worker_memory` asks the master
 //! for a replacement and keeps serving until the master's SIGTERM.
 
-use std::cell::Cell;
 use std::net::{SocketAddr, TcpListener as StdListener};
 use std::os::fd::{AsFd, AsRawFd};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::net::{TcpListener, TcpStream};
 use tokio::signal::unix::{signal, SignalKind};
-use tokio::sync::{watch, Notify};
+use tokio::sync::watch;
 
 use super::config::{PortOptions, ServerConfig};
+use super::conns;
 use super::hooks::{Hooks, Outcome};
 use super::http::conn;
 use super::listener::{Port, PortKind, PortSocket};
@@ -27,215 +26,7 @@ use super::log::{self, Role};
 use super::reactor;
 use super::tls::NetStream;
 
-/// Worker id of this process; -1 in the master and manager.
-static WORKER_ID: AtomicI32 = AtomicI32::new(-1);
-/// This process is a task worker.
-static IS_TASK: AtomicBool = AtomicBool::new(false);
-
-pub fn current_worker_id() -> i32 {
-    WORKER_ID.load(Ordering::Relaxed)
-}
-
-/// In a process forked from a worker (`Swoole\\Process::start()`): it is
-/// not that worker.
-pub fn forget_worker_id() {
-    WORKER_ID.store(-1, Ordering::Relaxed);
-    IS_TASK.store(false, Ordering::Relaxed);
-}
-
-/// True in a task worker (`$server->taskworker`).
-pub fn is_task_worker() -> bool {
-    IS_TASK.load(Ordering::Relaxed)
-}
-
-/// Named worker states, logged on each transition at debug level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WorkerState {
-    Starting,
-    Ready,
-    Draining,
-    Exited,
-}
-
-/// Shared by every task of one worker. `Rc`, not `Arc`: a worker is one thread.
-pub struct WorkerCtx {
-    pub id: usize,
-    pub cfg: Rc<ServerConfig>,
-    pub hooks: Rc<dyn Hooks>,
-    pub server_port: u16,
-    /// Flips to true when the worker starts draining; every connection task
-    /// watches it and asks hyper for a graceful shutdown.
-    pub shutdown: watch::Sender<bool>,
-    /// Set when PHP can no longer run here: the exit code to leave with.
-    pub poisoned: Cell<Option<i32>>,
-    /// When it was set, and what wakes requests waiting on a response
-    /// then (`gave_up`).
-    poisoned_at: Cell<Option<Instant>>,
-    poison_note: Notify,
-    /// Open connections; `drained` fires when it reaches zero.
-    pub conns: Cell<usize>,
-    pub drained: Notify,
-    pub requests: Cell<u64>,
-    /// Requests after which this worker asks to be replaced (0: never):
-    /// `max_request` plus a random share of `max_request_grace`.
-    pub request_limit: u64,
-    /// A replacement was asked for (once).
-    retiring: Cell<bool>,
-    /// Drain without a SIGTERM (retiring with no master to ask).
-    stop_self: Cell<bool>,
-    state: Cell<WorkerState>,
-    wake: Notify,
-}
-
-impl WorkerCtx {
-    /// A fresh context in state `state`; `request_limit` 0 means none.
-    fn new(
-        id: usize,
-        cfg: Rc<ServerConfig>,
-        hooks: Rc<dyn Hooks>,
-        server_port: u16,
-        request_limit: u64,
-        state: WorkerState,
-    ) -> Rc<Self> {
-        let (shutdown, _) = watch::channel(false);
-        Rc::new(WorkerCtx {
-            id,
-            cfg,
-            hooks,
-            server_port,
-            shutdown,
-            poisoned: Cell::new(None),
-            poisoned_at: Cell::new(None),
-            poison_note: Notify::new(),
-            conns: Cell::new(0),
-            drained: Notify::new(),
-            requests: Cell::new(0),
-            request_limit,
-            // Outside a server process nothing replaces us: never retire.
-            retiring: Cell::new(state == WorkerState::Ready),
-            stop_self: Cell::new(false),
-            state: Cell::new(state),
-            wake: Notify::new(),
-        })
-    }
-
-    /// A context outside any server process (`Coroutine\Http\Server` in
-    /// the script's own process): no master, no retiring, no stats slot.
-    pub fn standalone(cfg: Rc<ServerConfig>, hooks: Rc<dyn Hooks>, server_port: u16) -> Rc<Self> {
-        Self::new(0, cfg, hooks, server_port, 0, WorkerState::Ready)
-    }
-
-    pub fn poison(&self, code: i32) {
-        if self.poisoned.get().is_none() {
-            super::stats::set_exit_reason(super::stats::ExitReason::Fatal);
-            self.poisoned.set(Some(code));
-            self.poisoned_at.set(Some(Instant::now()));
-            self.poison_note.notify_waiters();
-        }
-        self.wake.notify_one();
-    }
-
-    /// Resolves once PHP failed fatally in this worker and a request still
-    /// unanswered has had `min(1 s, max_wait_time / 2)` to finish: it is
-    /// then answered 503 rather than lost when the worker exits (its
-    /// coroutine may never run again after a fatal error).
-    pub async fn gave_up(&self) {
-        loop {
-            let note = self.poison_note.notified();
-            if let Some(at) = self.poisoned_at.get() {
-                let grace = Duration::from_secs(1).min(self.cfg.max_wait_time / 2);
-                tokio::time::sleep_until((at + grace).into()).await;
-                return;
-            }
-            note.await;
-        }
-    }
-
-    fn set_state(&self, s: WorkerState) {
-        crate::rlog!(
-            Debug,
-            "worker#{} {:?} -> {:?}",
-            self.id,
-            self.state.get(),
-            s
-        );
-        super::stats::set_state(match s {
-            WorkerState::Starting => super::stats::ProcState::Starting,
-            WorkerState::Ready => super::stats::ProcState::Ready,
-            WorkerState::Draining | WorkerState::Exited => super::stats::ProcState::Draining,
-        });
-        self.state.set(s);
-    }
-
-    pub fn state(&self) -> WorkerState {
-        self.state.get()
-    }
-
-    /// Called after each request: asks for a replacement once the worker
-    /// has served `request_limit` requests or its RSS passed
-    /// `max_worker_memory`.
-    pub fn after_request(&self) {
-        if self.retiring.get() {
-            return;
-        }
-        let n = self.requests.get();
-        if self.request_limit > 0 && n >= self.request_limit {
-            super::stats::set_exit_reason(super::stats::ExitReason::MaxRequest);
-            if is_task_worker() {
-                self.retire(&format!("task_max_request reached ({n} tasks)"));
-            } else {
-                self.retire(&format!("max_request reached ({n} requests)"));
-            }
-            return;
-        }
-        let max_mem = self.cfg.max_worker_memory;
-        if max_mem > 0 {
-            if let Some(rss) = super::stats::my_rss() {
-                if rss > max_mem {
-                    super::stats::set_exit_reason(super::stats::ExitReason::MaxMemory);
-                    self.retire(&format!(
-                        "max_worker_memory exceeded (rss={rss} > {max_mem} bytes)"
-                    ));
-                }
-            }
-        }
-    }
-
-    /// Asks the master to replace this worker; it keeps serving until the
-    /// master's SIGTERM arrives (after the replacement is ready). Without a
-    /// master (a worker run by a test), it drains by itself.
-    pub fn retire(&self, why: &str) {
-        if self.retiring.replace(true) {
-            return;
-        }
-        crate::rlog!(
-            Info,
-            "worker#{}(pid={}) {why}: it will be replaced",
-            self.id,
-            std::process::id()
-        );
-        if !super::notice::notify_master(super::notice::Notice::Retire) {
-            self.stop_self.set(true);
-            self.wake.notify_one();
-        }
-    }
-
-    pub fn is_draining(&self) -> bool {
-        self.state.get() == WorkerState::Draining
-    }
-
-    pub fn conn_opened(&self) {
-        self.conns.set(self.conns.get() + 1);
-    }
-
-    pub fn conn_closed(&self) {
-        let n = self.conns.get().saturating_sub(1);
-        self.conns.set(n);
-        if n == 0 {
-            self.drained.notify_waiters();
-        }
-    }
-}
+pub use super::ctx::{current_worker_id, forget_worker_id, is_task_worker, WorkerCtx, WorkerState};
 
 /// `max_request` plus a pseudo-random 0..=grace, so workers started together
 /// do not all recycle at the same moment (Swoole's `max_request_grace`).
@@ -281,9 +72,8 @@ fn http_port(listener: StdListener) -> Port {
 
 /// Runs worker (or task worker, with no ports) `id` until it stops.
 pub fn run_ports(id: usize, ports: Vec<Port>, cfg: Rc<ServerConfig>, hooks: Rc<dyn Hooks>) -> i32 {
-    WORKER_ID.store(id as i32, Ordering::Relaxed);
     let task = id >= cfg.worker_num.max(1) && cfg.task_worker_num > 0;
-    IS_TASK.store(task, Ordering::Relaxed);
+    super::ctx::set_worker_id(id as i32, task);
     log::set_role(
         if task { Role::TaskWorker } else { Role::Worker },
         id as i32,
@@ -403,7 +193,6 @@ fn open_conn(
     ctx: &Rc<WorkerCtx>,
 ) {
     super::stats::on_accept();
-    ctx.conn_opened();
     // HTTP connections are in the session table too (close(), exists(),
     // getClientInfo() on `$request->fd`), under the same kind of id.
     let fd = super::session::open(ctx.id as i32, index, port_num, peer);
@@ -415,20 +204,26 @@ fn open_conn(
             super::tls::remember_client_cert(fd, pem);
         }
     }
+    // In the registry and the drain count from now, before the task first
+    // runs: a draining worker waits for it, and its guard frees the slot
+    // even if the task never runs or panics.
     if kind == PortKind::Http {
+        let (guard, rx) = conns::register(fd, conns::Kind::Http, index, ctx);
         tokio::task::spawn_local(conn::serve(
             stream,
             peer,
-            fd,
+            guard,
+            rx,
             port_num,
             opts.http2,
             ctx.clone(),
         ));
     } else {
+        let (guard, rx) = conns::register(fd, conns::Kind::Stream, index, ctx);
         tokio::task::spawn_local(super::tcp::serve_conn(
             stream,
-            fd,
-            index,
+            guard,
+            rx,
             opts.clone(),
             ctx.clone(),
         ));
@@ -551,8 +346,7 @@ async fn take_connections(
                         "worker#{}: the master closed our channel, stopping",
                         ctx.id
                     );
-                    ctx.stop_self.set(true);
-                    ctx.wake.notify_one();
+                    ctx.stop_self();
                 }
                 return;
             }
@@ -646,7 +440,7 @@ pub async fn serve_ports(
         let c = ctx.clone();
         let dispatch: super::ipc::Dispatch = Rc::new(move |m| {
             let task = m.kind == super::ipc::Kind::Task;
-            if let Outcome::Fatal(code) = super::ipc::dispatch_to(&h, m) {
+            if let Outcome::Fatal(code) = super::inbox::dispatch(&h, m) {
                 c.poison(code);
             } else if task && is_task_worker() {
                 // `task_max_request`: a task counts as a task worker's request.
@@ -679,7 +473,7 @@ pub async fn serve_ports(
             }
         }
     }
-    ctx.set_state(WorkerState::Ready);
+    let _ = ctx.set_state(WorkerState::Ready);
     super::notice::notify_master(super::notice::Notice::Ready);
 
     let mut accepting = Vec::new();
@@ -709,16 +503,15 @@ pub async fn serve_ports(
     // Loop lag, blocking detection, request deadlines (engine::watchdog).
     background.extend(super::watchdog::start(&cfg));
     if let Some((interval, idle)) = cfg.heartbeat() {
-        background.push(tokio::task::spawn_local(super::tcp::heartbeat(
-            interval, idle,
-        )));
+        // One sweeper over every connection of this worker.
+        background.push(tokio::task::spawn_local(conns::sweeper(interval, idle)));
     }
 
     loop {
         tokio::select! {
             _ = &mut stop => break,
-            _ = ctx.wake.notified() => {
-                if ctx.poisoned.get().is_some() || ctx.stop_self.get() {
+            _ = ctx.woken() => {
+                if ctx.should_stop() {
                     break;
                 }
             }
@@ -728,7 +521,7 @@ pub async fn serve_ports(
     // Draining: our copy of the listening sockets goes (the accept tasks
     // own them), so the kernel hands new connections to the other workers;
     // open ones finish.
-    ctx.set_state(WorkerState::Draining);
+    let _ = ctx.set_state(WorkerState::Draining);
     for t in accepting {
         t.abort();
     }
@@ -788,6 +581,6 @@ pub async fn serve_ports(
     for t in background {
         t.abort();
     }
-    ctx.set_state(WorkerState::Exited);
+    let _ = ctx.set_state(WorkerState::Exited);
     code
 }

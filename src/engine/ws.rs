@@ -12,14 +12,16 @@
 //!
 //! A WebSocket connection gets a session id (`engine::session`) like a raw
 //! TCP connection, with `ws_status` 3 once open, so `$server->connections`
-//! lists it and a push from another worker or a task worker travels to the
-//! owner over IPC (`ipc::Kind::Push`).
+//! lists it. It is a `conns` entry: a push is a frame encoded by the
+//! pusher (compressed when the connection negotiated it, which its session
+//! slot says in every process) and written by the owner, from another
+//! worker or a task worker too (an IPC `Send`; a close frame, `Close`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::rc::Rc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytes::{Bytes, BytesMut};
 use http::{header, HeaderValue, Request, Response, StatusCode};
@@ -27,14 +29,14 @@ use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
+use super::conns::{self, Cmd};
+use super::ctx::WorkerCtx;
 use super::hooks::Outcome;
 use super::http::body::RespBody;
 use super::http::response::simple;
 use super::http::{HttpRequest, RespContext, Responder};
-use super::ipc;
-use super::outflow::{Limits, Outflow};
+use super::outflow::Outflow;
 use super::session;
-use super::worker::WorkerCtx;
 
 pub use super::ws_close as close;
 pub use super::ws_frame::*;
@@ -47,41 +49,6 @@ pub const STATUS_ACTIVE: i32 = 3;
 pub const STATUS_CLOSING: i32 = 4;
 
 const GUID: &str = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-
-enum Cmd {
-    Frame {
-        opcode: u8,
-        flags: u8,
-        data: Bytes,
-    },
-    /// `$server->send()`: bytes written as they are.
-    Raw(Bytes),
-    Close {
-        code: u16,
-        reason: Bytes,
-    },
-}
-
-/// This worker's WebSocket connections: fd -> command queue, and the
-/// count of unsent bytes in it (`socket_buffer_size`).
-type Conns = HashMap<i64, (mpsc::UnboundedSender<Cmd>, Rc<Outflow>)>;
-
-thread_local! {
-    /// Boxed: the dlopen()ed extension has little static TLS room.
-    static T: Box<RefCell<Option<Box<Conns>>>> = Box::new(RefCell::new(None));
-}
-
-fn with<R>(f: impl FnOnce(&mut Conns) -> R) -> R {
-    T.with(|t| f(t.borrow_mut().get_or_insert_with(Default::default)))
-}
-
-fn local(fd: i64) -> Option<mpsc::UnboundedSender<Cmd>> {
-    with(|t| t.get(&fd).map(|c| c.0.clone()))
-}
-
-fn local_flow(fd: i64) -> Option<Rc<Outflow>> {
-    with(|t| t.get(&fd).map(|c| c.1.clone()))
-}
 
 /// True for a well-formed `Upgrade: websocket` request.
 pub fn is_upgrade<B>(req: &Request<B>) -> bool {
@@ -177,95 +144,39 @@ pub fn push(fd: i64, opcode: u8, flags: u8, data: Bytes) -> bool {
 }
 
 /// `push`, refused with `Err(outflow)` when the connection's output
-/// buffer is full (a push to another worker's connection is not bounded
-/// here: the owner's queue takes it).
+/// buffer is full (a push to another worker's connection is bounded by
+/// that owner). The frame is encoded here, compressed when the
+/// connection negotiated permessage-deflate; the owner only writes it.
 pub fn push_bounded(fd: i64, opcode: u8, flags: u8, data: Bytes) -> Result<bool, Rc<Outflow>> {
-    let Some((tx, flow)) = with(|t| t.get(&fd).cloned()) else {
-        return Ok(route(fd, opcode, flags, data));
+    let Some(deflate) = compresses(fd) else {
+        return Ok(false);
     };
-    if !flow.has_room() && !flow.is_closed() {
-        return Err(flow);
+    conns::push_bounded(fd, outgoing(opcode, flags, &data, deflate).freeze())
+}
+
+/// `Some(permessage-deflate on)` when `fd` is a WebSocket connection:
+/// ours, or open in another worker.
+fn compresses(fd: i64) -> Option<bool> {
+    match conns::get(fd) {
+        Some(c) => (c.kind() == conns::Kind::WebSocket).then(|| c.compress()),
+        None => session::get(fd)
+            .filter(|s| s.ws_status == STATUS_ACTIVE)
+            .map(|s| s.ws_compress),
     }
-    let n = data.len();
-    let ok = tx
-        .send(Cmd::Frame {
-            opcode,
-            flags,
-            data,
-        })
-        .is_ok();
-    if ok {
-        flow.add(n);
-    }
-    Ok(ok)
 }
 
 /// Sends a close frame with `code` and `reason`, then closes `fd`.
 pub fn disconnect(fd: i64, code: u16, reason: Bytes) -> bool {
-    if let Some(tx) = local(fd) {
-        return tx.send(Cmd::Close { code, reason }).is_ok();
+    if compresses(fd).is_none() {
+        return false;
     }
-    route(
-        fd,
-        OP_CLOSE,
-        FLAG_FIN,
-        close::encode(code, &reason).freeze(),
-    )
-}
-
-/// Bit of an IPC `Push` argument marking raw bytes (`$server->send()`).
-const RAW_ARG: i64 = 1 << 16;
-
-/// `$server->send($fd, $raw)` to a WebSocket connection: the bytes go out
-/// as they are, between whole frames. False when `fd` is not one.
-pub fn send_raw(fd: i64, data: Bytes) -> bool {
-    if let Some((tx, flow)) = with(|t| t.get(&fd).cloned()) {
-        let n = data.len();
-        let ok = tx.send(Cmd::Raw(data)).is_ok();
-        if ok {
-            flow.add(n);
-        }
-        return ok;
-    }
-    route_arg(fd, RAW_ARG, data)
+    let frame = encode(OP_CLOSE, FLAG_FIN, &close::encode(code, &reason));
+    conns::close_after(fd, false, frame.freeze())
 }
 
 /// True when `fd` is a WebSocket connection (in any worker).
 pub fn is_websocket(fd: i64) -> bool {
-    local(fd).is_some() || session::get(fd).is_some_and(|s| s.ws_status == STATUS_ACTIVE)
-}
-
-fn route(fd: i64, opcode: u8, flags: u8, data: Bytes) -> bool {
-    route_arg(fd, opcode as i64 | (flags as i64) << 8, data)
-}
-
-fn route_arg(fd: i64, arg: i64, data: Bytes) -> bool {
-    session::get(fd).is_some_and(|s| {
-        s.ws_status == STATUS_ACTIVE && ipc::to_owner(s.worker, ipc::Kind::Push, fd, arg, data)
-    })
-}
-
-/// A `Push` message that arrived over IPC.
-pub fn push_from_ipc(fd: i64, arg: i64, data: Bytes) -> bool {
-    if arg & RAW_ARG != 0 {
-        return send_raw(fd, data);
-    }
-    let opcode = (arg & 0xff) as u8;
-    let flags = ((arg >> 8) & 0xff) as u8;
-    if opcode == OP_CLOSE {
-        let code = if data.len() >= 2 {
-            u16::from_be_bytes([data[0], data[1]])
-        } else {
-            close::NORMAL
-        };
-        let reason = if data.len() > 2 {
-            data.slice(2..)
-        } else {
-            Bytes::new()
-        };
-        return disconnect(fd, code, reason);
-    }
-    push(fd, opcode, flags, data)
+    compresses(fd).is_some()
 }
 
 /// True when `fd` is a WebSocket connection past its handshake.
@@ -274,17 +185,10 @@ pub fn is_established(fd: i64) -> bool {
     session::get(fd).is_some_and(|s| s.ws_status == STATUS_ACTIVE)
 }
 
-/// Closes a local WebSocket connection (`$server->close($fd)`).
+/// Closes WebSocket connection `fd` with a normal close frame
+/// (`$server->close($fd)`); false when `fd` is not one.
 pub fn close(fd: i64) -> bool {
-    match local(fd) {
-        Some(tx) => tx
-            .send(Cmd::Close {
-                code: close::NORMAL,
-                reason: Bytes::new(),
-            })
-            .is_ok(),
-        None => false,
-    }
+    disconnect(fd, close::NORMAL, Bytes::new())
 }
 
 /// What became of an upgrade request on an HTTP connection, by the
@@ -394,15 +298,15 @@ pub async fn upgrade<B>(
         time: now,
         master_time: now as i64,
     };
-    // Counted from now, before hyper's side of the connection ends, so a
-    // draining worker never sees zero connections in between.
-    ctx.conn_opened();
-    // In the table from now: a client that has the 101 may already be
-    // counted on by a broadcast, whose pushes queue until the task runs
-    // (and so do pushes made by a `handshake` callback after its end()).
-    let (tx, rx) = mpsc::unbounded_channel();
-    let flow = Outflow::new(fd, Limits::from_config(&ctx.cfg));
-    with(|t| t.insert(fd, (tx, flow)));
+    // In the registry and the drain count from now, before hyper's side of
+    // the connection ends (a draining worker never sees zero connections
+    // in between): a client that has the 101 may already be counted on by
+    // a broadcast, whose pushes queue until the task runs (and so do
+    // pushes made by a `handshake` callback after its end()). Until the
+    // upgrade is done the HTTP connection keeps the id: dropping `guard`
+    // puts its entry back.
+    let port = conns::get(fd).map_or(0, |c| c.port());
+    let (guard, rx) = conns::register(fd, conns::Kind::WebSocket, port, &ctx);
     let (mut r, open_request) = if custom {
         session::set_ws_status(fd, STATUS_HANDSHAKE);
         let (responder, head_rx) = Responder::new(RespContext {
@@ -418,11 +322,10 @@ pub async fn upgrade<B>(
         }
         let r = head_rx.await.unwrap_or_else(|_| simple(500, "", true));
         if r.status() != StatusCode::SWITCHING_PROTOCOLS {
-            // Swoole closes a connection whose handshake failed.
-            with(|t| t.remove(&fd));
-            // The HTTP connection still owns the id and frees it when it ends.
+            // Swoole closes a connection whose handshake failed. The HTTP
+            // connection still owns the id and frees it when it ends.
+            drop(guard);
             session::set_ws_status(fd, 0);
-            ctx.conn_closed();
             fates(|t| t.insert(http_fd, Fate::Refused(fd)));
             let mut r = r;
             r.headers_mut()
@@ -453,7 +356,10 @@ pub async fn upgrade<B>(
             .any(|v| v.as_bytes().starts_with(b"permessage-deflate"));
     }
     fates(|t| t.insert(http_fd, Fate::Upgraded));
+    guard.own_session();
+    guard.conn().set_compress(deflate_on);
     session::set_ws_status(fd, STATUS_ACTIVE);
+    session::set_ws_compress(fd, deflate_on);
     let task_ctx = ctx.clone();
     tokio::task::spawn_local(async move {
         match on.await {
@@ -462,14 +368,10 @@ pub async fn upgrade<B>(
                     open: open_request,
                     deflate: deflate_on,
                 };
-                serve(TokioIo::new(up), fd, rx, setup, task_ctx).await
+                serve(TokioIo::new(up), guard, rx, setup, task_ctx).await
             }
-            Err(e) => {
-                crate::rlog!(Debug, "websocket upgrade of {fd} failed: {e}");
-                with(|t| t.remove(&fd));
-                session::close(fd);
-                task_ctx.conn_closed();
-            }
+            // The guard's drop frees the id.
+            Err(e) => crate::rlog!(Debug, "websocket upgrade of {fd} failed: {e}"),
         }
     });
     r
@@ -555,9 +457,13 @@ struct Setup {
     deflate: bool,
 }
 
+/// One WebSocket connection's task: frames in, hooks called, commands
+/// (caller-encoded frames, raw bytes, a close) written in order. `guard`
+/// (`conns::register`) ends the connection's life when it drops, however
+/// the task ends.
 async fn serve<S>(
     io: S,
-    fd: i64,
+    guard: conns::Guard,
     mut rx: mpsc::UnboundedReceiver<Cmd>,
     setup: Setup,
     ctx: Rc<WorkerCtx>,
@@ -565,18 +471,15 @@ async fn serve<S>(
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
     let reactor = ctx.id as i32;
+    let conn = guard.conn().clone();
+    let fd = conn.fd();
     if let Some(request) = setup.open {
         if let Outcome::Fatal(code) = ctx.hooks.on_ws_open(request) {
             ctx.poison(code);
         }
     }
     let deflate = setup.deflate;
-    let flow = local_flow(fd);
-    let sent = |n: usize| {
-        if let Some(f) = &flow {
-            f.sent(n);
-        }
-    };
+    let sent = |n: usize| conn.flow().sent(n);
     let (mut rd, mut wr) = tokio::io::split(io);
     let max = ctx.cfg.package_max_length;
     let control = ctx.cfg.ws.control;
@@ -586,26 +489,16 @@ async fn serve<S>(
     let mut partial: Option<(u8, bool, BytesMut)> = None;
     // The close frame to send before closing (None: the socket is gone).
     let mut closing: Option<(u16, Bytes)> = None;
+    // What a `close()` asked to write last (its caller-encoded close frame;
+    // empty from the heartbeat, which closes without one).
+    let mut last: Option<Bytes> = None;
     let mut draining = *shutdown.borrow();
-    // The heartbeat: a connection silent for `heartbeat_idle_time` is closed.
-    let heartbeat = ctx.cfg.heartbeat();
-    let mut tick = tokio::time::interval(heartbeat.map_or(Duration::from_secs(3600), |h| h.0));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    tick.reset();
-    let mut last = Instant::now();
     'outer: while !draining {
         tokio::select! {
-            _ = tick.tick(), if heartbeat.is_some() => {
-                if heartbeat.is_some_and(|(_, idle)| last.elapsed() >= idle) {
-                    crate::rlog!(Debug, "heartbeat: closing idle websocket connection {fd}");
-                    break;
-                }
-            }
             r = rd.read_buf(&mut buf) => match r {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {
-                    session::touch(fd);
-                    last = Instant::now();
+                    conn.touch();
                     loop {
                         let frame = match parse_ext(&mut buf, max, deflate) {
                             Ok(Some(f)) => f,
@@ -691,22 +584,18 @@ async fn serve<S>(
                 }
             },
             cmd = rx.recv() => match cmd {
-                Some(Cmd::Frame { opcode, flags, data }) => {
-                    if wr.write_all(&outgoing(opcode, flags, &data, deflate)).await.is_err() {
-                        break;
-                    }
-                    sent(data.len());
-                }
-                Some(Cmd::Raw(data)) => {
+                // A frame encoded by the pusher, or `send()`'s raw bytes.
+                Some(Cmd::Data(data)) => {
                     if wr.write_all(&data).await.is_err() {
                         break;
                     }
                     sent(data.len());
                 }
-                Some(Cmd::Close { code, reason }) => {
-                    closing = Some((code, reason));
+                Some(Cmd::Close { last: bytes, .. }) => {
+                    last = Some(bytes);
                     break;
                 }
+                Some(Cmd::Pause | Cmd::Resume) => {}
                 None => break,
             },
             r = shutdown.changed() => {
@@ -718,13 +607,15 @@ async fn serve<S>(
         }
     }
     session::set_ws_status(fd, STATUS_CLOSING);
-    with(|t| t.remove(&fd));
+    guard.unregister();
     rx.close();
     // Writers waiting for room give up; what was queued is freed with `rx`.
-    if let Some(f) = &flow {
-        f.close();
-    }
-    if let Some((code, reason)) = closing {
+    conn.flow().close();
+    if let Some(bytes) = last {
+        if !bytes.is_empty() {
+            let _ = wr.write_all(&bytes).await;
+        }
+    } else if let Some((code, reason)) = closing {
         let frame = encode(OP_CLOSE, FLAG_FIN, &close::encode(code, &reason));
         let _ = wr.write_all(&frame).await;
     }
@@ -734,8 +625,140 @@ async fn serve<S>(
     if let Outcome::Fatal(code) = ctx.hooks.on_close(fd, reactor, 0) {
         ctx.poison(code);
     }
-    session::close(fd);
-    ctx.conn_closed();
+    // Session slot freed, drain count down.
+    drop(guard);
+}
+
+/// The connection task (`serve`) over an in-memory pipe, driven through
+/// the registry as `push()`, `disconnect()` and the heartbeat drive it.
+#[cfg(test)]
+mod conn_tests {
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    use bytes::{Bytes, BytesMut};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
+    use tokio::task::JoinHandle;
+
+    use super::*;
+    use crate::engine::ctx::WorkerCtx;
+    use crate::engine::tcp::tests::{ctx, run, until_seen, Rec};
+
+    fn start(ctx: &Rc<WorkerCtx>) -> (DuplexStream, i64, JoinHandle<()>) {
+        let (server, client) = tokio::io::duplex(64 * 1024);
+        let peer = "127.0.0.1:4000".parse().expect("addr");
+        let fd = session::open(ctx.id as i32, 0, 80, peer);
+        let (guard, rx) = conns::register(fd, conns::Kind::WebSocket, 0, ctx);
+        session::set_ws_status(fd, STATUS_ACTIVE);
+        let setup = Setup {
+            open: None,
+            deflate: false,
+        };
+        let task = tokio::task::spawn_local(serve(server, guard, rx, setup, ctx.clone()));
+        (client, fd, task)
+    }
+
+    /// The next frame the server sent.
+    async fn next_frame(c: &mut DuplexStream, buf: &mut BytesMut) -> Frame {
+        loop {
+            if let Some(f) = parse_server_frame(buf, 1 << 20).expect("frame") {
+                return f;
+            }
+            assert!(
+                c.read_buf(buf).await.expect("read") > 0,
+                "eof before a frame"
+            );
+        }
+    }
+
+    #[test]
+    fn push_ping_message_and_disconnect() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(false, async {
+            let (mut c, fd, task) = start(&ctx);
+            let mut buf = BytesMut::new();
+            assert!(is_websocket(fd));
+            assert!(push(fd, OP_TEXT, FLAG_FIN, Bytes::from_static(b"hi")));
+            let f = next_frame(&mut c, &mut buf).await;
+            assert_eq!((f.opcode, &f.payload[..]), (OP_TEXT, &b"hi"[..]));
+
+            let mask = Some(*b"abcd");
+            let ping = encode_masked(OP_PING, FLAG_FIN, b"p", mask);
+            c.write_all(&ping).await.expect("ping");
+            let f = next_frame(&mut c, &mut buf).await;
+            assert_eq!((f.opcode, &f.payload[..]), (OP_PONG, &b"p"[..]));
+
+            let msg = encode_masked(OP_TEXT, FLAG_FIN, b"yo", mask);
+            c.write_all(&msg).await.expect("message");
+            until_seen(&hooks, &format!("message {fd} {OP_TEXT} yo")).await;
+
+            // A raw send goes out as it is, between frames.
+            assert!(conns::send(fd, Bytes::from_static(b"\x81\x01!")));
+            let f = next_frame(&mut c, &mut buf).await;
+            assert_eq!(&f.payload[..], b"!");
+
+            // disconnect(): the caller-encoded close frame, then the end.
+            assert!(disconnect(fd, 4000, Bytes::from_static(b"bye")));
+            let f = next_frame(&mut c, &mut buf).await;
+            assert_eq!(f.opcode, OP_CLOSE);
+            assert_eq!(&f.payload[..], b"\x0f\xa0bye");
+            let mut rest = Vec::new();
+            c.read_to_end(&mut rest).await.expect("eof");
+            task.await.expect("task");
+            assert!(hooks.saw(&format!("close {fd}")));
+            assert!(!conns::exists(fd));
+            assert!(!push(fd, OP_TEXT, FLAG_FIN, Bytes::from_static(b"late")));
+            assert_eq!(ctx.conns.get(), 0);
+        });
+    }
+
+    #[test]
+    fn heartbeat_closes_an_idle_connection_without_a_close_frame() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(true, async {
+            let (mut c, fd, task) = start(&ctx);
+            let sweeper = tokio::task::spawn_local(conns::sweeper(
+                Duration::from_secs(2),
+                Duration::from_secs(5),
+            ));
+            let start = tokio::time::Instant::now();
+            let mut rest = Vec::new();
+            c.read_to_end(&mut rest).await.expect("eof");
+            assert!(rest.is_empty(), "no close frame: {rest:?}");
+            let waited = start.elapsed();
+            assert!(
+                waited >= Duration::from_secs(5) && waited < Duration::from_secs(8),
+                "{waited:?}"
+            );
+            task.await.expect("task");
+            assert!(!conns::exists(fd));
+            sweeper.abort();
+        });
+    }
+
+    #[test]
+    fn close_on_a_peer_close_frame_answers_it() {
+        let hooks = Rc::new(Rec::default());
+        let ctx = ctx(&hooks);
+        run(false, async {
+            let (mut c, fd, task) = start(&ctx);
+            let mut buf = BytesMut::new();
+            let bye = encode_masked(
+                OP_CLOSE,
+                FLAG_FIN,
+                &close::encode(close::NORMAL, b""),
+                Some(*b"wxyz"),
+            );
+            c.write_all(&bye).await.expect("close");
+            let f = next_frame(&mut c, &mut buf).await;
+            assert_eq!(f.opcode, OP_CLOSE);
+            task.await.expect("task");
+            assert!(hooks.saw(&format!("close {fd}")));
+            assert!(session::get(fd).is_none());
+        });
+    }
 }
 
 // ---- Client side (`Swoole\Coroutine\Http\Client`, `engine::http_client`) ----

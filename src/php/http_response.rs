@@ -14,10 +14,10 @@ use ext_php_rs::zend::ExecuteData;
 use ext_php_rs::convert::{FromZval, IntoZval};
 use ext_php_rs::types::ZendClassObject;
 
+use crate::engine::conns;
 use crate::engine::held;
 use crate::engine::http::{RespContext, RespError, Responder};
 use crate::engine::session;
-use crate::engine::tcp;
 
 /// Per-thread state of this file, one thread-local for all (static TLS is
 /// a budget: tools/tls-check.sh).
@@ -321,7 +321,8 @@ impl Response {
         {
             req.set_fd(fd);
         }
-        if !held::active() && !with_detached(|d| d.borrow().contains_key(&fd)) && tcp::exists(fd) {
+        if !held::active() && !with_detached(|d| d.borrow().contains_key(&fd)) && conns::exists(fd)
+        {
             // A raw TCP connection of this worker (`onReceive`): the
             // response goes out through `send()`; the connection stays open
             // (as Swoole's).
@@ -329,7 +330,7 @@ impl Response {
             crate::engine::event_loop::spawn(async move {
                 if let Ok(resp) = head.await {
                     if let Ok(bytes) = held::http1_bytes(resp, false).await {
-                        tcp::send(fd, Bytes::from(bytes));
+                        conns::send(fd, Bytes::from(bytes));
                     }
                 }
             });

@@ -30,7 +30,7 @@ use super::server_port::{Port as PortObj, PortState};
 use super::server_task;
 use super::settings;
 use crate::engine::listener::{Port, PortKind, PortSocket};
-use crate::engine::{ipc, listener, log, process, session, stats, tcp, worker};
+use crate::engine::{conns, ipc, listener, log, process, session, stats, tcp, worker};
 
 /// Server-level event names (lower-case); `on()` also takes every port
 /// event (`server_port::PORT_EVENTS`), as Swoole forwards those to port 0.
@@ -727,20 +727,19 @@ impl Server {
             );
             return false;
         }
-        let sent = match super::websocket_server::send_raw(fd, bytes.clone()) {
-            Some(ok) => ok,
-            None => loop {
-                match tcp::send_bounded(fd, bytes.clone()) {
-                    Ok(ok) => break ok,
-                    // Full: wait for room (send_yield) and send again, or
-                    // fail with Swoole's overflow warning and error.
-                    Err(flow) => {
-                        if !super::http_response::overflow(fd, Some(flow)) {
-                            return false;
-                        }
+        // Raw bytes to any connection (a WebSocket one too: they go out
+        // between whole frames, as Swoole sends them).
+        let sent = loop {
+            match conns::send_bounded(fd, bytes.clone()) {
+                Ok(ok) => break ok,
+                // Full: wait for room (send_yield) and send again, or
+                // fail with Swoole's overflow warning and error.
+                Err(flow) => {
+                    if !super::http_response::overflow(fd, Some(flow)) {
+                        return false;
                     }
                 }
-            },
+            }
         };
         if !sent {
             php_error(
@@ -802,19 +801,18 @@ impl Server {
     /// Closes `$fd` once what was sent before is written (`$reset`: at once, RST).
     #[php(defaults(reset = false))]
     pub fn close(&self, fd: i64, reset: bool) -> bool {
-        crate::engine::http::conn::close(fd)
-            || super::websocket_server::close(fd)
-            || tcp::close(fd, reset)
+        // A WebSocket connection gets its close frame first.
+        super::websocket_server::close(fd) || conns::close(fd, reset)
     }
 
     pub fn exists(&self, fd: i64) -> bool {
-        tcp::exists(fd)
+        conns::exists(fd)
     }
 
     /// Alias of `exists()`; also true for an HTTP connection in the
     /// session table.
     pub fn exist(&self, fd: i64) -> bool {
-        tcp::exists(fd) || session::get(fd).is_some()
+        conns::exists(fd)
     }
 
     /// Binds connection `$fd` to `$uid` once (the binding is seen by every
@@ -849,7 +847,7 @@ impl Server {
         }
         match file_slice(&filename, offset, length) {
             Ok(data) if data.is_empty() => true,
-            Ok(data) => tcp::send(conn_fd, data),
+            Ok(data) => conns::send(conn_fd, data),
             Err(msg) => {
                 php_error(&ErrorType::Warning, &msg);
                 false
@@ -875,7 +873,7 @@ impl Server {
             );
             return false;
         }
-        tcp::send(conn_fd, data)
+        conns::send(conn_fd, data)
     }
 
     /// `swoole_last_error()`.
@@ -904,15 +902,15 @@ impl Server {
 
     #[php(defaults(is_protected = true))]
     pub fn protect(&self, fd: i64, is_protected: bool) -> bool {
-        tcp::protect(fd, is_protected)
+        conns::protect(fd, is_protected)
     }
 
     pub fn pause(&self, fd: i64) -> bool {
-        tcp::set_paused(fd, true)
+        conns::set_paused(fd, true)
     }
 
     pub fn resume(&self, fd: i64) -> bool {
-        tcp::set_paused(fd, false)
+        conns::set_paused(fd, false)
     }
 
     /// Information on connection `$fd`, or false.
@@ -970,7 +968,7 @@ impl Server {
             z.set_bool(false);
             return z;
         };
-        let fds = tcp::idle_connections(idle, if_close_connection);
+        let fds = conns::idle_connections(idle, if_close_connection);
         let mut ht = ZendHashTable::new();
         for fd in fds {
             let _ = ht.push(fd);

@@ -239,13 +239,8 @@ pub fn is_established(fd: i64) -> bool {
     ws::is_established(fd)
 }
 
-/// `$server->send($fd, $raw)` when `$fd` is a WebSocket connection: the
-/// bytes as they are (Swoole sends them raw too). `None`: not one.
-pub fn send_raw(fd: i64, data: Bytes) -> Option<bool> {
-    ws::is_websocket(fd).then(|| ws::send_raw(fd, data))
-}
-
-/// `$server->close($fd)` on a WebSocket connection of this worker.
+/// `$server->close($fd)` on a WebSocket connection (of any worker): a
+/// normal close frame, then the close. False when `$fd` is not one.
 pub fn close(fd: i64) -> bool {
     ws::close(fd)
 }

@@ -9,14 +9,13 @@
 //! way is still answered.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -28,7 +27,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::Notify;
+use tokio::sync::mpsc;
 
 use super::body::RespBody;
 use super::reqbody::{self, BodyError};
@@ -36,11 +35,12 @@ use super::request::HttpRequest;
 use super::response::{simple, Coding, RespContext, Responder};
 use super::static_files;
 use crate::engine::config::Http2Settings;
+use crate::engine::conns::{self, Cmd, Conn, Guard};
+use crate::engine::ctx::WorkerCtx;
 use crate::engine::hooks::Outcome;
-use crate::engine::outflow::{Limits, Outflow};
+use crate::engine::outflow::Outflow;
 use crate::engine::stats;
 use crate::engine::tls::NetStream;
-use crate::engine::worker::WorkerCtx;
 
 /// Header lines hyper parses into a stack buffer (its `DEFAULT_MAX_HEADERS`).
 const HYPER_HEADERS: usize = 100;
@@ -125,7 +125,7 @@ const DRAIN_IDLE_GRACE: Duration = Duration::from_secs(1);
 /// The client socket, counting bytes for `stats()` and noting when data
 /// last moved (for the heartbeat).
 /// (`Send`, because hyper's upgrade hands the socket over as a `Send` box.)
-struct Counted(NetStream, Activity, IoFlags);
+struct Counted(NetStream, conns::Activity, IoFlags);
 
 /// What the hand-back of an idle connection (`drive_h1`) needs to know of
 /// the socket: whether hyper's write buffer is empty, and that hyper's
@@ -201,33 +201,6 @@ impl IoFlags {
             }
         }
         Some(out)
-    }
-}
-
-/// When data last moved, in milliseconds since `Activity::base()`.
-#[derive(Clone)]
-struct Activity(Arc<AtomicU64>);
-
-impl Activity {
-    fn base() -> Instant {
-        static BASE: OnceLock<Instant> = OnceLock::new();
-        *BASE.get_or_init(Instant::now)
-    }
-
-    fn new() -> Self {
-        let a = Activity(Arc::new(AtomicU64::new(0)));
-        a.set();
-        a
-    }
-
-    fn set(&self) {
-        let ms = Self::base().elapsed().as_millis() as u64;
-        self.0.store(ms, Ordering::Relaxed);
-    }
-
-    fn elapsed(&self) -> Duration {
-        let now = Self::base().elapsed().as_millis() as u64;
-        Duration::from_millis(now.saturating_sub(self.0.load(Ordering::Relaxed)))
     }
 }
 
@@ -359,59 +332,35 @@ impl AsyncWrite for Rewind {
     }
 }
 
-/// Resolves when the connection has been silent for the heartbeat's idle
-/// time with no request in progress; never without a heartbeat.
-async fn idle_watch(ctx: Rc<WorkerCtx>, last: Activity, inflight: Rc<Cell<usize>>) {
-    let Some((every, idle)) = ctx.cfg.heartbeat() else {
-        return std::future::pending().await;
-    };
-    loop {
-        tokio::time::sleep(every).await;
-        if inflight.get() == 0 && last.elapsed() >= idle {
-            return;
-        }
-    }
-}
-
-thread_local! {
-    /// This worker's HTTP connections: connection id -> what wakes its task
-    /// to drop the connection (`$server->close($request->fd)`).
-    static OPEN: Box<RefCell<HashMap<i64, Rc<Kill>>>> = Box::new(RefCell::new(HashMap::new()));
-}
-
-/// `$server->close()` of one HTTP connection: wakes its task, and tells a
-/// request being answered not to write its (default 500) response.
-#[derive(Default)]
+/// What tells the connection's task that the script closed it
+/// (`$server->close($request->fd)`, the heartbeat): the connection's
+/// command queue in the registry (`conns`), where only `Close` arrives.
 struct Kill {
-    notify: Notify,
-    set: Cell<bool>,
-    /// An HTTP/2 connection's PING/GOAWAY queue (`h2ctl`); kept here so
-    /// the one per-worker table serves both (static TLS, tools/tls-check.sh).
-    h2: RefCell<Option<Rc<super::h2ctl::Ctl>>>,
+    conn: Rc<Conn>,
+    rx: RefCell<mpsc::UnboundedReceiver<Cmd>>,
 }
 
-/// The PING/GOAWAY control of HTTP connection `fd`, when it speaks HTTP/2.
-pub fn h2_ctl(fd: i64) -> Option<Rc<super::h2ctl::Ctl>> {
-    OPEN.with(|t| t.borrow().get(&fd).and_then(|k| k.h2.borrow().clone()))
+impl Kill {
+    /// Resolves at the next command (a close).
+    async fn notified(&self) {
+        std::future::poll_fn(|cx| self.rx.borrow_mut().poll_recv(cx).map(|_| ())).await
+    }
+
+    /// A close was asked: a request being answered writes nothing.
+    fn is_set(&self) -> bool {
+        self.conn.is_closing()
+    }
 }
 
 /// Drops HTTP connection `fd` of this worker (a response in progress is
 /// lost, as in Swoole); false when this worker has no such connection.
 pub fn close(fd: i64) -> bool {
-    let n = OPEN.with(|t| t.borrow().get(&fd).cloned());
-    match n {
-        Some(k) => {
-            k.set.set(true);
-            k.notify.notify_one();
-            true
-        }
-        None => false,
-    }
+    is_local(fd) && conns::close(fd, false)
 }
 
 /// True when `fd` is an HTTP connection of this worker.
 pub fn is_local(fd: i64) -> bool {
-    OPEN.with(|t| t.borrow().contains_key(&fd))
+    conns::get(fd).is_some_and(|c| c.kind() == conns::Kind::Http)
 }
 
 /// Runs a hyper connection (HTTP/1 or HTTP/2) until it ends, the script
@@ -420,9 +369,7 @@ pub fn is_local(fd: i64) -> bool {
 async fn until_drain<C>(
     mut conn: Pin<&mut C>,
     ctx: &WorkerCtx,
-    fd: i64,
     kill: &Kill,
-    idle: Pin<&mut impl std::future::Future<Output = ()>>,
 ) -> Option<Result<(), hyper::Error>>
 where
     C: std::future::Future<Output = Result<(), hyper::Error>>,
@@ -436,12 +383,8 @@ where
         biased;
         res = conn.as_mut() => Some(res),
         _ = shutdown.changed() => None,
-        _ = kill.notify.notified() => Some(Ok(())),
-        _ = idle => {
-            // heartbeat_idle_time passed in silence: drop (close) it.
-            crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
-            Some(Ok(()))
-        }
+        // `close()`, or the heartbeat (conns::sweeper) found it idle.
+        _ = kill.notified() => Some(Ok(())),
     }
 }
 
@@ -468,7 +411,7 @@ where
         tokio::select! {
             biased;
             res = conn.as_mut() => return Some(res),
-            _ = kill.notify.notified() => return Some(Ok(())),
+            _ = kill.notified() => return Some(Ok(())),
             _ = tokio::time::sleep(grace) => {}
         }
         if !has_unread(raw) || Instant::now() >= until {
@@ -485,24 +428,27 @@ fn has_unread(raw: std::os::fd::RawFd) -> bool {
     r == 0 && n > 0
 }
 
-/// Serves one HTTP connection accepted on local port `port`, known as
-/// connection id `fd` (its session slot is freed when it ends, unless a
-/// WebSocket task took it over).
+/// Serves one HTTP connection accepted on local port `port`, registered
+/// by `guard` (`conns::register`; its session slot is freed when the guard
+/// drops, unless a WebSocket task took the id over).
 pub async fn serve(
     stream: NetStream,
     peer: SocketAddr,
-    fd: i64,
+    guard: Guard,
+    rx: mpsc::UnboundedReceiver<Cmd>,
     port: u16,
     http2: Option<Http2Settings>,
     ctx: Rc<WorkerCtx>,
 ) {
-    let kill = Rc::new(Kill::default());
-    OPEN.with(|t| t.borrow_mut().insert(fd, kill.clone()));
-    let flow = Outflow::new(fd, Limits::from_config(&ctx.cfg));
-    let _closing = CloseFlow(flow.clone());
+    let entry = guard.conn().clone();
+    let fd = entry.fd();
+    let kill = Rc::new(Kill {
+        conn: entry.clone(),
+        rx: RefCell::new(rx),
+    });
+    let flow = entry.flow().clone();
     let local = stream.local_addr().ok();
-    let last = Activity::new();
-    let inflight = Rc::new(Cell::new(0usize));
+    let last = entry.activity().clone();
     // HTTP/2: chosen by ALPN under TLS, by its preface in clear text (h2c
     // with prior knowledge).
     let h2 = match (&http2, &stream) {
@@ -529,7 +475,7 @@ pub async fn serve(
     flags.set(IoFlags::FLUSHED, true);
     let counted = Counted(stream, last.clone(), flags.clone());
     let svc_ctx = ctx.clone();
-    let svc_inflight = inflight.clone();
+    let svc_entry = entry.clone();
     let svc_kill = kill.clone();
     // Set once a response told the client the connection ends (such a
     // connection is not handed back).
@@ -541,7 +487,7 @@ pub async fn serve(
     let next_stream = Cell::new(1u32);
     let svc = service_fn(move |req| {
         let ctx = svc_ctx.clone();
-        let inflight = svc_inflight.clone();
+        let entry = svc_entry.clone();
         let kill = svc_kill.clone();
         let flow = flow.clone();
         let said_close = svc_said_close.clone();
@@ -553,10 +499,10 @@ pub async fn serve(
         } else {
             0
         };
-        inflight.set(inflight.get() + 1);
+        entry.begin_request();
         async move {
             let r = handle(req, ctx, fd, peer, local, port, stream_id, flow).await;
-            inflight.set(inflight.get() - 1);
+            entry.end_request();
             if let Ok(resp) = &r {
                 if let Some(n) = resp.extensions().get::<super::response::ExactNames>() {
                     svc_flags.expect_exact(n.0.clone());
@@ -569,7 +515,7 @@ pub async fn serve(
                     said_close.set(true);
                 }
             }
-            if kill.set.get() {
+            if kill.is_set() {
                 // Closed by the script: write nothing; the task drops the
                 // connection when it next looks at `kill`.
                 std::future::pending::<()>().await;
@@ -577,7 +523,6 @@ pub async fn serve(
             r
         }
     });
-    let idle = Box::pin(idle_watch(ctx.clone(), last, inflight));
     if h2 {
         let mut b = http2::Builder::new(LocalExec);
         let h = http2.unwrap_or_default();
@@ -593,12 +538,11 @@ pub async fn serve(
         }
         // PING/GOAWAY on demand (`Response::ping()`/`goaway()`): see h2ctl.
         let ctl = Rc::new(super::h2ctl::Ctl::default());
-        *kill.h2.borrow_mut() = Some(ctl.clone());
+        let _h2 = super::h2ctl::register(fd, ctl.clone());
         let io = TokioIo::new(super::h2ctl::H2Tap::new(counted, ctl));
         let conn = b.serve_connection(io, svc);
         tokio::pin!(conn);
-        let mut idle = idle;
-        let ended = match until_drain(conn.as_mut(), &ctx, fd, &kill, idle.as_mut()).await {
+        let ended = match until_drain(conn.as_mut(), &ctx, &kill).await {
             Some(res) => Some(res),
             None => drain_grace(conn.as_mut(), &ctx, &kill, raw).await,
         };
@@ -608,11 +552,11 @@ pub async fn serve(
                 conn.as_mut().graceful_shutdown();
                 tokio::select! {
                     res = conn.as_mut() => res,
-                    _ = kill.notify.notified() => Ok(()),
+                    _ = kill.notified() => Ok(()),
                 }
             }
         };
-        finish(&ctx, fd, res);
+        finish(&ctx, guard, res);
         return;
     }
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
@@ -621,7 +565,7 @@ pub async fn serve(
     let builder = h1_builder(&ctx, many_headers);
     let conn = builder.serve_connection(io, svc).with_upgrades();
     drive_h1(
-        conn, builder, ctx, fd, kill, idle, flags, said_close, give_back, raw,
+        conn, builder, ctx, guard, kill, flags, said_close, give_back, raw,
     )
     .await;
 }
@@ -668,9 +612,8 @@ async fn drive_h1<C>(
     mut conn: C,
     mut builder: http1::Builder,
     ctx: Rc<WorkerCtx>,
-    fd: i64,
+    guard: Guard,
     kill: Rc<Kill>,
-    mut idle: Pin<Box<impl std::future::Future<Output = ()>>>,
     flags: IoFlags,
     said_close: Rc<Cell<bool>>,
     give_back: bool,
@@ -678,13 +621,14 @@ async fn drive_h1<C>(
 ) where
     C: HandBack,
 {
-    let ended = match until_drain(Pin::new(&mut conn), &ctx, fd, &kill, idle.as_mut()).await {
+    let fd = guard.conn().fd();
+    let ended = match until_drain(Pin::new(&mut conn), &ctx, &kill).await {
         Some(res) => Some(res),
         None if give_back => None,
         None => drain_grace(Pin::new(&mut conn), &ctx, &kill, raw).await,
     };
     if let Some(res) = ended {
-        finish(&ctx, fd, res);
+        finish(&ctx, guard, res);
         return;
     }
     // hyper's closing sends no FIN: the connection may go on (given back,
@@ -694,8 +638,8 @@ async fn drive_h1<C>(
     conn.stop_at_boundary();
     let res = tokio::select! {
         res = &mut conn => res,
-        _ = kill.notify.notified() => {
-            finish(&ctx, fd, Ok(()));
+        _ = kill.notified() => {
+            finish(&ctx, guard, Ok(()));
             return;
         }
     };
@@ -710,9 +654,9 @@ async fn drive_h1<C>(
             flags.set(IoFlags::KEEP_OPEN, false);
             let res = tokio::select! {
                 res = rest => res,
-                _ = kill.notify.notified() => Ok(()),
+                _ = kill.notified() => Ok(()),
             };
-            finish(&ctx, fd, res);
+            finish(&ctx, guard, res);
         }
         (true, Rest::Empty) if give_back => {
             match crate::engine::session::get(fd) {
@@ -728,12 +672,12 @@ async fn drive_h1<C>(
                         s.peer,
                         if sent { "sent" } else { "failed" }
                     );
-                    finish(&ctx, fd, Ok(()));
+                    finish(&ctx, guard, Ok(()));
                 }
-                None => finish(&ctx, fd, res),
+                None => finish(&ctx, guard, res),
             }
         }
-        _ => finish(&ctx, fd, res),
+        _ => finish(&ctx, guard, res),
     }
 }
 
@@ -792,28 +736,21 @@ async fn wait_head(
     }
 }
 
-/// Wakes every writer waiting for room when the connection task ends,
-/// however it ends (the queued bytes go with hyper's connection).
-struct CloseFlow(Rc<Outflow>);
-
-impl Drop for CloseFlow {
-    fn drop(&mut self) {
-        self.0.close();
-    }
-}
-
-fn finish(ctx: &WorkerCtx, fd: i64, res: Result<(), hyper::Error>) {
+/// The connection ended: `disconnect` for a WebSocket server's HTTP
+/// connection that did not become a WebSocket one, then the guard's drop
+/// (registry, session slot unless a WebSocket task owns the id, drain).
+fn finish(ctx: &WorkerCtx, guard: Guard, res: Result<(), hyper::Error>) {
     if let Err(e) = &res {
         // A client that vanished or sent garbage is routine; keep it quiet.
         crate::rlog!(Debug, "connection ended: {e}");
     }
     stats::on_close(res.is_err());
-    ctx.conn_closed();
-    OPEN.with(|t| t.borrow_mut().remove(&fd));
-    let upgraded = ctx.cfg.ws.enabled && crate::engine::ws::http_closed(ctx, fd);
-    if !upgraded {
-        crate::engine::session::close(fd);
+    guard.unregister();
+    let fd = guard.conn().fd();
+    if ctx.cfg.ws.enabled && crate::engine::ws::http_closed(ctx, fd) {
+        guard.keep_session();
     }
+    drop(guard);
 }
 
 fn wants_keep_alive<B>(req: &Request<B>) -> bool {

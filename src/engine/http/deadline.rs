@@ -6,9 +6,9 @@ use tokio::sync::oneshot;
 
 use super::body::RespBody;
 use super::response::simple;
+use crate::engine::ctx::WorkerCtx;
 use crate::engine::hooks::Hooks;
 use crate::engine::watchdog::Deadline;
-use crate::engine::worker::WorkerCtx;
 use http::Response;
 
 /// The head, or the answer the deadline or a poisoned worker gives instead.

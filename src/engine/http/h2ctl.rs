@@ -11,6 +11,7 @@
 //! pong it never asked for).
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::io;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -108,10 +109,30 @@ impl Ctl {
     }
 }
 
-/// The control of connection `fd`, when it speaks HTTP/2 (kept with the
-/// connection's entry in `conn`'s table).
+thread_local! {
+    /// This worker's HTTP/2 connections: id -> control. Boxed: the
+    /// dlopen()ed extension has little static TLS room.
+    static CTLS: Box<RefCell<HashMap<i64, Rc<Ctl>>>> = Box::new(RefCell::new(HashMap::new()));
+}
+
+/// Keeps `fd`'s control findable by [`get`] until it drops.
+pub struct Registration(i64);
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        CTLS.with(|t| t.borrow_mut().remove(&self.0));
+    }
+}
+
+/// Makes `ctl` connection `fd`'s control, for as long as the result lives.
+pub fn register(fd: i64, ctl: Rc<Ctl>) -> Registration {
+    CTLS.with(|t| t.borrow_mut().insert(fd, ctl));
+    Registration(fd)
+}
+
+/// The control of connection `fd`, when it speaks HTTP/2.
 pub fn get(fd: i64) -> Option<Rc<Ctl>> {
-    super::conn::h2_ctl(fd)
+    CTLS.with(|t| t.borrow().get(&fd).cloned())
 }
 
 /// The stream wrapper; see the module comment.
