@@ -293,7 +293,7 @@ impl Drop for Guard {
             });
         }
         if self.free_session.get() {
-            session::close(self.conn.fd);
+            super::held::end_session(self.conn.fd);
         }
         self.ctx.conn_closed();
     }

@@ -212,7 +212,7 @@ pub async fn answer(
             crate::rlog!(Debug, "response to session#{fd} from the master: {why}");
         }
         let _ = shutdown(raw, Shutdown::Both);
-        super::session::close(fd);
+        end_session(fd);
     };
     let Ok(resp) = head.await else {
         return finish("no response was made");
@@ -227,7 +227,7 @@ pub async fn answer(
         Ok(s) => s,
         Err(e) => {
             crate::rlog!(Debug, "response to session#{fd} from the master: {e}");
-            super::session::close(fd);
+            end_session(fd);
             return;
         }
     };
@@ -240,7 +240,7 @@ pub async fn answer(
     }
     let _ = stream.shutdown().await;
     let _ = shutdown(stream.as_raw_fd(), Shutdown::Both);
-    super::session::close(fd);
+    end_session(fd);
 }
 
 /// A whole response as HTTP/1.1 bytes, with `Connection: close` or
@@ -313,6 +313,14 @@ pub fn adopt(fd: i64, sock: BorrowedFd<'_>) {
     if let Ok(dup) = sock.try_clone_to_owned() {
         MINE.with(|m| m.borrow_mut().insert(fd, dup));
     }
+}
+
+/// Connection `fd` is over for good: its duplicate here, its client
+/// certificate, its session slot.
+pub fn end_session(fd: i64) {
+    release(fd);
+    super::tls::forget(fd);
+    super::session::close(fd);
 }
 
 /// Connection `fd` ended in this worker: shut the socket down, so the

@@ -177,10 +177,10 @@ pub fn open(worker: i32, port_index: usize, server_port: u16, peer: SocketAddr) 
 }
 
 /// The connection is gone.
+/// Frees the slot only: what else a connection holds (the PROCESS-mode
+/// duplicate, the client certificate) its owner ends first (`conns`'s
+/// guard, `held::answer`).
 pub fn close(fd: i64) {
-    // PROCESS mode: the master holds a copy of the socket; end it for real.
-    super::held::release(fd);
-    super::tls::forget(fd);
     if let Some(t) = table() {
         let slot = fd as usize % CAP;
         let s = &t.slots[slot];
