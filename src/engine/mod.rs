@@ -45,5 +45,6 @@ pub mod ws;
 pub mod ws_close;
 pub mod ws_deflate;
 pub mod ws_frame;
+pub mod ws_handshake;
 
 pub use error::{Error, Result};

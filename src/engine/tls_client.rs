@@ -500,7 +500,7 @@ pub fn io_error_code(e: &io::Error) -> Option<i32> {
 
 /// A certificate in PEM, as OpenSSL's `PEM_write_X509` writes it.
 pub fn pem(der: &[u8]) -> String {
-    let b64 = super::ws::base64_encode(der);
+    let b64 = super::ws_handshake::base64_encode(der);
     let mut s = String::with_capacity(b64.len() + b64.len() / 64 + 60);
     s.push_str("-----BEGIN CERTIFICATE-----\n");
     for chunk in b64.as_bytes().chunks(64) {

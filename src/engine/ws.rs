@@ -40,6 +40,7 @@ use super::session;
 
 pub use super::ws_close as close;
 pub use super::ws_frame::*;
+pub use super::ws_handshake::{accept_key, base64_encode};
 
 /// `WEBSOCKET_STATUS_HANDSHAKE`: a custom `handshake` callback is running.
 pub const STATUS_HANDSHAKE: i32 = 2;
@@ -47,8 +48,6 @@ pub const STATUS_HANDSHAKE: i32 = 2;
 pub const STATUS_ACTIVE: i32 = 3;
 /// `WEBSOCKET_STATUS_CLOSING`.
 pub const STATUS_CLOSING: i32 = 4;
-
-const GUID: &str = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 
 /// True for a well-formed `Upgrade: websocket` request.
 pub fn is_upgrade<B>(req: &Request<B>) -> bool {
@@ -62,79 +61,6 @@ pub fn is_upgrade<B>(req: &Request<B>) -> bool {
         && has(header::UPGRADE, "websocket")
         && has(header::CONNECTION, "upgrade")
         && req.headers().contains_key(header::SEC_WEBSOCKET_KEY)
-}
-
-/// `Sec-WebSocket-Accept` for a client's key.
-pub fn accept_key(key: &[u8]) -> String {
-    let mut input = key.to_vec();
-    input.extend_from_slice(GUID.as_bytes());
-    base64(&sha1(&input))
-}
-
-fn sha1(data: &[u8]) -> [u8; 20] {
-    let mut h: [u32; 5] = [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0];
-    let mut msg = data.to_vec();
-    let bits = (data.len() as u64).wrapping_mul(8);
-    msg.push(0x80);
-    while msg.len() % 64 != 56 {
-        msg.push(0);
-    }
-    msg.extend_from_slice(&bits.to_be_bytes());
-    for chunk in msg.chunks(64) {
-        let mut w = [0u32; 80];
-        for (i, word) in chunk.chunks(4).enumerate() {
-            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
-        }
-        for i in 16..80 {
-            w[i] = (w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]).rotate_left(1);
-        }
-        let [mut a, mut b, mut c, mut d, mut e] = h;
-        for (i, wi) in w.iter().enumerate() {
-            let (f, k) = match i {
-                0..=19 => ((b & c) | (!b & d), 0x5A827999),
-                20..=39 => (b ^ c ^ d, 0x6ED9EBA1),
-                40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1BBCDC),
-                _ => (b ^ c ^ d, 0xCA62C1D6),
-            };
-            let t = a
-                .rotate_left(5)
-                .wrapping_add(f)
-                .wrapping_add(e)
-                .wrapping_add(k)
-                .wrapping_add(*wi);
-            e = d;
-            d = c;
-            c = b.rotate_left(30);
-            b = a;
-            a = t;
-        }
-        for (x, y) in h.iter_mut().zip([a, b, c, d, e]) {
-            *x = x.wrapping_add(y);
-        }
-    }
-    let mut out = [0u8; 20];
-    for (i, x) in h.iter().enumerate() {
-        out[i * 4..i * 4 + 4].copy_from_slice(&x.to_be_bytes());
-    }
-    out
-}
-
-fn base64(data: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::with_capacity(data.len().div_ceil(3) * 4);
-    for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16
-            | (c.get(1).copied().unwrap_or(0) as u32) << 8
-            | c.get(2).copied().unwrap_or(0) as u32;
-        for i in 0..4 {
-            if i <= c.len() {
-                s.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
 }
 
 /// Queues a frame on WebSocket connection `fd` (here or in its owner
@@ -761,22 +687,3 @@ mod conn_tests {
     }
 }
 
-// ---- Client side (`Swoole\Coroutine\Http\Client`, `engine::http_client`) ----
-
-/// Standard base64 of `data` (the client's `Sec-WebSocket-Key`).
-pub fn base64_encode(data: &[u8]) -> String {
-    base64(data)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn accept_key_rfc_example() {
-        assert_eq!(
-            accept_key(b"dGhlIHNhbXBsZSBub25jZQ=="),
-            "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
-        );
-    }
-}
