@@ -7,6 +7,7 @@ pub mod config;
 pub mod error;
 pub mod event_loop;
 pub mod framing;
+pub mod halt;
 pub mod hash;
 pub mod held;
 pub mod hooks;

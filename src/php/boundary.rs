@@ -201,3 +201,12 @@ pub fn report_uncaught(ex: &ZendObject) {
         "PHP Fatal error:  Uncaught {text}\n  thrown in {file} on line {line}\n"
     ));
 }
+
+/// Ends the process after a fatal error where no serve loop can drain it:
+/// PHP's output buffers are flushed, nothing else of PHP runs.
+pub fn end_process(code: i32) -> ! {
+    // SAFETY: flushing PHP's output buffers on the PHP thread.
+    unsafe { ffi::php_output_end_all() };
+    // SAFETY: ends the process; nothing is expected to run after this.
+    unsafe { libc::_exit(code) }
+}

@@ -167,7 +167,13 @@ fn after_failure(result: Result<(), CallError>) {
         // In a script: PHP's own uncaught exception report (boundary used
         // zend_exception_error), and the script ends.
         Err(CallError::Exception) => end_script(255),
-        Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => exit_process(code),
+        // In a serving worker it drains (other requests are answered) and
+        // exits with the code, without exit callbacks (engine::halt).
+        Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+            if !crate::engine::halt::poison(code) {
+                exit_process(code)
+            }
+        }
         Err(CallError::Unwind) => coro::set_unwinding(),
     }
 }
