@@ -70,6 +70,36 @@ pub enum CallError {
     Unwind,
 }
 
+/// The executor's frame and VM stack position before a call.
+#[derive(Clone, Copy)]
+struct Saved(
+    *mut ffi::zend_execute_data,
+    *mut ffi::zval,
+    *mut ffi::zval,
+    ffi::zend_vm_stack,
+);
+
+impl Saved {
+    fn take() -> Self {
+        let eg = ExecutorGlobals::get();
+        Saved(
+            eg.current_execute_data,
+            eg.vm_stack_top,
+            eg.vm_stack_end,
+            eg.vm_stack,
+        )
+    }
+}
+
+/// Puts the executor back where [`Saved::take`] found it, after a bailout.
+fn restore(saved: Saved) {
+    let mut eg = ExecutorGlobals::get_mut();
+    eg.current_execute_data = saved.0;
+    eg.vm_stack_top = saved.1;
+    eg.vm_stack_end = saved.2;
+    eg.vm_stack = saved.3;
+}
+
 /// Calls `callable` with `args` and returns its result.
 pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
     crate::engine::event_loop::note_activity();
@@ -79,15 +109,7 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
     // A bailout leaves the executor pointing into the frames of the call it
     // unwound (PHP would end the request there); we keep running PHP, so
     // the caller's frame and VM stack position are put back.
-    let saved = {
-        let eg = ExecutorGlobals::get();
-        (
-            eg.current_execute_data,
-            eg.vm_stack_top,
-            eg.vm_stack_end,
-            eg.vm_stack,
-        )
-    };
+    let saved = Saved::take();
     let last_error = last_fatal();
     let outcome = try_catch(AssertUnwindSafe(|| {
         // SAFETY: we are on the PHP thread inside a running request; the
@@ -106,13 +128,7 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
     }));
     match outcome {
         Err(CatchError::Bailout) => {
-            {
-                let mut eg = ExecutorGlobals::get_mut();
-                eg.current_execute_data = saved.0;
-                eg.vm_stack_top = saved.1;
-                eg.vm_stack_end = saved.2;
-                eg.vm_stack = saved.3;
-            }
+            restore(saved);
             lift_memory_limit();
             return Err(CallError::Fatal(255));
         }
@@ -147,7 +163,13 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
             // An `exit()` nobody caught ends the worker, as in Swoole (it
             // is a fatal error there); other exceptions keep it serving.
             let exiting = super::exit::is_exit_exception(&ex);
-            report_uncaught(&ex);
+            // The report runs `__toString()`, user code too: a fatal error
+            // there is this call's fatal error.
+            if !report_uncaught(&ex) {
+                restore(saved);
+                lift_memory_limit();
+                return Err(CallError::Fatal(255));
+            }
             if exiting {
                 return Err(CallError::Fatal(255));
             }
@@ -175,8 +197,14 @@ fn php_uncaught(ex: ext_php_rs::boxed::ZBox<ZendObject>) {
 const E_ERROR: i32 = 1;
 const E_DONT_BAIL: i32 = 1 << 15;
 
-/// Logs an exception the way PHP reports an uncaught one.
-pub fn report_uncaught(ex: &ZendObject) {
+/// Logs an exception the way PHP reports an uncaught one. False when the
+/// report itself hit a fatal error (in a user `__toString()`): nothing was
+/// logged then, PHP's own fatal error message was.
+pub fn report_uncaught(ex: &ZendObject) -> bool {
+    try_catch(AssertUnwindSafe(|| write_uncaught(ex))).is_ok()
+}
+
+fn write_uncaught(ex: &ZendObject) {
     let text = ex
         .try_call_method("__toString", vec![])
         .ok()
