@@ -8,7 +8,7 @@
 //! What the fallback is depends on who called:
 //! - `throw`: a function handler (PHP is executing a call): the panic
 //!   becomes a PHP `Error` exception "rswoole internal error: ..." that the
-//!   script can catch, and the handler returns (`return_value` stays null);
+//!   script can catch, and the handler returns;
 //! - `log`: a module hook, destructor or interrupt (no PHP call to fail):
 //!   the panic is logged and the declared fallback value is returned.
 //!
@@ -17,10 +17,10 @@
 //! `zend_try`, skipping Rust destructors on the way. A body that may bail
 //! out (it calls PHP: the original handler it wraps, user code, anything
 //! that raises a PHP error a user handler may turn into a fatal) must hold
-//! nothing that needs dropping across that call; the invocation says so
-//! with `may_bail` in its doc comment (see docs/internals.md, "Entries from
-//! C"). Signal handlers are not wrapped: they only store atomics and
-//! `write()`, and `catch_unwind` is not async-signal-safe.
+//! nothing that needs dropping across that call; a `// may_bail:` line
+//! above each invocation says whether it can (see docs/internals.md,
+//! "Entries from C"). Signal handlers are not wrapped: they only store
+//! atomics and `write()`, and `catch_unwind` is not async-signal-safe.
 
 use std::any::Any;
 
