@@ -126,6 +126,37 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
             )
         }
     }));
+    settle(outcome.map(|_| ()), saved, last_error)?;
+    Ok(retval)
+}
+
+/// Drops `values` (call arguments, a callback's result, a coroutine's
+/// job) under the boundary's rules: the last reference to an object runs
+/// its `__destruct`, user code, which may throw (the exception must not
+/// stay pending for the next callback) or hit a fatal error.
+pub fn release<T>(values: T) -> Result<(), CallError> {
+    let saved = Saved::take();
+    let last_error = last_fatal();
+    let outcome = try_catch(AssertUnwindSafe(move || drop(values)));
+    settle(outcome, saved, last_error)
+}
+
+/// The more serious of two outcomes (a fatal error or `exit()` wins).
+pub fn worst(a: Result<(), CallError>, b: Result<(), CallError>) -> Result<(), CallError> {
+    match (a, b) {
+        (Err(CallError::Fatal(c)), _) | (_, Err(CallError::Fatal(c))) => Err(CallError::Fatal(c)),
+        (Err(CallError::Exit(c)), _) | (_, Err(CallError::Exit(c))) => Err(CallError::Exit(c)),
+        (Err(e), _) | (Ok(()), Err(e)) => Err(e),
+        (Ok(()), Ok(())) => Ok(()),
+    }
+}
+
+/// What a call into PHP left behind, decided in one place (module docs).
+fn settle(
+    outcome: Result<(), CatchError>,
+    saved: Saved,
+    last_error: Option<usize>,
+) -> Result<(), CallError> {
     match outcome {
         Err(CatchError::Bailout) => {
             restore(saved);
@@ -176,7 +207,23 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
         }
         return Err(CallError::Exception);
     }
-    Ok(retval)
+    Ok(())
+}
+
+/// [`call`], then [`release`] of the arguments (their last references may
+/// run a `__destruct`). An exception from a destructor is logged and the
+/// call's own outcome kept; a fatal error there is the call's.
+pub fn call_owned<A: AsMut<[Zval]>>(callable: &Zval, mut args: A) -> Result<Zval, CallError> {
+    let r = call(callable, args.as_mut());
+    if matches!(r, Err(CallError::Unwind)) {
+        // The fiber is being destroyed: PHP drops what it must.
+        drop(args);
+        return r;
+    }
+    match release(args) {
+        Err(e @ (CallError::Fatal(_) | CallError::Exit(_))) => Err(e),
+        _ => r,
+    }
 }
 
 /// Calls a callback whose result does not matter, for lifecycle events.

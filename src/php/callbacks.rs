@@ -238,12 +238,11 @@ impl PhpHooks {
             ZendClassObject::new(Request::new(req, self.parse.clone())).into();
         let resp_obj: ext_php_rs::boxed::ZBox<ZendObject> =
             ZendClassObject::new(Response::new(resp.clone(), fd)).into();
-        let mut args = [object_zval(req_obj), object_zval(resp_obj)];
+        let args = [object_zval(req_obj), object_zval(resp_obj)];
         if self.coroutine {
             return self.request_in_coroutine(cb, args, resp, fd);
         }
-        let result = boundary::call(cb, &mut args);
-        drop(args);
+        let result = boundary::call_owned(cb, args);
         match result {
             Ok(_) => Outcome::Done,
             Err(CallError::Unwind) => {
@@ -409,7 +408,7 @@ fn long_zval(n: i64) -> Zval {
 impl PhpHooks {
     /// Runs an event callback: in a new coroutine when `in_coroutine`
     /// (`enable_coroutine`), plainly otherwise. `Fatal` when PHP cannot go on.
-    fn run_event(&self, cb: &Zval, mut args: Vec<Zval>, in_coroutine: bool) -> Outcome {
+    fn run_event(&self, cb: &Zval, args: Vec<Zval>, in_coroutine: bool) -> Outcome {
         if in_coroutine {
             let fatal = self.fatal.clone();
             let job = Job {
@@ -423,7 +422,7 @@ impl PhpHooks {
             };
             return self.spawn_job(job);
         }
-        match boundary::call_void(cb, &mut args) {
+        match boundary::call_owned(cb, args).map(drop) {
             Ok(()) | Err(CallError::Exception) | Err(CallError::Unwind) => Outcome::Done,
             Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => Outcome::Fatal(code),
         }
@@ -552,24 +551,30 @@ impl Hooks for PhpHooks {
             let obj: ext_php_rs::boxed::ZBox<ZendObject> =
                 ZendClassObject::new(server_task::Task::new(task_id, src_worker, flags, value))
                     .into();
-            boundary::call(cb, &mut [self.server_zval(), object_zval(obj)])
+            boundary::call_owned(cb, [self.server_zval(), object_zval(obj)])
         } else {
-            let mut args = [
+            let args = [
                 self.server_zval(),
                 long_zval(task_id),
                 long_zval(src_worker.max(0) as i64), // the master's tasks say 0, as Swoole's
                 value,
             ];
-            boundary::call(cb, &mut args)
+            boundary::call_owned(cb, args)
         };
         server_task::set_current(None);
         match result {
             Ok(ret) if ret.is_null() => Outcome::Done,
             // Serializing the result runs user code: through the boundary.
-            Ok(ret) => match server_task::finish_from_hook(task_id, src_worker, &ret) {
-                Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => Outcome::Fatal(code),
-                _ => Outcome::Done,
-            },
+            Ok(ret) => {
+                let sent = server_task::finish_from_hook(task_id, src_worker, &ret);
+                // The result's last reference may run a `__destruct`.
+                match boundary::worst(sent, boundary::release(ret)) {
+                    Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+                        Outcome::Fatal(code)
+                    }
+                    _ => Outcome::Done,
+                }
+            }
             Err(CallError::Exception) | Err(CallError::Unwind) => Outcome::Done,
             Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => Outcome::Fatal(code),
         }

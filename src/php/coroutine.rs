@@ -116,8 +116,12 @@ fn entry(cid: Cid) {
         coro::set_unwinding();
         return;
     }
-    drop(job.args);
-    drop(job.callable);
+    // The arguments' last references may run a `__destruct` (user code).
+    let released = boundary::release((std::mem::take(&mut job.args), job.callable));
+    let result = match (result, released) {
+        (Ok(()), Err(e)) | (Err(_), Err(e @ (CallError::Fatal(_) | CallError::Exit(_)))) => Err(e),
+        (r, _) => r,
+    };
     run_defers(cid);
     // The context object goes with its coroutine.
     let ctx = TABLES.with(|t| {
