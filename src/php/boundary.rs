@@ -134,11 +134,20 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
 /// job) under the boundary's rules: the last reference to an object runs
 /// its `__destruct`, user code, which may throw (the exception must not
 /// stay pending for the next callback) or hit a fatal error.
+///
+/// Dropping is on every request's path, so it is not wrapped in a
+/// `zend_try` (a `setjmp`): a fatal error in a destructor unwinds to the
+/// enclosing one (the fiber's, re-raised into the `call` that resumed it,
+/// or the call's own), as a fatal anywhere else in the callback would.
 pub fn release<T>(values: T) -> Result<(), CallError> {
-    let saved = Saved::take();
     let last_error = last_fatal();
-    let outcome = try_catch(AssertUnwindSafe(move || drop(values)));
-    settle(outcome, saved, last_error)
+    drop(values);
+    // SAFETY: the PHP thread; executor_globals is PHP's (NTS) global.
+    let pending = unsafe { !(*(&raw const ffi::executor_globals)).exception.is_null() };
+    if !pending && last_fatal() == last_error {
+        return Ok(());
+    }
+    settle(Ok(()), Saved::take(), last_error)
 }
 
 /// The more serious of two outcomes (a fatal error or `exit()` wins).
@@ -215,8 +224,12 @@ fn settle(
 /// call's own outcome kept; a fatal error there is the call's.
 pub fn call_owned<A: AsMut<[Zval]>>(callable: &Zval, mut args: A) -> Result<Zval, CallError> {
     let r = call(callable, args.as_mut());
-    if matches!(r, Err(CallError::Unwind)) {
-        // The fiber is being destroyed: PHP drops what it must.
+    if matches!(
+        r,
+        Err(CallError::Unwind | CallError::Fatal(_) | CallError::Exit(_))
+    ) {
+        // The fiber is being destroyed, or PHP cannot go on: nothing more
+        // is decided here.
         drop(args);
         return r;
     }

@@ -116,11 +116,19 @@ fn entry(cid: Cid) {
         coro::set_unwinding();
         return;
     }
-    // The arguments' last references may run a `__destruct` (user code).
-    let released = boundary::release((std::mem::take(&mut job.args), job.callable));
-    let result = match (result, released) {
-        (Ok(()), Err(e)) | (Err(_), Err(e @ (CallError::Fatal(_) | CallError::Exit(_)))) => Err(e),
-        (r, _) => r,
+    // The arguments' last references may run a `__destruct` (user code);
+    // after a fatal error or `exit()` nothing more is decided here.
+    let values = (std::mem::take(&mut job.args), job.callable);
+    let result = match result {
+        Ok(()) => boundary::release(values),
+        Err(e @ CallError::Exception) => match boundary::release(values) {
+            Err(f @ (CallError::Fatal(_) | CallError::Exit(_))) => Err(f),
+            _ => Err(e),
+        },
+        Err(e) => {
+            drop(values);
+            Err(e)
+        }
     };
     run_defers(cid);
     // The context object goes with its coroutine.
