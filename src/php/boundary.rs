@@ -143,7 +143,10 @@ pub fn release<T>(values: T) -> Result<(), CallError> {
     let last_error = last_fatal();
     drop(values);
     // SAFETY: the PHP thread; executor_globals is PHP's (NTS) global.
-    let pending = unsafe { !(*(&raw const ffi::executor_globals)).exception.is_null() };
+    let pending = unsafe {
+        let eg = &raw const ffi::executor_globals;
+        !(*eg).exception.is_null()
+    };
     if !pending && last_fatal() == last_error {
         return Ok(());
     }
