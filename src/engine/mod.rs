@@ -9,6 +9,7 @@ pub mod ctx;
 pub mod error;
 pub mod event_loop;
 pub mod framing;
+pub mod halt;
 pub mod hash;
 pub mod held;
 pub mod hooks;

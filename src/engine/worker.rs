@@ -362,6 +362,7 @@ pub async fn serve_ports(
     hooks: Rc<dyn Hooks>,
     stop: impl std::future::Future<Output = ()>,
 ) -> i32 {
+    super::halt::begin();
     let server_port = ports.first().map(|p| p.socket.local_port()).unwrap_or(0);
     let ctx = WorkerCtx::new(
         id,
@@ -515,6 +516,16 @@ pub async fn serve_ports(
                     break;
                 }
             }
+            // `$server->stop()`, or a fatal error no hook could return
+            // (a coroutine failing after its first wait): engine::halt.
+            _ = super::halt::wait() => match super::halt::asked() {
+                Some(super::halt::Asked::Poison(code)) => {
+                    ctx.poison(code);
+                    break;
+                }
+                Some(super::halt::Asked::Stop) => break,
+                None => {}
+            },
         }
     }
 
@@ -548,7 +559,17 @@ pub async fn serve_ports(
             );
             break;
         }
-        let _ = tokio::time::timeout(left, ctx.drained.notified()).await;
+        tokio::select! {
+            _ = tokio::time::timeout(left, ctx.drained.notified()) => {}
+            // A fatal while draining: the requests still waiting get 503.
+            _ = super::halt::wait() => {}
+        }
+        if let Some(super::halt::Asked::Poison(code)) = super::halt::asked() {
+            ctx.poison(code);
+        }
+    }
+    if let Some(super::halt::Asked::Poison(code)) = super::halt::asked() {
+        ctx.poison(code);
     }
 
     let code = match ctx.poisoned.get() {
@@ -581,6 +602,7 @@ pub async fn serve_ports(
     for t in background {
         t.abort();
     }
+    super::halt::end();
     let _ = ctx.set_state(WorkerState::Exited);
     code
 }

@@ -686,4 +686,3 @@ mod conn_tests {
         });
     }
 }
-

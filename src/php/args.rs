@@ -269,11 +269,13 @@ unsafe fn caller_is_strict(ex: *const zend_execute_data) -> bool {
     }
 }
 
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn trampoline(ex: *mut zend_execute_data, rv: *mut zval) => trampoline_body);
 /// Coerces the arguments, then runs the original handler.
 ///
 /// # Safety
 /// Called by the engine as a `zif_handler` of a function `install()` wrapped.
-unsafe extern "C" fn trampoline(ex: *mut zend_execute_data, rv: *mut zval) {
+unsafe fn trampoline_body(ex: *mut zend_execute_data, rv: *mut zval) {
     // SAFETY: the engine passes the live frame of this call; the frame's
     // argument slots follow it (`ZEND_CALL_ARG`); `install()` stored the
     // original handler in our reserved slot before setting this one.

@@ -70,6 +70,36 @@ pub enum CallError {
     Unwind,
 }
 
+/// The executor's frame and VM stack position before a call.
+#[derive(Clone, Copy)]
+struct Saved(
+    *mut ffi::zend_execute_data,
+    *mut ffi::zval,
+    *mut ffi::zval,
+    ffi::zend_vm_stack,
+);
+
+impl Saved {
+    fn take() -> Self {
+        let eg = ExecutorGlobals::get();
+        Saved(
+            eg.current_execute_data,
+            eg.vm_stack_top,
+            eg.vm_stack_end,
+            eg.vm_stack,
+        )
+    }
+}
+
+/// Puts the executor back where [`Saved::take`] found it, after a bailout.
+fn restore(saved: Saved) {
+    let mut eg = ExecutorGlobals::get_mut();
+    eg.current_execute_data = saved.0;
+    eg.vm_stack_top = saved.1;
+    eg.vm_stack_end = saved.2;
+    eg.vm_stack = saved.3;
+}
+
 /// Calls `callable` with `args` and returns its result.
 pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
     crate::engine::event_loop::note_activity();
@@ -79,15 +109,7 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
     // A bailout leaves the executor pointing into the frames of the call it
     // unwound (PHP would end the request there); we keep running PHP, so
     // the caller's frame and VM stack position are put back.
-    let saved = {
-        let eg = ExecutorGlobals::get();
-        (
-            eg.current_execute_data,
-            eg.vm_stack_top,
-            eg.vm_stack_end,
-            eg.vm_stack,
-        )
-    };
+    let saved = Saved::take();
     let last_error = last_fatal();
     let outcome = try_catch(AssertUnwindSafe(|| {
         // SAFETY: we are on the PHP thread inside a running request; the
@@ -104,15 +126,52 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
             )
         }
     }));
+    settle(outcome.map(|_| ()), saved, last_error)?;
+    Ok(retval)
+}
+
+/// Drops `values` (call arguments, a callback's result, a coroutine's
+/// job) under the boundary's rules: the last reference to an object runs
+/// its `__destruct`, user code, which may throw (the exception must not
+/// stay pending for the next callback) or hit a fatal error.
+///
+/// Dropping is on every request's path, so it is not wrapped in a
+/// `zend_try` (a `setjmp`): a fatal error in a destructor unwinds to the
+/// enclosing one (the fiber's, re-raised into the `call` that resumed it,
+/// or the call's own), as a fatal anywhere else in the callback would.
+pub fn release<T>(values: T) -> Result<(), CallError> {
+    let last_error = last_fatal();
+    drop(values);
+    // SAFETY: the PHP thread; executor_globals is PHP's (NTS) global.
+    let pending = unsafe {
+        let eg = &raw const ffi::executor_globals;
+        !(*eg).exception.is_null()
+    };
+    if !pending && last_fatal() == last_error {
+        return Ok(());
+    }
+    settle(Ok(()), Saved::take(), last_error)
+}
+
+/// The more serious of two outcomes (a fatal error or `exit()` wins).
+pub fn worst(a: Result<(), CallError>, b: Result<(), CallError>) -> Result<(), CallError> {
+    match (a, b) {
+        (Err(CallError::Fatal(c)), _) | (_, Err(CallError::Fatal(c))) => Err(CallError::Fatal(c)),
+        (Err(CallError::Exit(c)), _) | (_, Err(CallError::Exit(c))) => Err(CallError::Exit(c)),
+        (Err(e), _) | (Ok(()), Err(e)) => Err(e),
+        (Ok(()), Ok(())) => Ok(()),
+    }
+}
+
+/// What a call into PHP left behind, decided in one place (module docs).
+fn settle(
+    outcome: Result<(), CatchError>,
+    saved: Saved,
+    last_error: Option<usize>,
+) -> Result<(), CallError> {
     match outcome {
         Err(CatchError::Bailout) => {
-            {
-                let mut eg = ExecutorGlobals::get_mut();
-                eg.current_execute_data = saved.0;
-                eg.vm_stack_top = saved.1;
-                eg.vm_stack_end = saved.2;
-                eg.vm_stack = saved.3;
-            }
+            restore(saved);
             lift_memory_limit();
             return Err(CallError::Fatal(255));
         }
@@ -147,14 +206,40 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
             // An `exit()` nobody caught ends the worker, as in Swoole (it
             // is a fatal error there); other exceptions keep it serving.
             let exiting = super::exit::is_exit_exception(&ex);
-            report_uncaught(&ex);
+            // The report runs `__toString()`, user code too: a fatal error
+            // there is this call's fatal error.
+            if !report_uncaught(&ex) {
+                restore(saved);
+                lift_memory_limit();
+                return Err(CallError::Fatal(255));
+            }
             if exiting {
                 return Err(CallError::Fatal(255));
             }
         }
         return Err(CallError::Exception);
     }
-    Ok(retval)
+    Ok(())
+}
+
+/// [`call`], then [`release`] of the arguments (their last references may
+/// run a `__destruct`). An exception from a destructor is logged and the
+/// call's own outcome kept; a fatal error there is the call's.
+pub fn call_owned<A: AsMut<[Zval]>>(callable: &Zval, mut args: A) -> Result<Zval, CallError> {
+    let r = call(callable, args.as_mut());
+    if matches!(
+        r,
+        Err(CallError::Unwind | CallError::Fatal(_) | CallError::Exit(_))
+    ) {
+        // The fiber is being destroyed, or PHP cannot go on: nothing more
+        // is decided here.
+        drop(args);
+        return r;
+    }
+    match release(args) {
+        Err(e @ (CallError::Fatal(_) | CallError::Exit(_))) => Err(e),
+        _ => r,
+    }
 }
 
 /// Calls a callback whose result does not matter, for lifecycle events.
@@ -175,8 +260,14 @@ fn php_uncaught(ex: ext_php_rs::boxed::ZBox<ZendObject>) {
 const E_ERROR: i32 = 1;
 const E_DONT_BAIL: i32 = 1 << 15;
 
-/// Logs an exception the way PHP reports an uncaught one.
-pub fn report_uncaught(ex: &ZendObject) {
+/// Logs an exception the way PHP reports an uncaught one. False when the
+/// report itself hit a fatal error (in a user `__toString()`): nothing was
+/// logged then, PHP's own fatal error message was.
+pub fn report_uncaught(ex: &ZendObject) -> bool {
+    try_catch(AssertUnwindSafe(|| write_uncaught(ex))).is_ok()
+}
+
+fn write_uncaught(ex: &ZendObject) {
     let text = ex
         .try_call_method("__toString", vec![])
         .ok()
@@ -200,4 +291,13 @@ pub fn report_uncaught(ex: &ZendObject) {
     log::write_raw(&format!(
         "PHP Fatal error:  Uncaught {text}\n  thrown in {file} on line {line}\n"
     ));
+}
+
+/// Ends the process after a fatal error where no serve loop can drain it:
+/// PHP's output buffers are flushed, nothing else of PHP runs.
+pub fn end_process(code: i32) -> ! {
+    // SAFETY: flushing PHP's output buffers on the PHP thread.
+    unsafe { ffi::php_output_end_all() };
+    // SAFETY: ends the process; nothing is expected to run after this.
+    unsafe { libc::_exit(code) }
 }

@@ -142,9 +142,8 @@ pub struct PhpHooks {
     event_object: bool,
     /// A WebSocket server (`cfg.ws.enabled`): its default `onRequest` is a 400.
     websocket: bool,
-    /// Set by a coroutine whose body hit `exit()` or a fatal error, so the
-    /// request that started it can tell the engine (`Outcome::Fatal`).
-    fatal: Rc<Cell<Option<i32>>>,
+    /// Where a coroutine reports `exit()` or a fatal error in its body.
+    fatal: Rc<FatalSink>,
 }
 
 impl PhpHooks {
@@ -168,7 +167,7 @@ impl PhpHooks {
             task_object: cfg.task_object,
             event_object: cfg.event_object,
             websocket: cfg.ws.enabled,
-            fatal: Rc::new(Cell::new(None)),
+            fatal: Rc::new(FatalSink::default()),
         }
     }
 
@@ -240,12 +239,11 @@ impl PhpHooks {
             ZendClassObject::new(Request::new(req, self.parse.clone())).into();
         let resp_obj: ext_php_rs::boxed::ZBox<ZendObject> =
             ZendClassObject::new(Response::new(resp.clone(), fd)).into();
-        let mut args = [object_zval(req_obj), object_zval(resp_obj)];
+        let args = [object_zval(req_obj), object_zval(resp_obj)];
         if self.coroutine {
             return self.request_in_coroutine(cb, args, resp, fd);
         }
-        let result = boundary::call(cb, &mut args);
-        drop(args);
+        let result = boundary::call_owned(cb, args);
         match result {
             Ok(_) => Outcome::Done,
             Err(CallError::Unwind) => {
@@ -282,15 +280,11 @@ impl PhpHooks {
                 Err(CallError::Exception) | Err(CallError::Unwind) => resp.fail(500),
                 Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
                     resp.fail(500);
-                    fatal.set(Some(code));
-                    // After the coroutine's first wait nobody returns an
-                    // Outcome any more: drain this worker the usual way.
-                    // SAFETY: raise() on our own process.
-                    unsafe { libc::raise(libc::SIGTERM) };
+                    fatal.report(code);
                 }
             })),
         };
-        let spawned = coroutine::spawn(job);
+        let spawned = self.fatal.spawning(|| coroutine::spawn(job));
         if let Ok(cid) = spawned {
             // request_timeout: the coroutine to wake when it passes.
             if coro::exists(cid) {
@@ -309,22 +303,16 @@ impl PhpHooks {
             );
             refused.fail(503);
         }
-        match self.fatal.take() {
-            Some(code) => Outcome::Fatal(code),
-            None => Outcome::Done,
-        }
+        self.fatal.outcome()
     }
 
     /// Starts `job` in a coroutine; `Fatal` if its body already hit
     /// `exit()` or a fatal error before its first wait.
     fn spawn_job(&self, job: Job) -> Outcome {
-        if let Err(e) = coroutine::spawn(job) {
+        if let Err(e) = self.fatal.spawning(|| coroutine::spawn(job)) {
             crate::rlog!(Warning, "cannot start a coroutine for a callback: {e:?}");
         }
-        match self.fatal.take() {
-            Some(code) => Outcome::Fatal(code),
-            None => Outcome::Done,
-        }
+        self.fatal.outcome()
     }
 
     /// `connect`, `receive` and `close`: `($server, $fd, $reactorId[, $data])`.
@@ -364,6 +352,54 @@ impl PhpHooks {
     }
 }
 
+/// How a coroutine started by a hook reports `exit()` or a fatal error.
+///
+/// Before the coroutine's first wait the hook that spawned it is still on
+/// the stack and returns the failure as `Outcome::Fatal` (the engine poisons
+/// the worker). After it, no hook is running: the worker is poisoned
+/// directly (`engine::halt`), so it drains without `onWorkerStop` /
+/// `onWorkerExit` and exits with the code, as the docs' failure table says.
+#[derive(Default)]
+struct FatalSink {
+    /// A spawn is running its coroutine up to the first wait.
+    spawning: Cell<bool>,
+    /// The code reported during that spawn.
+    code: Cell<Option<i32>>,
+}
+
+impl FatalSink {
+    fn spawning<R>(&self, f: impl FnOnce() -> R) -> R {
+        let outer = self.spawning.replace(true);
+        let r = f();
+        self.spawning.set(outer);
+        r
+    }
+
+    fn report(&self, code: i32) {
+        if self.spawning.get() {
+            if self.code.get().is_none() {
+                self.code.set(Some(code));
+            }
+        } else if !crate::engine::halt::poison(code) {
+            // No serve loop to drain in: PHP cannot run on here.
+            boundary::end_process(code);
+        }
+    }
+
+    /// The failure reported during the spawn that just returned.
+    fn outcome(&self) -> Outcome {
+        if self.spawning.get() {
+            // A nested spawn (a hook fired from a coroutine's first run):
+            // the outer one reports it.
+            return Outcome::Done;
+        }
+        match self.code.take() {
+            Some(code) => Outcome::Fatal(code),
+            None => Outcome::Done,
+        }
+    }
+}
+
 fn long_zval(n: i64) -> Zval {
     let mut z = Zval::new();
     z.set_long(n);
@@ -373,7 +409,7 @@ fn long_zval(n: i64) -> Zval {
 impl PhpHooks {
     /// Runs an event callback: in a new coroutine when `in_coroutine`
     /// (`enable_coroutine`), plainly otherwise. `Fatal` when PHP cannot go on.
-    fn run_event(&self, cb: &Zval, mut args: Vec<Zval>, in_coroutine: bool) -> Outcome {
+    fn run_event(&self, cb: &Zval, args: Vec<Zval>, in_coroutine: bool) -> Outcome {
         if in_coroutine {
             let fatal = self.fatal.clone();
             let job = Job {
@@ -381,15 +417,13 @@ impl PhpHooks {
                 args,
                 done: Some(Box::new(move |result| {
                     if let Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) = result {
-                        fatal.set(Some(code));
-                        // SAFETY: raise() on our own process: the worker drains.
-                        unsafe { libc::raise(libc::SIGTERM) };
+                        fatal.report(code);
                     }
                 })),
             };
             return self.spawn_job(job);
         }
-        match boundary::call_void(cb, &mut args) {
+        match boundary::call_owned(cb, args).map(drop) {
             Ok(()) | Err(CallError::Exception) | Err(CallError::Unwind) => Outcome::Done,
             Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => Outcome::Fatal(code),
         }
@@ -518,23 +552,29 @@ impl Hooks for PhpHooks {
             let obj: ext_php_rs::boxed::ZBox<ZendObject> =
                 ZendClassObject::new(server_task::Task::new(task_id, src_worker, flags, value))
                     .into();
-            boundary::call(cb, &mut [self.server_zval(), object_zval(obj)])
+            boundary::call_owned(cb, [self.server_zval(), object_zval(obj)])
         } else {
-            let mut args = [
+            let args = [
                 self.server_zval(),
                 long_zval(task_id),
                 long_zval(src_worker.max(0) as i64), // the master's tasks say 0, as Swoole's
                 value,
             ];
-            boundary::call(cb, &mut args)
+            boundary::call_owned(cb, args)
         };
         server_task::set_current(None);
         match result {
+            Ok(ret) if ret.is_null() => Outcome::Done,
+            // Serializing the result runs user code: through the boundary.
             Ok(ret) => {
-                if !ret.is_null() {
-                    server_task::send_finish(task_id, src_worker, &ret);
+                let sent = server_task::finish_from_hook(task_id, src_worker, &ret);
+                // The result's last reference may run a `__destruct`.
+                match boundary::worst(sent, boundary::release(ret)) {
+                    Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+                        Outcome::Fatal(code)
+                    }
+                    _ => Outcome::Done,
                 }
-                Outcome::Done
             }
             Err(CallError::Exception) | Err(CallError::Unwind) => Outcome::Done,
             Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => Outcome::Fatal(code),

@@ -116,8 +116,20 @@ fn entry(cid: Cid) {
         coro::set_unwinding();
         return;
     }
-    drop(job.args);
-    drop(job.callable);
+    // The arguments' last references may run a `__destruct` (user code);
+    // after a fatal error or `exit()` nothing more is decided here.
+    let values = (std::mem::take(&mut job.args), job.callable);
+    let result = match result {
+        Ok(()) => boundary::release(values),
+        Err(e @ CallError::Exception) => match boundary::release(values) {
+            Err(f @ (CallError::Fatal(_) | CallError::Exit(_))) => Err(f),
+            _ => Err(e),
+        },
+        Err(e) => {
+            drop(values);
+            Err(e)
+        }
+    };
     run_defers(cid);
     // The context object goes with its coroutine.
     let ctx = TABLES.with(|t| {
@@ -167,7 +179,13 @@ fn after_failure(result: Result<(), CallError>) {
         // In a script: PHP's own uncaught exception report (boundary used
         // zend_exception_error), and the script ends.
         Err(CallError::Exception) => end_script(255),
-        Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => exit_process(code),
+        // In a serving worker it drains (other requests are answered) and
+        // exits with the code, without exit callbacks (engine::halt).
+        Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+            if !crate::engine::halt::poison(code) {
+                exit_process(code)
+            }
+        }
         Err(CallError::Unwind) => coro::set_unwinding(),
     }
 }

@@ -141,7 +141,9 @@ fn exit_flags() -> i64 {
     flags
 }
 
-unsafe extern "C" fn exit_handler(ex: *mut ffi::zend_execute_data) -> i32 {
+// may_bail: no (it only throws); after a panic PHP's own exit runs.
+crate::php::ffi::php_fn!(log unsafe fn exit_handler(ex: *mut ffi::zend_execute_data) -> i32 => exit_handler_body ?= ZEND_USER_OPCODE_DISPATCH);
+unsafe fn exit_handler_body(ex: *mut ffi::zend_execute_data) -> i32 {
     let flags = exit_flags();
     let ce = exit_exception_ce();
     let (Some(ce), true) = (ce, flags != 0) else {
@@ -212,14 +214,18 @@ fn read_own(ex: &mut ExecuteData, retval: &mut Zval, name: &std::ffi::CStr) {
     }
 }
 
-extern "C" fn get_flags(ex: &mut ExecuteData, retval: &mut Zval) {
+// may_bail: no.
+crate::php::ffi::php_fn!(throw fn get_flags(ex: &mut ExecuteData, retval: &mut Zval) => get_flags_body);
+fn get_flags_body(ex: &mut ExecuteData, retval: &mut Zval) {
     if ex.parser().parse().is_err() {
         return;
     }
     read_own(ex, retval, c"flags");
 }
 
-extern "C" fn get_status(ex: &mut ExecuteData, retval: &mut Zval) {
+// may_bail: no.
+crate::php::ffi::php_fn!(throw fn get_status(ex: &mut ExecuteData, retval: &mut Zval) => get_status_body);
+fn get_status_body(ex: &mut ExecuteData, retval: &mut Zval) {
     if ex.parser().parse().is_err() {
         return;
     }

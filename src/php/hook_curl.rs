@@ -156,10 +156,12 @@ unsafe fn ret<'a>(rv: *mut zval) -> &'a mut Zval {
     unsafe { &mut *rv.cast::<Zval>() }
 }
 
+// may_bail: yes, it runs ext/curl's function and the PHP half of the hook.
+crate::php::ffi::php_fn!(throw unsafe fn after(ex: *mut zend_execute_data, rv: *mut zval) => after_body);
 /// `curl_init`, `curl_setopt(_array)`, `curl_reset`, `curl_close`,
 /// `curl_copy_handle`: ext/curl does the work; the PHP half records what a
 /// coroutine transfer of this handle needs.
-unsafe extern "C" fn after(ex: *mut zend_execute_data, rv: *mut zval) {
+unsafe fn after_body(ex: *mut zend_execute_data, rv: *mut zval) {
     // SAFETY: PHP's frame for this call.
     let Some(name) = (unsafe { called(ex, &AFTER) }) else {
         return;
@@ -178,10 +180,12 @@ unsafe extern "C" fn after(ex: *mut zend_execute_data, rv: *mut zval) {
     let _ = call_php("Rswoole\\Curl\\Hook::after", &mut args);
 }
 
+// may_bail: yes, it runs the PHP half of the hook.
+crate::php::ffi::php_fn!(throw unsafe fn ask(ex: *mut zend_execute_data, rv: *mut zval) => ask_body);
 /// `curl_exec`, `curl_getinfo`, `curl_error`, `curl_errno` and the
 /// `curl_multi_*` calls: the PHP half answers `[value, [arg => out]]`
 /// (the second part for by-reference arguments) or `null` to decline.
-unsafe extern "C" fn ask(ex: *mut zend_execute_data, rv: *mut zval) {
+unsafe fn ask_body(ex: *mut zend_execute_data, rv: *mut zval) {
     // SAFETY: PHP's frame for this call.
     let Some(name) = (unsafe { called(ex, &ASK) }) else {
         return;

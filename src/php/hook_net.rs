@@ -31,7 +31,9 @@ fn resolve(name: &str) -> Option<String> {
         .map(|ip| ip.to_string())
 }
 
-unsafe extern "C" fn gethostbyname(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn gethostbyname(ex: *mut zend_execute_data, rv: *mut zval) => gethostbyname_body);
+unsafe fn gethostbyname_body(ex: *mut zend_execute_data, rv: *mut zval) {
     if in_coroutine() {
         // SAFETY: PHP's frame for this call.
         let name = unsafe { arg(ex, 0) }.and_then(|z| z.str().map(str::to_owned));

@@ -72,10 +72,12 @@ fn resource_of(z: &Zval) -> Option<*mut zend_resource> {
     (!r.is_null()).then_some(r)
 }
 
+// may_bail: no (PHP's own destructor waits for the process).
+crate::php::ffi::php_fn!(log unsafe fn dtor(res: *mut zend_resource) => dtor_body);
 /// Our destructor: the process goes to PHP's own (which waits for it and
 /// closes its handle), through a stand-in resource of PHP's type that is
 /// in no list (so nothing is inserted while the engine walks its list).
-unsafe extern "C" fn dtor(res: *mut zend_resource) {
+unsafe fn dtor_body(res: *mut zend_resource) {
     let php = PHP_TYPE.load(Ordering::SeqCst);
     // SAFETY: `res` is the resource being destroyed, handed over by the engine.
     let ptr = unsafe { (*res).ptr };
@@ -106,7 +108,9 @@ fn spec_ok(spec: &Zval) -> bool {
     })
 }
 
-unsafe extern "C" fn proc_open(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn proc_open(ex: *mut zend_execute_data, rv: *mut zval) => proc_open_body);
+unsafe fn proc_open_body(ex: *mut zend_execute_data, rv: *mut zval) {
     // SAFETY: the frame PHP gave this hook.
     let spec = unsafe { arg(ex, 1) };
     if in_coroutine() && spec.is_some_and(|s| !spec_ok(s)) {
@@ -166,17 +170,23 @@ unsafe fn wrapped(name: &str, ex: *mut zend_execute_data, rv: *mut zval) {
     }
 }
 
-unsafe extern "C" fn proc_close(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn proc_close(ex: *mut zend_execute_data, rv: *mut zval) => proc_close_body);
+unsafe fn proc_close_body(ex: *mut zend_execute_data, rv: *mut zval) {
     // SAFETY: the frame and return slot PHP gave this hook.
     unsafe { wrapped("proc_close", ex, rv) }
 }
 
-unsafe extern "C" fn proc_get_status(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn proc_get_status(ex: *mut zend_execute_data, rv: *mut zval) => proc_get_status_body);
+unsafe fn proc_get_status_body(ex: *mut zend_execute_data, rv: *mut zval) {
     // SAFETY: the frame and return slot PHP gave this hook.
     unsafe { wrapped("proc_get_status", ex, rv) }
 }
 
-unsafe extern "C" fn proc_terminate(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn proc_terminate(ex: *mut zend_execute_data, rv: *mut zval) => proc_terminate_body);
+unsafe fn proc_terminate_body(ex: *mut zend_execute_data, rv: *mut zval) {
     // SAFETY: the frame and return slot PHP gave this hook.
     unsafe { wrapped("proc_terminate", ex, rv) }
 }

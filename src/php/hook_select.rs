@@ -23,10 +23,12 @@ pub fn set(on: bool) {
     }
 }
 
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn stream_socket_pair(ex: *mut zend_execute_data, rv: *mut zval) => stream_socket_pair_body);
 /// `stream_socket_pair()`: PHP makes the pair; both streams then get the
 /// hooked socket ops (`hook_stream`), so reading and writing them in a
 /// coroutine suspends only that coroutine.
-unsafe extern "C" fn stream_socket_pair(ex: *mut zend_execute_data, rv: *mut zval) {
+unsafe fn stream_socket_pair_body(ex: *mut zend_execute_data, rv: *mut zval) {
     // SAFETY: the frame and return slot PHP gave this hook.
     unsafe { call_original("stream_socket_pair", ex, rv) };
     // SAFETY: PHP's return slot for this call.
@@ -90,7 +92,9 @@ unsafe fn timeout(ex: *mut zend_execute_data) -> Option<Option<Duration>> {
     ))
 }
 
-unsafe extern "C" fn stream_select(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn stream_select(ex: *mut zend_execute_data, rv: *mut zval) => stream_select_body);
+unsafe fn stream_select_body(ex: *mut zend_execute_data, rv: *mut zval) {
     let limit = if in_coroutine() {
         // SAFETY: PHP's frame for this call.
         unsafe { timeout(ex) }

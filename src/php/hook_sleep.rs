@@ -47,7 +47,9 @@ fn co_sleep(d: Duration) -> bool {
     crate::coro::sleep(d).is_ok()
 }
 
-unsafe extern "C" fn sleep(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn sleep(ex: *mut zend_execute_data, rv: *mut zval) => sleep_body);
+unsafe fn sleep_body(ex: *mut zend_execute_data, rv: *mut zval) {
     if in_coroutine() {
         // SAFETY: PHP's frame for this call.
         if let Some(s) = unsafe { non_negative(ex, 0) } {
@@ -62,7 +64,9 @@ unsafe extern "C" fn sleep(ex: *mut zend_execute_data, rv: *mut zval) {
     unsafe { call_original("sleep", ex, rv) }
 }
 
-unsafe extern "C" fn usleep(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn usleep(ex: *mut zend_execute_data, rv: *mut zval) => usleep_body);
+unsafe fn usleep_body(ex: *mut zend_execute_data, rv: *mut zval) {
     if in_coroutine() {
         // SAFETY: PHP's frame for this call.
         if let Some(us) = unsafe { non_negative(ex, 0) } {
@@ -75,7 +79,9 @@ unsafe extern "C" fn usleep(ex: *mut zend_execute_data, rv: *mut zval) {
     unsafe { call_original("usleep", ex, rv) }
 }
 
-unsafe extern "C" fn time_nanosleep(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn time_nanosleep(ex: *mut zend_execute_data, rv: *mut zval) => time_nanosleep_body);
+unsafe fn time_nanosleep_body(ex: *mut zend_execute_data, rv: *mut zval) {
     if in_coroutine() {
         // SAFETY: PHP's frame for this call.
         let (s, ns) = unsafe { (non_negative(ex, 0), non_negative(ex, 1)) };
@@ -91,7 +97,9 @@ unsafe extern "C" fn time_nanosleep(ex: *mut zend_execute_data, rv: *mut zval) {
     unsafe { call_original("time_nanosleep", ex, rv) }
 }
 
-unsafe extern "C" fn time_sleep_until(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn time_sleep_until(ex: *mut zend_execute_data, rv: *mut zval) => time_sleep_until_body);
+unsafe fn time_sleep_until_body(ex: *mut zend_execute_data, rv: *mut zval) {
     if in_coroutine() {
         // SAFETY: PHP's frame for this call.
         let target = unsafe { arg(ex, 0) }.and_then(|z| z.double().or(z.long().map(|l| l as f64)));

@@ -72,7 +72,9 @@ fn is_co_socket(z: &Zval) -> bool {
         .is_some_and(|n| n == CO_SOCKET)
 }
 
-unsafe extern "C" fn forward(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs the original PHP function (which may raise a fatal error).
+crate::php::ffi::php_fn!(throw unsafe fn forward(ex: *mut zend_execute_data, rv: *mut zval) => forward_body);
+unsafe fn forward_body(ex: *mut zend_execute_data, rv: *mut zval) {
     // SAFETY: PHP's frame for this call.
     let Some(name) = (unsafe { super::hook_curl::called(ex, &NAMES) }) else {
         return;

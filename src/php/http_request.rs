@@ -711,8 +711,10 @@ mod uploaded_files {
         ) -> *mut Zval;
     }
 
+    // may_bail: no.
+    crate::php::ffi::php_fn!(log unsafe fn free_filename(zv: *mut ffi::zval) => free_filename_body);
     /// The table's destructor, as PHP's `free_filename`: releases the value.
-    unsafe extern "C" fn free_filename(zv: *mut ffi::zval) {
+    unsafe fn free_filename_body(zv: *mut ffi::zval) {
         // SAFETY: every value in the table is an IS_PTR holding a
         // `zend_string` we (or PHP's rfc1867 parser) allocated for it.
         unsafe {

@@ -890,15 +890,16 @@ unsafe fn dispatch(
     }
 }
 
-unsafe extern "C" fn header_handler(
-    ex: *mut ext_php_rs::ffi::zend_execute_data,
-    retval: *mut Zval,
-) {
+// may_bail: yes, the generated handler may raise a user error.
+crate::php::ffi::php_fn!(throw unsafe fn header_handler(ex: *mut ext_php_rs::ffi::zend_execute_data, retval: *mut Zval) => header_handler_body);
+unsafe fn header_handler_body(ex: *mut ext_php_rs::ffi::zend_execute_data, retval: *mut Zval) {
     // SAFETY: called by PHP as this method's handler.
     unsafe { dispatch(ex, retval, header_fast, &GENERATED_HEADER) }
 }
 
-unsafe extern "C" fn end_handler(ex: *mut ext_php_rs::ffi::zend_execute_data, retval: *mut Zval) {
+// may_bail: yes, the generated handler may raise a user error.
+crate::php::ffi::php_fn!(throw unsafe fn end_handler(ex: *mut ext_php_rs::ffi::zend_execute_data, retval: *mut Zval) => end_handler_body);
+unsafe fn end_handler_body(ex: *mut ext_php_rs::ffi::zend_execute_data, retval: *mut Zval) {
     // SAFETY: called by PHP as this method's handler.
     unsafe { dispatch(ex, retval, end_fast, &GENERATED_END) }
 }

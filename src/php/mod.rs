@@ -19,6 +19,7 @@ pub mod errors;
 pub mod event;
 pub mod exception;
 pub mod exit;
+pub mod ffi;
 pub mod functions;
 pub mod hook_curl;
 pub mod hook_file;
@@ -226,7 +227,9 @@ const LIBRARY_FILES: [&str; 6] = [
     include_str!("library/server_helper.php"),
 ];
 
-extern "C" fn rinit(_ty: i32, _module_number: i32) -> i32 {
+// may_bail: yes, it compiles the bundled library (a compile error is fatal).
+crate::php::ffi::php_fn!(log fn rinit(_ty: i32, _module_number: i32) -> i32 => rinit_body ?= -1);
+fn rinit_body(_ty: i32, _module_number: i32) -> i32 {
     let optional: &[&str] = if ini_on("swoole.enable_library") {
         &LIBRARY_FILES
     } else {
@@ -305,7 +308,9 @@ fn drop_short_functions() {
     }
 }
 
-extern "C" fn rshutdown(_ty: i32, _module_number: i32) -> i32 {
+// may_bail: yes, shutting the coroutines down runs PHP (defers, destructors).
+crate::php::ffi::php_fn!(log fn rshutdown(_ty: i32, _module_number: i32) -> i32 => rshutdown_body ?= 0);
+fn rshutdown_body(_ty: i32, _module_number: i32) -> i32 {
     coroutine::shutdown();
     timer::shutdown();
     event::shutdown();
@@ -391,7 +396,9 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     Ok(())
 }
 
-extern "C" fn module_info(_module: *mut ModuleEntry) {
+// may_bail: no.
+crate::php::ffi::php_fn!(log fn module_info(_module: *mut ModuleEntry) => module_info_body);
+fn module_info_body(_module: *mut ModuleEntry) {
     info_table_start!();
     info_table_row!("Swoole", "enabled (rswoole)");
     info_table_row!("Implementation", "rswoole, written in Rust");
@@ -434,7 +441,9 @@ fn module_number() -> i32 {
     MODULE_NUMBER.load(Ordering::SeqCst)
 }
 
-extern "C" fn minit(ty: i32, module_number: i32) -> i32 {
+// may_bail: no.
+crate::php::ffi::php_fn!(log fn minit(ty: i32, module_number: i32) -> i32 => minit_body ?= -1);
+fn minit_body(ty: i32, module_number: i32) -> i32 {
     MODULE_NUMBER.store(module_number, Ordering::SeqCst);
     startup_guard(|| {
         ext_php_rs_startup();
@@ -455,11 +464,12 @@ extern "C" fn minit(ty: i32, module_number: i32) -> i32 {
     })
 }
 
+// may_bail: no.
+crate::php::ffi::php_fn!(#[unsafe(no_mangle)] log pub fn get_module() -> *mut ModuleEntry => get_module_body ?= std::ptr::null_mut());
 /// The module entry PHP asks for. Written by hand (rather than with
 /// `#[php_module]`) for one reason: `after_classes` must run in MINIT after
 /// the classes exist, and the macro offers no hook there.
-#[unsafe(no_mangle)]
-pub extern "C" fn get_module() -> *mut ModuleEntry {
+fn get_module_body() -> *mut ModuleEntry {
     static ENTRY: StaticModuleEntry = StaticModuleEntry::new();
     ENTRY.get_or_init(|| {
         let builder = build(ModuleBuilder::new("swoole", constants::SWOOLE_VERSION));

@@ -302,7 +302,9 @@ pub fn after_classes() {
     }
 }
 
-unsafe extern "C" fn co_run(ex: *mut zend_execute_data, rv: *mut zval) {
+// may_bail: yes, it runs `Co\run()` and so user code.
+crate::php::ffi::php_fn!(throw unsafe fn co_run(ex: *mut zend_execute_data, rv: *mut zval) => co_run_body);
+unsafe fn co_run_body(ex: *mut zend_execute_data, rv: *mut zval) {
     if !CHOSEN.load(Ordering::SeqCst)
         && crate::coro::current() < 0
         && crate::engine::worker::current_worker_id() < 0

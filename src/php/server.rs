@@ -571,8 +571,8 @@ impl Server {
             );
             return false;
         }
-        // SAFETY: raise() on our own process; the worker's SIGTERM handler drains it.
-        unsafe { libc::raise(libc::SIGTERM) == 0 }
+        // The worker's serve loop drains, as after the master's SIGTERM.
+        crate::engine::halt::stop()
     }
 
     pub fn get_master_pid(&self) -> i64 {

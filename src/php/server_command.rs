@@ -140,7 +140,13 @@ fn run(id: i64, data: Bytes) -> Bytes {
             Some(s) => Bytes::copy_from_slice(s.as_bytes()),
             None => Bytes::from_static(br#"{"data": "wrong return type", "code": -2}"#),
         },
-        Err(_) => {
+        Err(e) => {
+            if let super::boundary::CallError::Exit(code)
+            | super::boundary::CallError::Fatal(code) = e
+            {
+                // PHP cannot go on in this worker (a no-op in the master).
+                crate::engine::halt::poison(code);
+            }
             php_error(&ErrorType::Warning, "Swoole\\Server: command handler error");
             Bytes::from_static(br#"{"data": "failed to call function", "code": -1}"#)
         }

@@ -26,7 +26,11 @@ use crate::engine::worker;
 /// Swoole's `SW_TASK_SERIALIZE`.
 pub const FLAG_SERIALIZE: u32 = 2;
 
-/// A PHP value as task bytes and flags.
+/// A PHP value as task bytes and flags, from inside a PHP method
+/// (`task()`, `finish()`, `sendMessage()`): `serialize()` runs user code
+/// (`__serialize`, `__sleep`) with the method's caller below it, so an
+/// exception there stays pending and reaches that caller, as from PHP's own
+/// `serialize()`. None then (or when the value cannot be serialized).
 pub fn pack(z: &Zval) -> Option<(Bytes, u32)> {
     if let Some(s) = z.zend_str() {
         return Some((Bytes::copy_from_slice(s.as_bytes()), 0));
@@ -35,6 +39,30 @@ pub fn pack(z: &Zval) -> Option<(Bytes, u32)> {
     let out = f.try_call(vec![z]).ok()?;
     let s = out.zend_str()?;
     Some((Bytes::copy_from_slice(s.as_bytes()), FLAG_SERIALIZE))
+}
+
+/// [`pack`] from a hook (no PHP frame below: `onTask`'s return value):
+/// through the boundary, so an exception in `__serialize`/`__sleep` is
+/// logged as uncaught and cleared (it must not reach the next callback)
+/// and a fatal error is reported to the caller.
+pub fn pack_from_hook(z: &Zval) -> Result<(Bytes, u32), CallError> {
+    if let Some(s) = z.zend_str() {
+        return Ok((Bytes::copy_from_slice(s.as_bytes()), 0));
+    }
+    let mut name = Zval::new();
+    name.set_string("serialize", false)
+        .map_err(|_| CallError::Exception)?;
+    let out = boundary::call(&name, &mut [z.shallow_clone()])?;
+    match out.zend_str() {
+        Some(s) => Ok((Bytes::copy_from_slice(s.as_bytes()), FLAG_SERIALIZE)),
+        None => Err(CallError::Exception),
+    }
+}
+
+/// Whether PHP has an exception pending (it then reaches the PHP caller;
+/// no warning is added on top, as in Swoole).
+fn exception_pending() -> bool {
+    !ext_php_rs::zend::ExecutorGlobals::get().exception.is_null()
 }
 
 /// Task bytes back into a PHP value. `unserialize()` runs user code
@@ -118,7 +146,9 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
         return None;
     };
     let Some((bytes, flags)) = pack(data) else {
-        php_error(&ErrorType::Warning, "cannot serialize the task data");
+        if !exception_pending() {
+            php_error(&ErrorType::Warning, "cannot serialize the task data");
+        }
         return None;
     };
     let id = ipc::next_task_id();
@@ -161,6 +191,22 @@ pub fn send_finish(task_id: i64, src: i32, data: &Zval) -> bool {
     let Some((bytes, flags)) = pack(data) else {
         return false;
     };
+    finish_packed(task_id, src, bytes, flags)
+}
+
+/// `onTask`'s return value as the task's result. A value that cannot be
+/// serialized (an exception in `__serialize`, logged) sends no result,
+/// as an exception thrown by `onTask` itself does.
+pub fn finish_from_hook(task_id: i64, src: i32, data: &Zval) -> Result<(), CallError> {
+    if src < 0 {
+        return Ok(());
+    }
+    let (bytes, flags) = pack_from_hook(data)?;
+    finish_packed(task_id, src, bytes, flags);
+    Ok(())
+}
+
+fn finish_packed(task_id: i64, src: i32, bytes: Bytes, flags: u32) -> bool {
     let m = Msg {
         kind: Kind::Finish,
         flags,

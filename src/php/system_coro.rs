@@ -289,6 +289,8 @@ pub fn wait_signal(signals: &Zval, t: f64) -> PhpResult<Zval> {
 /// Signals delivered while a `waitSignal()` waits, one bit per number.
 static SIGNALS_SEEN: AtomicU64 = AtomicU64::new(0);
 
+// Not wrapped in `php_fn!` (see php/ffi.rs): a signal handler only stores
+// an atomic, and `catch_unwind` is not async-signal-safe.
 extern "C" fn on_wait_signal(sig: libc::c_int) {
     if (1..64).contains(&sig) {
         SIGNALS_SEEN.fetch_or(1u64 << sig, Ordering::SeqCst);

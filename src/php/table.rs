@@ -725,13 +725,14 @@ macro_rules! rsw_fast_handler {
     ($name:ident, $slot:ident, $fast:path) => {
         static $slot: std::sync::OnceLock<$crate::php::table::ZifHandler> =
             std::sync::OnceLock::new();
-        unsafe extern "C" fn $name(
+        // may_bail: yes, the generated handler it falls back to may.
+        $crate::php::ffi::php_fn!(throw unsafe fn $name(
             ex: *mut ext_php_rs::ffi::zend_execute_data,
             rv: *mut ext_php_rs::types::Zval,
         ) {
             // SAFETY: PHP calls this as the method's handler.
             unsafe { $crate::php::table::dispatch(ex, rv, $fast, &$slot) }
-        }
+        });
     };
 }
 

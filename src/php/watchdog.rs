@@ -120,7 +120,9 @@ fn request_interrupt() {
     }
 }
 
-unsafe extern "C" fn on_interrupt(ex: *mut zend_execute_data) {
+// may_bail: yes, by design: a passed `request_timeout` raises E_ERROR here, as `zend_timeout()` does.
+crate::php::ffi::php_fn!(log unsafe fn on_interrupt(ex: *mut zend_execute_data) => on_interrupt_body);
+unsafe fn on_interrupt_body(ex: *mut zend_execute_data) {
     let pending = watchdog::take_pending();
     if pending & watchdog::BLOCKED != 0 && watchdog::still_blocked() {
         let text = report(ex);

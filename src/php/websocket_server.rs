@@ -5,7 +5,6 @@
 //! methods; its static `pack()`/`unpack()` are hand-written handlers
 //! registered with the class (they touch no object).
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use bytes::Bytes;
@@ -58,9 +57,11 @@ pub fn register_classes() -> ext_php_rs::error::Result<()> {
     Ok(())
 }
 
+// may_bail: no.
+crate::php::ffi::php_fn!(throw fn server_pack(ex: &mut ExecuteData, retval: &mut Zval) => server_pack_body);
 /// `Swoole\WebSocket\Server::pack($data, $opcode, $flags)`, static: the same
-/// as `Frame::pack()`. A panic leaves `null` (never unwinds into PHP).
-extern "C" fn server_pack(ex: &mut ExecuteData, retval: &mut Zval) {
+/// as `Frame::pack()`. A panic throws an `Error` (`php_fn!`).
+fn server_pack_body(ex: &mut ExecuteData, retval: &mut Zval) {
     let mut data = Arg::new("data", DataType::Mixed);
     let mut opcode = Arg::new("opcode", DataType::Long);
     let mut flags = Arg::new("flags", DataType::Long);
@@ -76,34 +77,34 @@ extern "C" fn server_pack(ex: &mut ExecuteData, retval: &mut Zval) {
     }
     let opcode = opcode.val::<i64>().unwrap_or(1);
     let flags = flags.val::<i64>().unwrap_or(1);
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let bytes = match data.zval() {
-            Some(z) => super::websocket_frame::pack_zval(z, opcode, flags),
-            None => Vec::new(),
-        };
-        retval.set_zend_string(ZendStr::new(&bytes, false));
-    }));
+    let bytes = match data.zval() {
+        Some(z) => super::websocket_frame::pack_zval(z, opcode, flags),
+        None => Vec::new(),
+    };
+    retval.set_zend_string(ZendStr::new(&bytes, false));
 }
 
+// may_bail: no.
+crate::php::ffi::php_fn!(throw fn server_unpack(ex: &mut ExecuteData, retval: &mut Zval) => server_unpack_body);
 /// `Swoole\WebSocket\Server::unpack($data)`, static: a `Frame` or `false`.
-extern "C" fn server_unpack(ex: &mut ExecuteData, retval: &mut Zval) {
+fn server_unpack_body(ex: &mut ExecuteData, retval: &mut Zval) {
     let mut data = Arg::new("data", DataType::String);
     if ex.parser().arg(&mut data).parse().is_err() {
         return;
     }
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let bytes = data
-            .zval()
-            .and_then(|z| z.zend_str().map(|s| s.as_bytes().to_vec()))
-            .unwrap_or_default();
-        let out = super::websocket_frame::unpack_zval(&bytes);
-        *retval = out;
-    }));
+    let bytes = data
+        .zval()
+        .and_then(|z| z.zend_str().map(|s| s.as_bytes().to_vec()))
+        .unwrap_or_default();
+    let out = super::websocket_frame::unpack_zval(&bytes);
+    *retval = out;
 }
 
+// may_bail: no (a warning may run a user error handler, which throws at most).
+crate::php::ffi::php_fn!(throw fn server_ping(ex: &mut ExecuteData, retval: &mut Zval) => server_ping_body);
 /// `$server->ping($fd, $data = '')`: a ping frame to WebSocket connection
 /// `$fd` (any worker's). It only needs the fd, so a plain handler does.
-extern "C" fn server_ping(ex: &mut ExecuteData, retval: &mut Zval) {
+fn server_ping_body(ex: &mut ExecuteData, retval: &mut Zval) {
     let mut fd = Arg::new("fd", DataType::Long);
     let mut data = Arg::new("data", DataType::String);
     if ex
@@ -121,25 +122,25 @@ extern "C" fn server_ping(ex: &mut ExecuteData, retval: &mut Zval) {
         .zval()
         .and_then(|z| z.zend_str().map(|s| s.as_bytes().to_vec()))
         .unwrap_or_default();
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let ok = if payload.len() > 125 {
+    let ok = if payload.len() > 125 {
+        php_error(
+            &ErrorType::Warning,
+            "websocket control frame payload must not exceed 125 bytes",
+        );
+        false
+    } else {
+        let ok = ws::push(fd, ws::OP_PING, ws::FLAG_FIN, Bytes::from(payload));
+        if !ok {
             php_error(
                 &ErrorType::Warning,
-                "websocket control frame payload must not exceed 125 bytes",
+                &format!(
+                    "the connected client of connection[{fd}] is not a websocket client or closed"
+                ),
             );
-            false
-        } else {
-            let ok = ws::push(fd, ws::OP_PING, ws::FLAG_FIN, Bytes::from(payload));
-            if !ok {
-                php_error(
-                    &ErrorType::Warning,
-                    &format!("the connected client of connection[{fd}] is not a websocket client or closed"),
-                );
-            }
-            ok
-        };
-        retval.set_bool(ok);
-    }));
+        }
+        ok
+    };
+    retval.set_bool(ok);
 }
 
 /// The bytes of `$data`: a string, a scalar as PHP casts it, or a frame
