@@ -448,12 +448,7 @@ async fn accept_loop(
         return accept_unix(listener, kind, index, opts, ctx).await;
     }
     loop {
-        // Unconstrained: the queue is drained until EAGAIN each time it is
-        // ready. With tokio's budget the loop yielded every 128 accepts
-        // behind the connections it had just started; under a burst of
-        // connects (ab -c2000) the kernel's backlog (512) overflowed and the
-        // dropped SYNs came back after 1 s (the seed 001 p99).
-        match tokio::task::unconstrained(listener.accept()).await {
+        match listener.accept().await {
             Ok((stream, peer)) => start_conn(stream, peer, kind, index, port_num, &opts, &ctx),
             Err(e) => {
                 crate::rlog!(Warning, "worker#{}: accept() failed: {e}", ctx.id);

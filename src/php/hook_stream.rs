@@ -1066,6 +1066,37 @@ unsafe extern "C" fn set_option(
     let Some(h) = lookup(unsafe { (*stream).ops }) else {
         return -2;
     };
+    if ptrparam.is_null()
+        || (option != PHP_STREAM_OPTION_XPORT_API && option != PHP_STREAM_OPTION_CRYPTO_API)
+    {
+        // The common case (phpredis' liveness check before every command,
+        // read-buffer and blocking options): PHP's own, with nothing to wait
+        // for; kept out of the large function below.
+        // SAFETY: PHP's set_option with PHP's arguments.
+        return unsafe {
+            with_original(stream, h, |o| {
+                o.set_option
+                    .map_or(-2, |f| f(stream, option, value, ptrparam))
+            })
+        };
+    }
+    // SAFETY: as above.
+    unsafe { set_option_api(stream, h, option, value, ptrparam) }
+}
+
+/// `set_option` for the transport and crypto APIs (connect, accept, recv,
+/// crypto enable), which may wait in the coroutine.
+///
+/// # Safety
+/// As `set_option`; `h` is the stream's hooked row.
+#[inline(never)]
+unsafe fn set_option_api(
+    stream: *mut php_stream,
+    h: &'static Hooked,
+    option: c_int,
+    value: c_int,
+    ptrparam: *mut c_void,
+) -> c_int {
     let call = |ptrparam: *mut c_void| {
         // SAFETY: PHP's set_option with PHP's arguments.
         unsafe {
