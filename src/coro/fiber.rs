@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use ext_php_rs::convert::IntoZval;
 use ext_php_rs::ffi::{self, zend_class_entry, zend_function, zend_object};
 use ext_php_rs::types::{ZendObject, Zval};
-use ext_php_rs::zend::{ClassEntry, ExecutorGlobals};
+use ext_php_rs::zend::ClassEntry;
 
 extern "C" {
     // ZEND_API bool zend_fiber_switch_blocked(void);
@@ -103,7 +103,10 @@ fn call(f: *mut zend_function, object: *mut zend_object) -> Result<(), FiberFail
         );
     }
     drop(ret);
-    if ExecutorGlobals::has_exception() {
+    // Read directly: `ExecutorGlobals::has_exception()` takes ext-php-rs's
+    // globals lock (~50 instructions), and this runs on every switch.
+    // SAFETY: NTS PHP's executor globals, read on the PHP thread.
+    if unsafe { !(&raw const ffi::executor_globals.exception).read().is_null() } {
         return Err(FiberFailed);
     }
     Ok(())
