@@ -106,7 +106,8 @@ fn call(f: *mut zend_function, object: *mut zend_object) -> Result<(), FiberFail
     // Read directly: `ExecutorGlobals::has_exception()` takes ext-php-rs's
     // globals lock (~50 instructions), and this runs on every switch.
     // SAFETY: NTS PHP's executor globals, read on the PHP thread.
-    if unsafe { !(&raw const ffi::executor_globals.exception).read().is_null() } {
+    let exception = unsafe { (&raw const ffi::executor_globals.exception).read() };
+    if !exception.is_null() {
         return Err(FiberFailed);
     }
     Ok(())
