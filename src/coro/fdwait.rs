@@ -343,11 +343,12 @@ where
                 break Ok(None);
             }
         }
-        if let Err(e) = super::wait(WaitKind::Io, None) {
-            break Err(e);
-        }
-        if super::is_canceled() {
-            break Err(Error::Fiber);
+        // `cid` is running and may switch (checked above).
+        match super::wait_cid(cid, WaitKind::Io, None) {
+            Err(e) => break Err(e),
+            // `Coroutine::cancel()`.
+            Ok((_, true)) => break Err(Error::Fiber),
+            Ok(_) => {}
         }
     };
     if let Some(t) = timer {

@@ -6,13 +6,13 @@
 //! and called with `zend_call_known_function`: no name lookup, no callable
 //! parsing, no allocation per switch.
 
-use std::cell::Cell;
 use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use ext_php_rs::convert::IntoZval;
 use ext_php_rs::ffi::{self, zend_class_entry, zend_function, zend_object};
 use ext_php_rs::types::{ZendObject, Zval};
-use ext_php_rs::zend::{ClassEntry, ExecutorGlobals};
+use ext_php_rs::zend::ClassEntry;
 
 extern "C" {
     // ZEND_API bool zend_fiber_switch_blocked(void);
@@ -34,9 +34,13 @@ struct Methods {
     suspend: *mut zend_function,
 }
 
-thread_local! {
-    static METHODS: Box<Cell<Option<Methods>>> = Box::new(Cell::new(None));
-}
+/// `\Fiber`'s `start`, `resume` and `suspend`, found once: process-wide
+/// statics rather than a thread-local (each thread-local access of a
+/// dlopen()ed library is a `__tls_get_addr` call, and this is read on
+/// every switch). PHP's class table is the process's (NTS).
+static START: AtomicPtr<zend_function> = AtomicPtr::new(ptr::null_mut());
+static RESUME: AtomicPtr<zend_function> = AtomicPtr::new(ptr::null_mut());
+static SUSPEND: AtomicPtr<zend_function> = AtomicPtr::new(ptr::null_mut());
 
 fn find(name: &str) -> *mut zend_function {
     // SAFETY: zend_ce_fiber is registered at engine startup and its method
@@ -56,8 +60,15 @@ fn find(name: &str) -> *mut zend_function {
     }
 }
 
+#[inline]
 fn methods() -> Option<Methods> {
-    if let Some(m) = METHODS.with(|m| m.get()) {
+    let suspend = SUSPEND.load(Ordering::Acquire);
+    let m = Methods {
+        start: START.load(Ordering::Relaxed),
+        resume: RESUME.load(Ordering::Relaxed),
+        suspend,
+    };
+    if !m.suspend.is_null() {
         return Some(m);
     }
     let m = Methods {
@@ -68,7 +79,10 @@ fn methods() -> Option<Methods> {
     if m.start.is_null() || m.resume.is_null() || m.suspend.is_null() {
         return None;
     }
-    METHODS.with(|c| c.set(Some(m)));
+    START.store(m.start, Ordering::Relaxed);
+    RESUME.store(m.resume, Ordering::Relaxed);
+    // Stored last: its being set means all three are.
+    SUSPEND.store(m.suspend, Ordering::Release);
     Some(m)
 }
 
@@ -89,7 +103,11 @@ fn call(f: *mut zend_function, object: *mut zend_object) -> Result<(), FiberFail
         );
     }
     drop(ret);
-    if ExecutorGlobals::has_exception() {
+    // Read directly: `ExecutorGlobals::has_exception()` takes ext-php-rs's
+    // globals lock (~50 instructions), and this runs on every switch.
+    // SAFETY: NTS PHP's executor globals, read on the PHP thread.
+    let exception = unsafe { (&raw const ffi::executor_globals.exception).read() };
+    if !exception.is_null() {
         return Err(FiberFailed);
     }
     Ok(())

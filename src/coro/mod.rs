@@ -292,8 +292,8 @@ pub fn run(cid: Cid) -> Result<(), Error> {
         Some(handle)
     });
     if let Some(handle) = pooled {
-        let r = switch_into(cid, || handle.resume());
-        pop(cid);
+        // A coroutine starting has no output stack of its own yet.
+        let r = switch_into(cid, None, || handle.resume());
         return r.map_err(|_| Error::Fiber);
     }
     // No pooled fiber: make one and start it.
@@ -311,29 +311,29 @@ pub fn run(cid: Cid) -> Result<(), Error> {
         }
     });
     push(cid);
-    let r = switch_into(cid, || handle.start());
-    pop(cid);
+    let r = switch_into(cid, None, || handle.start());
     r.map_err(|_| Error::Fiber)
 }
 
-/// Runs `go` (the switch into coroutine `cid`) with `cid`'s own output
-/// buffers in place, and the switcher's back afterwards.
-fn switch_into<R>(cid: Cid, go: impl FnOnce() -> R) -> R {
+/// Runs `go` (the switch into coroutine `cid`, already pushed on the
+/// running stack) with `cid`'s own output buffers (`own`, taken out of its
+/// entry by the caller) in place, and the switcher's back afterwards; pops
+/// `cid` off the running stack when the switch returns.
+fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl FnOnce() -> R) -> R {
     mark_switch();
     let outer = output::swap_out();
-    let own = S.with(|s| {
-        s.borrow_mut()
-            .coros
-            .get_mut(&cid)
-            .and_then(|c| c.output.take())
-    });
     if let Some(own) = own {
         output::put(*own);
     }
     let r = go();
     // Back in the switcher: whatever runs now is a new turn.
     mark_switch();
-    let alive = S.with(|s| s.borrow().coros.contains_key(&cid));
+    // One borrow: off the running stack, and still there?
+    let alive = S.with(|s| {
+        let mut s = s.borrow_mut();
+        pop_in(&mut s, cid);
+        s.coros.contains_key(&cid)
+    });
     if alive {
         let own = output::take();
         if own.is_some() {
@@ -354,13 +354,12 @@ fn push(cid: Cid) {
     S.with(|s| s.borrow_mut().stack.push(cid));
 }
 
-fn pop(cid: Cid) {
-    S.with(|s| {
-        let mut s = s.borrow_mut();
-        if let Some(pos) = s.stack.iter().rposition(|c| *c == cid) {
-            s.stack.remove(pos);
-        }
-    });
+fn pop_in(s: &mut Sched, cid: Cid) {
+    if s.stack.last() == Some(&cid) {
+        s.stack.pop();
+    } else if let Some(pos) = s.stack.iter().rposition(|c| *c == cid) {
+        s.stack.remove(pos);
+    }
 }
 
 /// The body every pooled fiber runs (called by the PHP entry function).
@@ -439,6 +438,16 @@ pub fn wait(kind: WaitKind, timeout: Option<Duration>) -> Result<Wake, Error> {
         // Suspending would fail (and leave PHP's FiberError pending).
         return Err(Error::SwitchBlocked);
     }
+    wait_cid(cid, kind, timeout).map(|(wake, _)| wake)
+}
+
+/// `wait` for a caller that has checked `cid` is the running coroutine and
+/// may switch; also answers whether the wait was canceled (`is_canceled`).
+pub(crate) fn wait_cid(
+    cid: Cid,
+    kind: WaitKind,
+    timeout: Option<Duration>,
+) -> Result<(Wake, bool), Error> {
     let seq = S.with(|s| {
         let mut s = s.borrow_mut();
         s.seq += 1;
@@ -479,9 +488,9 @@ pub fn wait(kind: WaitKind, timeout: Option<Duration>) -> Result<Wake, Error> {
         match s.coros.get_mut(&cid) {
             Some(c) => {
                 c.waiting = None;
-                c.wake
+                (c.wake, c.canceled)
             }
-            None => Wake::Resumed,
+            None => (Wake::Resumed, false),
         }
     }))
 }
@@ -489,15 +498,22 @@ pub fn wait(kind: WaitKind, timeout: Option<Duration>) -> Result<Wake, Error> {
 /// Resumes `cid` only if it waits for `kind` (e.g. `Coroutine::resume()`
 /// only continues a `Coroutine::yield()`).
 pub fn resume_kind(cid: Cid, kind: WaitKind, wake: Wake) -> bool {
-    if !is_waiting(cid, kind) {
-        return false;
-    }
-    resume_with(cid, wake)
+    resume_if(cid, Some(kind), wake)
 }
 
 fn resume_with(cid: Cid, wake: Wake) -> bool {
+    resume_if(cid, None, wake)
+}
+
+/// Resumes `cid` if it waits (for `kind`, when given).
+fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
     if SHUTTING_DOWN.with(Cell::get) {
         return false;
+    }
+    if let Some(kind) = kind {
+        if fiber::switch_blocked() && !is_waiting(cid, kind) {
+            return false;
+        }
     }
     if fiber::switch_blocked() {
         // PHP forbids switching fibers here (inside a destructor, say):
@@ -515,21 +531,27 @@ fn resume_with(cid: Cid, wake: Wake) -> bool {
         }
         return ok;
     }
-    let handle = S.with(|s| {
+    // One borrow: the wait checked and cleared, the fiber, the coroutine's
+    // output stack, and `cid` pushed on the running stack.
+    let found = S.with(|s| {
         let mut s = s.borrow_mut();
         let c = s.coros.get_mut(&cid)?;
-        c.waiting?;
+        let (k, _) = c.waiting?;
+        if kind.is_some_and(|want| want != k) {
+            return None;
+        }
+        let handle = c.fiber.as_ref().map(Fiber::clone_ref)?;
         c.waiting = None;
         c.wake = wake;
-        c.fiber.as_ref().map(Fiber::clone_ref)
+        let own = c.output.take();
+        s.stack.push(cid);
+        Some((handle, own))
     });
-    let Some(handle) = handle else {
+    let Some((handle, own)) = found else {
         return false;
     };
     event_loop::note_activity();
-    push(cid);
-    let r = switch_into(cid, || handle.resume());
-    pop(cid);
+    let r = switch_into(cid, own, || handle.resume());
     if r.is_err() {
         let why = ext_php_rs::zend::ExecutorGlobals::take_exception()
             .and_then(|ex| ex.try_call_method("getMessage", vec![]).ok())

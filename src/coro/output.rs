@@ -36,6 +36,13 @@ pub fn swap_out() -> OutputGlobals {
     unsafe {
         let g = &raw mut output_globals;
         let saved = *g;
+        if saved.handlers.elements.is_null() {
+            // Never had a handler (the usual case, on every coroutine
+            // switch): no active or running handler either, so the state is
+            // already a fresh one with these flags; re-initialising it would
+            // only clear where output started.
+            return saved;
+        }
         ffi::php_output_activate();
         (*g).flags = saved.flags;
         saved

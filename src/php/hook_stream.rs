@@ -229,14 +229,22 @@ fn ssl_pending_fn() -> Option<unsafe extern "C" fn(*const c_void) -> c_int> {
 /// # Safety
 /// `stream` is a live hooked stream.
 unsafe fn openssl_data<'a>(stream: *mut php_stream) -> Option<&'a mut OpensslData> {
-    // SAFETY: the caller's live stream; PHP's ops table is static data.
-    unsafe {
-        let (_, ssl) = lookup((*stream).ops)?;
-        if !ssl {
-            return None;
-        }
-        (*stream).abstract_.cast::<OpensslData>().as_mut()
+    // SAFETY: the caller's live stream.
+    let h = lookup(unsafe { (*stream).ops })?;
+    // SAFETY: as above.
+    unsafe { openssl_data_of(stream, h) }
+}
+
+/// `openssl_data` for a caller that has looked the stream's ops up.
+///
+/// # Safety
+/// `stream` is a live hooked stream whose ops are `h`'s.
+unsafe fn openssl_data_of<'a>(stream: *mut php_stream, h: &Hooked) -> Option<&'a mut OpensslData> {
+    if !h.ssl {
+        return None;
     }
+    // SAFETY: an ext/openssl stream's abstract is its OpenSSL data.
+    unsafe { (*stream).abstract_.cast::<OpensslData>().as_mut() }
 }
 
 /// Swoole's client default: no peer verification unless the `ssl` context
@@ -328,18 +336,18 @@ unsafe fn require_key(ctx: *mut php_stream_context) {
 ///
 /// # Safety
 /// `stream` is a live hooked stream.
-unsafe fn tls_active(stream: *mut php_stream) -> bool {
+unsafe fn tls_active(stream: *mut php_stream, h: &Hooked) -> bool {
     // SAFETY: as above.
-    unsafe { openssl_data(stream) }.is_some_and(|d| d.ssl_active != 0)
+    unsafe { openssl_data_of(stream, h) }.is_some_and(|d| d.ssl_active != 0)
 }
 
 /// Decrypted bytes are waiting inside OpenSSL.
 ///
 /// # Safety
 /// `stream` is a live hooked stream.
-unsafe fn tls_pending(stream: *mut php_stream) -> bool {
+unsafe fn tls_pending(stream: *mut php_stream, h: &Hooked) -> bool {
     // SAFETY: as above.
-    let Some(d) = (unsafe { openssl_data(stream) }) else {
+    let Some(d) = (unsafe { openssl_data_of(stream, h) }) else {
         return false;
     };
     if d.ssl_active == 0 || d.ssl_handle.is_null() {
@@ -417,18 +425,34 @@ unsafe fn crypto_enable(
 // Process-wide (see `runtime`): the transport table is the process's.
 /// PHP's factory of each transport hooked now, by name.
 static FACTORIES: Mutex<Vec<(&'static str, Factory)>> = Mutex::new(Vec::new());
-/// (PHP's ops, our copy), as addresses, for every socket ops table met so
-/// far; the copies are leaked (a few, for the process's life).
-static OPS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+/// The hooked copy of one of PHP's socket ops tables, with what every
+/// hooked call needs to know about it. `ops` comes first, so a hooked
+/// stream's `ops` pointer is the address of its whole row.
+#[repr(C)]
+struct Hooked {
+    ops: php_stream_ops,
+    /// PHP's table this is a copy of (static data).
+    orig: *const php_stream_ops,
+    /// PHP's table is ext/openssl's.
+    ssl: bool,
+}
 
-/// A lock-free copy of the first `OPS` rows, read on every hooked call
-/// (the `Mutex` and a label compare per call were ~200 instructions of a
-/// Redis command): our table's address, PHP's, and whether PHP's is
-/// ext/openssl's. Rows are written once, under `OPS`'s lock, before
+// SAFETY: a row is written once, before it is published, and only read
+// afterwards; its pointers are to PHP's static ops tables and labels.
+unsafe impl Sync for Hooked {}
+// SAFETY: as above (rows are leaked, never moved or freed).
+unsafe impl Send for Hooked {}
+
+/// (PHP's ops address, our copy) for every socket ops table met so far;
+/// the copies are leaked (a few, for the process's life).
+static OPS: Mutex<Vec<(usize, &'static Hooked)>> = Mutex::new(Vec::new());
+
+/// A lock-free copy of the first `OPS` rows' copies, read on every hooked
+/// call (the `Mutex` and a label compare per call were ~200 instructions
+/// of a Redis command). Rows are written once, under `OPS`'s lock, before
 /// `OPS_FAST_LEN` publishes them.
 const OPS_FAST_MAX: usize = 16;
-static OPS_FAST: [[AtomicUsize; 3]; OPS_FAST_MAX] =
-    [const { [const { AtomicUsize::new(0) }; 3] }; OPS_FAST_MAX];
+static OPS_FAST: [AtomicUsize; OPS_FAST_MAX] = [const { AtomicUsize::new(0) }; OPS_FAST_MAX];
 static OPS_FAST_LEN: AtomicUsize = AtomicUsize::new(0);
 
 type FdMap<V> = HashMap<c_int, V, std::hash::BuildHasherDefault<crate::coro::CidHasher>>;
@@ -445,7 +469,7 @@ fn factories() -> std::sync::MutexGuard<'static, Vec<(&'static str, Factory)>> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn ops_table() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
+fn ops_table() -> std::sync::MutexGuard<'static, Vec<(usize, &'static Hooked)>> {
     OPS.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -615,8 +639,12 @@ unsafe fn hook(stream: *mut php_stream) {
     let hooked = {
         let mut o = ops_table();
         let key = ops as usize;
-        if let Some((_, h)) = o.iter().find(|(p, h)| *p == key || *h == key) {
-            *h as *const php_stream_ops
+        let found = o
+            .iter()
+            .find(|(p, h)| *p == key || std::ptr::eq(&h.ops, ops))
+            .map(|(_, h)| *h);
+        if let Some(h) = found {
+            std::ptr::from_ref(&h.ops)
         } else {
             // SAFETY: PHP's ops table is static data; a copy is taken.
             let mut copy: php_stream_ops = unsafe { *ops };
@@ -624,83 +652,79 @@ unsafe fn hook(stream: *mut php_stream) {
             copy.write = Some(write);
             copy.close = Some(close);
             copy.set_option = Some(set_option);
-            let h: *const php_stream_ops = Box::leak(Box::new(copy));
-            o.push((key, h as usize));
+            // SAFETY: PHP's ops table is static data; its label is null or
+            // a NUL-terminated static string.
+            let ssl = unsafe {
+                let label = (*ops).label;
+                !label.is_null() && CStr::from_ptr(label).to_bytes() == OPENSSL_OPS_LABEL
+            };
+            let h: &'static Hooked = Box::leak(Box::new(Hooked {
+                ops: copy,
+                orig: ops,
+                ssl,
+            }));
+            o.push((key, h));
             let n = OPS_FAST_LEN.load(Ordering::Relaxed);
             if n < OPS_FAST_MAX {
-                // SAFETY: PHP's ops table is static data; its label is null
-                // or a NUL-terminated static string.
-                let ssl = unsafe {
-                    let label = (*ops).label;
-                    !label.is_null() && CStr::from_ptr(label).to_bytes() == OPENSSL_OPS_LABEL
-                };
-                let row = &OPS_FAST[n];
-                row[0].store(h as usize, Ordering::Relaxed);
-                row[1].store(key, Ordering::Relaxed);
-                row[2].store(usize::from(ssl), Ordering::Relaxed);
+                OPS_FAST[n].store(std::ptr::from_ref(h) as usize, Ordering::Relaxed);
                 OPS_FAST_LEN.store(n + 1, Ordering::Release);
             }
-            h
+            std::ptr::from_ref(&h.ops)
         }
     };
     // SAFETY: the caller's live stream; the new table lives forever.
     unsafe { (*stream).ops = hooked };
 }
 
-/// PHP's ops behind a hooked stream's ops, and whether they are
-/// ext/openssl's.
-fn lookup(ops: *const php_stream_ops) -> Option<(*const php_stream_ops, bool)> {
+/// The hooked row behind a hooked stream's ops (None: not a hooked table).
+/// Called once per hooked operation; the row then answers PHP's ops and
+/// whether they are ext/openssl's without another search.
+#[inline]
+fn lookup(ops: *const php_stream_ops) -> Option<&'static Hooked> {
     let key = ops as usize;
     let n = OPS_FAST_LEN.load(Ordering::Acquire);
-    for row in &OPS_FAST[..n] {
-        if row[0].load(Ordering::Relaxed) == key {
-            let orig = row[1].load(Ordering::Relaxed) as *const php_stream_ops;
-            return Some((orig, row[2].load(Ordering::Relaxed) != 0));
+    for row in &OPS_FAST[..n.min(OPS_FAST_MAX)] {
+        if row.load(Ordering::Relaxed) == key {
+            // SAFETY: published rows are leaked `Hooked`s, fully written
+            // before `OPS_FAST_LEN` was stored (Release/Acquire).
+            return Some(unsafe { &*(key as *const Hooked) });
         }
     }
     if n < OPS_FAST_MAX {
         return None;
     }
-    let orig = ops_table()
+    ops_table()
         .iter()
-        .find(|(_, h)| *h == key)
-        .map(|(p, _)| *p as *const php_stream_ops)?;
-    // SAFETY: PHP's ops table is static data; its label is null or a
-    // NUL-terminated static string.
-    let ssl = unsafe {
-        let label = (*orig).label;
-        !label.is_null() && CStr::from_ptr(label).to_bytes() == OPENSSL_OPS_LABEL
-    };
-    Some((orig, ssl))
+        .find(|(_, h)| std::ptr::eq(&h.ops, ops))
+        .map(|(_, h)| *h)
 }
 
 /// PHP's ops behind a hooked stream's ops.
 fn original(ops: *const php_stream_ops) -> Option<*const php_stream_ops> {
-    lookup(ops).map(|(o, _)| o)
+    lookup(ops).map(|h| h.orig)
 }
 
-/// Runs `f` with PHP's ops in place on `stream` (PHP's socket code compares
-/// `stream->ops` with its own tables, and an accepted stream copies them).
+/// Runs `f` with PHP's ops (`h`'s original) in place on `stream` (PHP's
+/// socket code compares `stream->ops` with its own tables, and an accepted
+/// stream copies them).
 ///
 /// # Safety
-/// `stream` is a live stream with hooked ops.
+/// `stream` is a live stream whose ops are `h`'s.
+#[inline]
 unsafe fn with_original<R>(
     stream: *mut php_stream,
+    h: &Hooked,
     f: impl FnOnce(&php_stream_ops) -> R,
-    fallback: R,
 ) -> R {
-    // SAFETY: the caller's live stream.
-    let hooked = unsafe { (*stream).ops };
-    let Some(orig) = original(hooked) else {
-        return fallback;
-    };
-    // SAFETY: as above; the original table is PHP's static data.
+    let orig = h.orig;
+    // SAFETY: the caller's live stream; the original table is PHP's static
+    // data.
     unsafe {
         (*stream).ops = orig;
         let r = f(&*orig);
         // The stream may be gone after a close: only the close path
         // (`close` below) skips this.
-        (*stream).ops = hooked;
+        (*stream).ops = &h.ops;
         r
     }
 }
@@ -793,14 +817,14 @@ unsafe fn wait_ready(stream: *mut php_stream, want: Want, known_busy: bool) -> b
 ///
 /// # Safety
 /// `stream` is a live hooked socket stream.
-unsafe fn fast_fd(stream: *mut php_stream, ssl: bool) -> Option<c_int> {
+unsafe fn fast_fd(stream: *mut php_stream, h: &Hooked) -> Option<c_int> {
     // SAFETY: the caller's live stream.
     let sock = unsafe { data(stream) }?;
     if sock.socket < 0 || sock.is_blocked == 0 || !in_coroutine() {
         return None;
     }
     // SAFETY: the caller's live stream.
-    if ssl && unsafe { tls_active(stream) } {
+    if h.ssl && unsafe { tls_active(stream, h) } {
         return None;
     }
     // SAFETY: `ctx` is null or a live context resource of the stream.
@@ -907,14 +931,17 @@ unsafe fn fast_io(
 /// `stream` is a live hooked stream; `op` is PHP's operation on it.
 unsafe fn tls_io(
     stream: *mut php_stream,
+    h: &Hooked,
     want: Want,
     op: impl Fn(&php_stream_ops) -> isize,
 ) -> Option<isize> {
     // SAFETY: the caller's live stream.
     let sock = unsafe { data(stream) }?;
+    if sock.socket < 0 || sock.is_blocked == 0 || !in_coroutine() {
+        return None;
+    }
     // SAFETY: as above.
-    if sock.socket < 0 || sock.is_blocked == 0 || !in_coroutine() || !unsafe { tls_active(stream) }
-    {
+    if !unsafe { tls_active(stream, h) } {
         return None;
     }
     let fd = sock.socket;
@@ -931,7 +958,7 @@ unsafe fn tls_io(
         }
         set_nonblocking(fd, true);
         // SAFETY: PHP's operation with PHP's arguments.
-        let n = unsafe { with_original(stream, &op, -1) };
+        let n = unsafe { with_original(stream, h, &op) };
         set_nonblocking(fd, false);
         // SAFETY: as above.
         unsafe {
@@ -944,7 +971,7 @@ unsafe fn tls_io(
             return Some(n);
         }
         // SAFETY: as above.
-        if want == Want::Read && unsafe { tls_pending(stream) } {
+        if want == Want::Read && unsafe { tls_pending(stream, h) } {
             continue;
         }
         let left = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
@@ -954,7 +981,7 @@ unsafe fn tls_io(
                 Ok(ready) => !ready,
                 // The coroutine cannot wait: PHP's own blocking operation.
                 // SAFETY: as above.
-                Err(_) => return Some(unsafe { with_original(stream, &op, -1) }),
+                Err(_) => return Some(unsafe { with_original(stream, h, &op) }),
             },
         };
         if timed_out {
@@ -967,23 +994,16 @@ unsafe fn tls_io(
     }
 }
 
-/// Whether `stream`'s ops are a hooked copy of ext/openssl's (one ops
-/// look-up per hooked call; plain sockets then skip every TLS check).
-///
-/// # Safety
-/// `stream` is a live hooked stream.
-unsafe fn is_ssl(stream: *mut php_stream) -> bool {
-    // SAFETY: the caller's live stream.
-    lookup(unsafe { (*stream).ops }).is_some_and(|(_, ssl)| ssl)
-}
-
 unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
     // SAFETY: PHP's live stream for this call.
-    let ssl = unsafe { is_ssl(stream) };
+    let Some(h) = lookup(unsafe { (*stream).ops }) else {
+        return -1;
+    };
+    let ssl = h.ssl;
     let tls = if ssl {
         // SAFETY: PHP's live stream and buffer for this call.
         unsafe {
-            tls_io(stream, Want::Read, |o| {
+            tls_io(stream, h, Want::Read, |o| {
                 o.read.map_or(-1, |f| f(stream, buf, count))
             })
         }
@@ -996,7 +1016,7 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
     // In a coroutine: recv without waiting; on EAGAIN suspend until the
     // loop's retry succeeds (or the stream's timeout).
     // SAFETY: PHP's live stream for this call.
-    if let Some(fd) = unsafe { fast_fd(stream, ssl) } {
+    if let Some(fd) = unsafe { fast_fd(stream, h) } {
         let b = buf as usize;
         // SAFETY: `buf` holds `count` bytes for this read, which is still
         // running whenever the loop calls the closure (`fdwait::io`).
@@ -1010,7 +1030,7 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
         }
     } else {
         // SAFETY: PHP's live stream for this call.
-        let pending = ssl && unsafe { tls_pending(stream) };
+        let pending = ssl && unsafe { tls_pending(stream, h) };
         // SAFETY: as above (OpenSSL holds no decrypted bytes, so the socket
         // must become readable).
         if !pending && !unsafe { wait_ready(stream, Want::Read, false) } {
@@ -1018,16 +1038,18 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
         }
     }
     // SAFETY: PHP's read with PHP's arguments, the socket now readable.
-    unsafe { with_original(stream, |o| o.read.map_or(-1, |f| f(stream, buf, count)), -1) }
+    unsafe { with_original(stream, h, |o| o.read.map_or(-1, |f| f(stream, buf, count))) }
 }
 
 unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
     // SAFETY: PHP's live stream for this call.
-    let ssl = unsafe { is_ssl(stream) };
-    let tls = if ssl {
+    let Some(h) = lookup(unsafe { (*stream).ops }) else {
+        return -1;
+    };
+    let tls = if h.ssl {
         // SAFETY: PHP's live stream and buffer for this call.
         unsafe {
-            tls_io(stream, Want::Write, |o| {
+            tls_io(stream, h, Want::Write, |o| {
                 o.write.map_or(-1, |f| f(stream, buf, count))
             })
         }
@@ -1038,7 +1060,7 @@ unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: u
         return n;
     }
     // SAFETY: PHP's live stream for this call.
-    if let Some(fd) = unsafe { fast_fd(stream, ssl) } {
+    if let Some(fd) = unsafe { fast_fd(stream, h) } {
         let b = buf as usize;
         // SAFETY: as in `read`: PHP's `count` bytes, alive while waited for.
         let op = move || unsafe { libc::send(fd, b as *const c_void, count, libc::MSG_DONTWAIT) };
@@ -1055,13 +1077,7 @@ unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: u
         }
     }
     // SAFETY: PHP's write with PHP's arguments, the socket now writable.
-    unsafe {
-        with_original(
-            stream,
-            |o| o.write.map_or(-1, |f| f(stream, buf, count)),
-            -1,
-        )
-    }
+    unsafe { with_original(stream, h, |o| o.write.map_or(-1, |f| f(stream, buf, count))) }
 }
 
 unsafe extern "C" fn close(stream: *mut php_stream, close_handle: c_int) -> c_int {
@@ -1095,17 +1111,48 @@ unsafe extern "C" fn set_option(
     value: c_int,
     ptrparam: *mut c_void,
 ) -> c_int {
+    // SAFETY: PHP's live stream for this call.
+    let Some(h) = lookup(unsafe { (*stream).ops }) else {
+        return -2;
+    };
+    if ptrparam.is_null()
+        || (option != PHP_STREAM_OPTION_XPORT_API && option != PHP_STREAM_OPTION_CRYPTO_API)
+    {
+        // The common case (phpredis' liveness check before every command,
+        // read-buffer and blocking options): PHP's own, with nothing to wait
+        // for; kept out of the large function below.
+        // SAFETY: PHP's set_option with PHP's arguments.
+        return unsafe {
+            with_original(stream, h, |o| {
+                o.set_option
+                    .map_or(-2, |f| f(stream, option, value, ptrparam))
+            })
+        };
+    }
+    // SAFETY: as above.
+    unsafe { set_option_api(stream, h, option, value, ptrparam) }
+}
+
+/// `set_option` for the transport and crypto APIs (connect, accept, recv,
+/// crypto enable), which may wait in the coroutine.
+///
+/// # Safety
+/// As `set_option`; `h` is the stream's hooked row.
+#[inline(never)]
+unsafe fn set_option_api(
+    stream: *mut php_stream,
+    h: &'static Hooked,
+    option: c_int,
+    value: c_int,
+    ptrparam: *mut c_void,
+) -> c_int {
     let call = |ptrparam: *mut c_void| {
         // SAFETY: PHP's set_option with PHP's arguments.
         unsafe {
-            with_original(
-                stream,
-                |o| {
-                    o.set_option
-                        .map_or(-2, |f| f(stream, option, value, ptrparam))
-                },
-                -2,
-            )
+            with_original(stream, h, |o| {
+                o.set_option
+                    .map_or(-2, |f| f(stream, option, value, ptrparam))
+            })
         }
     };
     if option == PHP_STREAM_OPTION_CRYPTO_API && !ptrparam.is_null() && in_coroutine() {
