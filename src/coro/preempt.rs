@@ -118,7 +118,23 @@ pub fn forget(cid: Cid) {
     });
 }
 
+/// The VM interrupt entry: the body under `catch_unwind`, as `php_fn!` does
+/// for the PHP layer's entries (this layer may not use that macro). It may
+/// not bail out: it calls no PHP code but the previous interrupt function.
 unsafe extern "C" fn interrupt(ex: *mut zend_execute_data) {
+    // SAFETY: the VM's frame, passed on as the VM passed it.
+    let run = std::panic::AssertUnwindSafe(|| unsafe { interrupt_body(ex) });
+    if std::panic::catch_unwind(run).is_err() {
+        crate::rlog!(
+            Error,
+            "rswoole internal error in the preemptive scheduler's interrupt"
+        );
+    }
+}
+
+/// # Safety
+/// `ex` is the frame the VM passed to the interrupt.
+unsafe fn interrupt_body(ex: *mut zend_execute_data) {
     if let Some(prev) = with_previous(Cell::get) {
         // SAFETY: the hook another extension installed, called as the VM
         // would have called it.

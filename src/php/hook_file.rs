@@ -313,35 +313,37 @@ unsafe fn do_write(
     unsafe { write(stream, buf, count) }
 }
 
-unsafe extern "C" fn stdio_read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
+// may_bail: yes, PHP's own plain-file op runs.
+crate::php::ffi::php_fn!(throw unsafe fn stdio_read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize => stdio_read_body ?= -1);
+unsafe fn stdio_read_body(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
     // SAFETY: PHP's arguments for this op.
     unsafe { do_read(stream, buf, count, false) }
 }
 
-unsafe extern "C" fn stdio_write(
-    stream: *mut php_stream,
-    buf: *const c_char,
-    count: usize,
-) -> isize {
+// may_bail: yes, PHP's own plain-file op runs.
+crate::php::ffi::php_fn!(throw unsafe fn stdio_write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize => stdio_write_body ?= -1);
+unsafe fn stdio_write_body(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
     // SAFETY: PHP's arguments for this op.
     unsafe { do_write(stream, buf, count, false) }
 }
 
-unsafe extern "C" fn async_read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
+// may_bail: yes, PHP's own plain-file op runs.
+crate::php::ffi::php_fn!(throw unsafe fn async_read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize => async_read_body ?= -1);
+unsafe fn async_read_body(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
     // SAFETY: PHP's arguments for this op.
     unsafe { do_read(stream, buf, count, true) }
 }
 
-unsafe extern "C" fn async_write(
-    stream: *mut php_stream,
-    buf: *const c_char,
-    count: usize,
-) -> isize {
+// may_bail: yes, PHP's own plain-file op runs.
+crate::php::ffi::php_fn!(throw unsafe fn async_write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize => async_write_body ?= -1);
+unsafe fn async_write_body(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
     // SAFETY: PHP's arguments for this op.
     unsafe { do_write(stream, buf, count, true) }
 }
 
-unsafe extern "C" fn stdio_close(stream: *mut php_stream, close_handle: c_int) -> c_int {
+// may_bail: yes, PHP's own plain-file op runs.
+crate::php::ffi::php_fn!(throw unsafe fn stdio_close(stream: *mut php_stream, close_handle: c_int) -> c_int => stdio_close_body ?= -1);
+unsafe fn stdio_close_body(stream: *mut php_stream, close_handle: c_int) -> c_int {
     // SAFETY: the stream being closed, still live.
     if let Some(fd) = unsafe { fd_of(stream) } {
         let waited = WAITED
@@ -381,7 +383,9 @@ fn plain() -> Option<(&'static php_stream_wrapper_ops, *mut php_stream_wrapper)>
     Some((w, &raw mut php_plain_files_wrapper))
 }
 
-unsafe extern "C" fn async_open(
+// may_bail: yes, PHP's own plain-file op runs.
+crate::php::ffi::php_fn!(throw unsafe fn async_open(_wrapper: *mut php_stream_wrapper, filename: *const c_char, mode: *const c_char, options: c_int, opened_path: *mut *mut zend_string, context: *mut php_stream_context) -> *mut php_stream => async_open_body ?= std::ptr::null_mut());
+unsafe fn async_open_body(
     _wrapper: *mut php_stream_wrapper,
     filename: *const c_char,
     mode: *const c_char,
@@ -408,7 +412,9 @@ unsafe extern "C" fn async_open(
     s
 }
 
-unsafe extern "C" fn async_dir_open(
+// may_bail: yes, PHP's own plain-file op runs.
+crate::php::ffi::php_fn!(throw unsafe fn async_dir_open(_wrapper: *mut php_stream_wrapper, filename: *const c_char, mode: *const c_char, options: c_int, opened_path: *mut *mut zend_string, context: *mut php_stream_context) -> *mut php_stream => async_dir_open_body ?= std::ptr::null_mut());
+unsafe fn async_dir_open_body(
     _wrapper: *mut php_stream_wrapper,
     filename: *const c_char,
     mode: *const c_char,
@@ -424,7 +430,9 @@ unsafe extern "C" fn async_dir_open(
     unsafe { open(w, strip(filename), mode, options, opened_path, context) }
 }
 
-unsafe extern "C" fn async_url_stat(
+// may_bail: yes, PHP's own plain-file op runs.
+crate::php::ffi::php_fn!(throw unsafe fn async_url_stat(_wrapper: *mut php_stream_wrapper, url: *const c_char, flags: c_int, ssb: *mut php_stream_statbuf, context: *mut php_stream_context) -> c_int => async_url_stat_body ?= -1);
+unsafe fn async_url_stat_body(
     _wrapper: *mut php_stream_wrapper,
     url: *const c_char,
     flags: c_int,
@@ -439,7 +447,9 @@ unsafe extern "C" fn async_url_stat(
     unsafe { stat(w, strip(url), flags, ssb, context) }
 }
 
-unsafe extern "C" fn async_unlink(
+// may_bail: yes, PHP's own plain-file op runs.
+crate::php::ffi::php_fn!(throw unsafe fn async_unlink(_wrapper: *mut php_stream_wrapper, url: *const c_char, options: c_int, context: *mut php_stream_context) -> c_int => async_unlink_body ?= -1);
+unsafe fn async_unlink_body(
     _wrapper: *mut php_stream_wrapper,
     url: *const c_char,
     options: c_int,

@@ -529,9 +529,12 @@ pub fn set(flags: i64) {
     }
 }
 
-/// Our factory for every hooked transport: PHP's builds the stream, then
-/// its ops are swapped for the hooked copy.
-unsafe extern "C" fn factory(
+// Our factory for every hooked transport: PHP's builds the stream, then
+// its ops are swapped for the hooked copy.
+// may_bail: yes, PHP's own factory runs (a user stream-context callback, a warning a handler turns into a fatal).
+crate::php::ffi::php_fn!(throw unsafe fn factory(proto: *const c_char, protolen: usize, resourcename: *const c_char, resourcenamelen: usize, persistent_id: *const c_char, options: c_int, flags: c_int, timeout: *mut libc::timeval, context: *mut php_stream_context) -> *mut php_stream => factory_body ?= std::ptr::null_mut());
+#[allow(clippy::too_many_arguments)] // PHP's php_stream_transport_factory signature.
+unsafe fn factory_body(
     proto: *const c_char,
     protolen: usize,
     resourcename: *const c_char,
@@ -994,7 +997,9 @@ unsafe fn tls_io(
     }
 }
 
-unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
+// may_bail: yes, PHP's own read runs (ext/openssl may raise warnings).
+crate::php::ffi::php_fn!(throw unsafe fn read(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize => read_body ?= -1);
+unsafe fn read_body(stream: *mut php_stream, buf: *mut c_char, count: usize) -> isize {
     // SAFETY: PHP's live stream for this call.
     let Some(h) = lookup(unsafe { (*stream).ops }) else {
         return -1;
@@ -1041,7 +1046,9 @@ unsafe extern "C" fn read(stream: *mut php_stream, buf: *mut c_char, count: usiz
     unsafe { with_original(stream, h, |o| o.read.map_or(-1, |f| f(stream, buf, count))) }
 }
 
-unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
+// may_bail: yes, PHP's own write runs.
+crate::php::ffi::php_fn!(throw unsafe fn write(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize => write_body ?= -1);
+unsafe fn write_body(stream: *mut php_stream, buf: *const c_char, count: usize) -> isize {
     // SAFETY: PHP's live stream for this call.
     let Some(h) = lookup(unsafe { (*stream).ops }) else {
         return -1;
@@ -1080,7 +1087,9 @@ unsafe extern "C" fn write(stream: *mut php_stream, buf: *const c_char, count: u
     unsafe { with_original(stream, h, |o| o.write.map_or(-1, |f| f(stream, buf, count))) }
 }
 
-unsafe extern "C" fn close(stream: *mut php_stream, close_handle: c_int) -> c_int {
+// may_bail: yes, PHP's own close runs.
+crate::php::ffi::php_fn!(throw unsafe fn close(stream: *mut php_stream, close_handle: c_int) -> c_int => close_body ?= 0);
+unsafe fn close_body(stream: *mut php_stream, close_handle: c_int) -> c_int {
     // SAFETY: PHP's live stream, not yet closed.
     if let Some(sock) = unsafe { data(stream) } {
         if sock.socket >= 0 {
@@ -1105,7 +1114,9 @@ fn error_string(text: &str) -> *mut ext_php_rs::ffi::zend_string {
     ZendStr::new(text, false).into_raw()
 }
 
-unsafe extern "C" fn set_option(
+// may_bail: yes, PHP's own set_option runs (connect, crypto enable).
+crate::php::ffi::php_fn!(throw unsafe fn set_option(stream: *mut php_stream, option: c_int, value: c_int, ptrparam: *mut c_void) -> c_int => set_option_body ?= -1);
+unsafe fn set_option_body(
     stream: *mut php_stream,
     option: c_int,
     value: c_int,
