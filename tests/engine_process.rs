@@ -13,7 +13,7 @@ use bytes::Bytes;
 use rswoole::engine::config::ServerConfig;
 use rswoole::engine::hooks::{Hooks, Outcome};
 use rswoole::engine::http::{HttpRequest, Responder};
-use rswoole::engine::listener::bind_tcp;
+use rswoole::engine::net::listener::bind_tcp;
 use rswoole::engine::worker;
 
 #[derive(Default)]

@@ -37,7 +37,7 @@ use tokio::io::Interest;
 use tokio::time::Sleep;
 
 use super::{io, Cid, CidHasher, Error, WaitKind, Wake};
-use crate::engine::event_loop;
+use crate::engine::rt::event_loop;
 
 /// What to wait for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +115,7 @@ pub fn ready_now(fd: RawFd, want: Want) -> bool {
 
 /// This process's id, cached (refreshed in a forked child).
 fn my_pid() -> u32 {
-    crate::engine::shm_lock::my_pid() as u32
+    crate::engine::shared::shm_lock::my_pid() as u32
 }
 
 /// The registration of `fd` (with its `io` state), made on first use

@@ -12,7 +12,7 @@ use std::future::Future;
 use std::rc::Rc;
 
 use super::{current, resume_kind, wait, Error, WaitKind, Wake};
-use crate::engine::event_loop;
+use crate::engine::rt::event_loop;
 
 /// Runs `fut` on the event loop and suspends the current coroutine until it
 /// completes; returns its output. `Err(NotInCoroutine)` outside a coroutine,

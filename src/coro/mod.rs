@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use fiber::Fiber;
 
-use crate::engine::event_loop;
+use crate::engine::rt::event_loop;
 
 pub type Cid = i64;
 

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::framing::Framing;
+use crate::engine::net::framing::Framing;
 
 /// Per-port socket and framing options (`$port->set()`, or the server's
 /// `set()` for the main port).
@@ -22,7 +22,7 @@ pub struct PortOptions {
     /// `socket_buffer_size`/`kernel_socket_*_buffer_size`: SO_SNDBUF/SO_RCVBUF.
     pub socket_buffer_size: Option<usize>,
     /// `SWOOLE_SSL`: the port's TLS acceptor.
-    pub tls: Option<std::sync::Arc<super::tls::ServerTls>>,
+    pub tls: Option<std::sync::Arc<crate::engine::tls::ServerTls>>,
     /// `open_http2_protocol` with its `http2_*` settings.
     pub http2: Option<Http2Settings>,
 }

@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 
 use bytes::Bytes;
 
-use super::http::{HttpRequest, Responder};
+use crate::engine::http::{HttpRequest, Responder};
 
 /// What a call into user code left behind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,7 +127,7 @@ pub trait Hooks {
     }
     /// In a worker: connection `fd`'s output buffer reached its high
     /// watermark (`full`) or fell back to its low one (`onBufferFull`,
-    /// `onBufferEmpty`; `engine::outflow`).
+    /// `onBufferEmpty`; `engine::net::outflow`).
     fn on_buffer(&self, _fd: i64, _full: bool) -> Outcome {
         Outcome::Done
     }

@@ -1,5 +1,5 @@
 //! The OpenMetrics endpoint (`metrics_port` / `metrics`): Prometheus text
-//! built from the shared counters of `engine::stats`, served by a small
+//! built from the shared counters of `engine::shared::stats`, served by a small
 //! process of its own forked from the master.
 //!
 //! Why a process and not a thread of the master: the BASE-mode master forks
@@ -15,8 +15,8 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::config::{MetricsListen, ServerConfig};
-use super::stats::{self, ExitReason, ProcState};
+use crate::engine::config::{MetricsListen, ServerConfig};
+use crate::engine::shared::stats::{self, ExitReason, ProcState};
 
 /// A worker whose loop ticker has not run for longer than this counts the
 /// whole silence as lag (the ticker runs every second at most).
@@ -62,7 +62,7 @@ pub fn spawn(cfg: &ServerConfig) -> Option<i32> {
                 }
                 libc::signal(libc::SIGCHLD, libc::SIG_DFL);
             }
-            super::log::set_role(super::log::Role::Manager, -1);
+            crate::engine::log::set_role(crate::engine::log::Role::Manager, -1);
             serve(listener, m)
         }
         p if p > 0 => {
@@ -423,7 +423,7 @@ fn render_from(s: &stats::Shared) -> String {
         let _ = writeln!(o, "rswoole_request_duration_seconds_count {cum}");
     }
 
-    let tables = super::table::registry::usage();
+    let tables = crate::engine::shared::table::registry::usage();
     if !tables.is_empty() {
         family(
             &mut o,
@@ -454,8 +454,8 @@ mod tests {
     #[test]
     fn renders_counters_and_histogram() {
         // A mapping of our own: the process-wide one is shared with other tests.
-        let p =
-            super::super::shm_lock::map_shared(std::mem::size_of::<stats::Shared>()).expect("mmap");
+        let p = crate::engine::shared::shm_lock::map_shared(std::mem::size_of::<stats::Shared>())
+            .expect("mmap");
         // SAFETY: a fresh zero-filled mapping sized for `Shared` (all atomics,
         // zero-valid), never unmapped during the test.
         let s: &stats::Shared = unsafe { &*p.cast::<stats::Shared>() };

@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::config::ServerConfig;
-use super::stats;
+use crate::engine::config::ServerConfig;
+use crate::engine::shared::stats;
 
 /// Bits of [`take_pending`].
 pub const BLOCKED: u32 = 1;

@@ -14,7 +14,7 @@ use ext_php_rs::zend::ExecuteData;
 
 use super::exception::swoole_exception;
 use super::table::{arg, argc, install_fast, ret_long, this_of};
-use crate::engine::shm_lock::{atomic_wait, atomic_wakeup, ShmMap};
+use crate::engine::shared::shm_lock::{atomic_wait, atomic_wakeup, ShmMap};
 
 fn page() -> PhpResult<ShmMap> {
     ShmMap::new(4096).map_err(|_| swoole_exception("global memory allocation failure", 503))

@@ -102,7 +102,7 @@ fn restore(saved: Saved) {
 
 /// Calls `callable` with `args` and returns its result.
 pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
-    crate::engine::event_loop::note_activity();
+    crate::engine::rt::event_loop::note_activity();
     let mut retval = Zval::new();
     let argc = args.len() as u32;
     let argv = args.as_mut_ptr();

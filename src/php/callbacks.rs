@@ -357,7 +357,7 @@ impl PhpHooks {
 /// Before the coroutine's first wait the hook that spawned it is still on
 /// the stack and returns the failure as `Outcome::Fatal` (the engine poisons
 /// the worker). After it, no hook is running: the worker is poisoned
-/// directly (`engine::halt`), so it drains without `onWorkerStop` /
+/// directly (`engine::worker::halt`), so it drains without `onWorkerStop` /
 /// `onWorkerExit` and exits with the code, as the docs' failure table says.
 #[derive(Default)]
 struct FatalSink {
@@ -380,7 +380,7 @@ impl FatalSink {
             if self.code.get().is_none() {
                 self.code.set(Some(code));
             }
-        } else if !crate::engine::halt::poison(code) {
+        } else if !crate::engine::worker::halt::poison(code) {
             // No serve loop to drain in: PHP cannot run on here.
             boundary::end_process(code);
         }

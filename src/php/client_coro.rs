@@ -19,8 +19,8 @@ use super::http_client_coro::Mixed;
 use super::socket_coro::{
     apply_timeouts, bytes_zval, errno_of, false_zval, parse_protocol, send_file_impl, Core, Socket,
 };
-use crate::engine::framing::Framing;
-use crate::engine::net_socket::{addr_parts, recv_from_op, Dir, NetSocket};
+use crate::engine::net::framing::Framing;
+use crate::engine::net::socket::{addr_parts, recv_from_op, Dir, NetSocket};
 
 /// An optional by-reference argument (`mixed &$port = 0`): `None` when the
 /// caller left it out.
@@ -151,7 +151,7 @@ impl ClientBase {
         if let Some(v) = set.get("open_tcp_nodelay") {
             if core.sock.domain != libc::AF_UNIX && core.sock.ty == libc::SOCK_STREAM {
                 let on = v.bool().unwrap_or(v.long().is_some_and(|l| l != 0));
-                let _ = crate::engine::net_socket::setsockopt_int(
+                let _ = crate::engine::net::socket::setsockopt_int(
                     fd,
                     libc::IPPROTO_TCP,
                     libc::TCP_NODELAY,
@@ -162,13 +162,13 @@ impl ClientBase {
         if let Some(v) = set.get("socket_buffer_size") {
             let n = v.long().unwrap_or(0) as i32;
             if n > 0 {
-                let _ = crate::engine::net_socket::setsockopt_int(
+                let _ = crate::engine::net::socket::setsockopt_int(
                     fd,
                     libc::SOL_SOCKET,
                     libc::SO_RCVBUF,
                     n,
                 );
-                let _ = crate::engine::net_socket::setsockopt_int(
+                let _ = crate::engine::net::socket::setsockopt_int(
                     fd,
                     libc::SOL_SOCKET,
                     libc::SO_SNDBUF,
@@ -179,7 +179,7 @@ impl ClientBase {
         if let Some(v) = set.get("bind_address") {
             if let Some(host) = v.str() {
                 let port = set.get("bind_port").and_then(Zval::long).unwrap_or(0);
-                if let Some(Ok(a)) = crate::engine::net_socket::literal_addr(
+                if let Some(Ok(a)) = crate::engine::net::socket::literal_addr(
                     core.sock.domain,
                     host,
                     port.clamp(0, 65535) as u16,

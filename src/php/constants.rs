@@ -5,7 +5,7 @@
 
 use ext_php_rs::prelude::*;
 
-use crate::engine::ws_close as close;
+use crate::engine::ws::close;
 
 /// The Swoole API level rswoole follows.
 pub const SWOOLE_VERSION: &str = "6.2.2";

@@ -29,7 +29,7 @@ use super::errors::{
 };
 use super::exception::{error_ce, type_error};
 use crate::coro::{self, Cid, CidMap, WaitKind, Wake};
-use crate::engine::{event_loop, worker};
+use crate::engine::{rt::event_loop, worker};
 
 /// Per-thread state of this file, one thread-local for all (static TLS is
 /// a budget: tools/tls-check.sh).
@@ -180,9 +180,9 @@ fn after_failure(result: Result<(), CallError>) {
         // zend_exception_error), and the script ends.
         Err(CallError::Exception) => end_script(255),
         // In a serving worker it drains (other requests are answered) and
-        // exits with the code, without exit callbacks (engine::halt).
+        // exits with the code, without exit callbacks (engine::worker::halt).
         Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
-            if !crate::engine::halt::poison(code) {
+            if !crate::engine::worker::halt::poison(code) {
                 exit_process(code)
             }
         }

@@ -10,7 +10,7 @@ use ext_php_rs::types::Zval;
 use super::boundary;
 use super::coroutine;
 use super::exception::type_error;
-use crate::engine::event_loop;
+use crate::engine::rt::event_loop;
 
 /// Per-thread state of this file, one thread-local for all (static TLS is
 /// a budget: tools/tls-check.sh).

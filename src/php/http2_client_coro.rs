@@ -1,6 +1,6 @@
 //! The native half of `Swoole\Coroutine\Http2\Client`: internal functions
 //! (`Swoole\Coroutine\Http2\__h2_*`, not for user code) over
-//! `engine::http2_client`, called by the PHP classes in
+//! `engine::client::http2`, called by the PHP classes in
 //! `library_http2.php` (`Client`, `Http2\Request`, `Http2\Response`).
 //!
 //! Only an integer handle crosses: the connections live in a per-process
@@ -20,9 +20,9 @@ use ext_php_rs::types::{ZendHashTable, Zval};
 
 use super::http_request::bytes_zval;
 use crate::coro;
-use crate::engine::http2_client::{self as h2c, Client, Fail, Piece, Request, Settings, Taken};
-use crate::engine::http_client::parse_set_cookie;
-use crate::engine::tls_client::TlsOptions;
+use crate::engine::client::http::parse_set_cookie;
+use crate::engine::client::http2::{self as h2c, Client, Fail, Piece, Request, Settings, Taken};
+use crate::engine::tls::client::TlsOptions;
 
 /// The connections by handle, and the last handle given out.
 #[derive(Default)]
@@ -306,7 +306,7 @@ pub fn h2_recv(h: i64, timeout: f64, pipeline_read: bool) -> Zval {
             Ok(false) => {
                 return fail_zval(&Fail {
                     code: h2c::ETIMEDOUT,
-                    msg: crate::engine::http_client::strerror(h2c::ETIMEDOUT),
+                    msg: crate::engine::client::http::strerror(h2c::ETIMEDOUT),
                 })
             }
             Err(_) => return fail_zval(&no_connection()),

@@ -1,7 +1,7 @@
 //! `Swoole\Coroutine\Http\Client` (alias `Co\Http\Client`): the coroutine
 //! HTTP and WebSocket client, and `Swoole\Coroutine\Http\Client\Exception`.
 //!
-//! The protocol lives in `engine::http_client`; this file turns the
+//! The protocol lives in `engine::client::http`; this file turns the
 //! client's PHP properties into a request and the response back into
 //! properties. Every network wait runs as a task on the event loop through
 //! `coro::io::run`, which suspends only the calling coroutine. A socket half
@@ -35,11 +35,11 @@ use super::http_request::bytes_zval;
 use super::websocket_frame::{CloseFrame, Frame};
 use super::CeRef;
 use crate::coro::{self, Cid};
-use crate::engine::http_client::{
+use crate::engine::client::http::{
     self as hc, Body, Fail, FailKind, Part, Reader, RequestSpec, Response, ResponseOpts, Writer,
     WsControl, WsEvent,
 };
-use crate::engine::tls_client::TlsOptions;
+use crate::engine::tls::client::TlsOptions;
 use crate::engine::ws;
 
 extern "C" {
@@ -1490,7 +1490,7 @@ impl Client {
         match cert {
             Some(pem) => string_zval(&pem),
             None => {
-                let code = crate::engine::tls_client::ERR_EMPTY_PEER_CERT;
+                let code = crate::engine::tls::client::ERR_EMPTY_PEER_CERT;
                 self.set_error(code as i64, "SSL empty peer certificate", 0);
                 false_zval()
             }

@@ -291,14 +291,14 @@ impl Request {
         let ip = |a: std::net::IpAddr| a.to_string();
         if let Some(local) = r.local {
             let _ = ht.insert("server_addr", ip(local.ip()));
-        } else if crate::engine::listener::is_unix_peer(&r.peer) {
+        } else if crate::engine::net::listener::is_unix_peer(&r.peer) {
             // A unix port: Swoole gives its path, and no remote address.
-            let path = crate::engine::session::get(r.fd)
-                .and_then(|s| crate::engine::listener::unix_path(s.port_index))
+            let path = crate::engine::shared::session::get(r.fd)
+                .and_then(|s| crate::engine::net::listener::unix_path(s.port_index))
                 .unwrap_or_default();
             let _ = ht.insert("server_addr", path);
         }
-        if crate::engine::listener::is_unix_peer(&r.peer) {
+        if crate::engine::net::listener::is_unix_peer(&r.peer) {
             let _ = ht.insert("remote_addr", "");
         } else {
             let _ = ht.insert("remote_addr", ip(r.peer.ip()));

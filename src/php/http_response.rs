@@ -14,10 +14,10 @@ use ext_php_rs::zend::ExecuteData;
 use ext_php_rs::convert::{FromZval, IntoZval};
 use ext_php_rs::types::ZendClassObject;
 
-use crate::engine::conns;
-use crate::engine::held;
 use crate::engine::http::{RespContext, RespError, Responder};
-use crate::engine::session;
+use crate::engine::net::conns;
+use crate::engine::proc::held;
+use crate::engine::shared::session;
 
 /// Per-thread state of this file, one thread-local for all (static TLS is
 /// a budget: tools/tls-check.sh).
@@ -152,7 +152,7 @@ const SWOOLE_ERROR_OUTPUT_BUFFER_OVERFLOW: i64 = 1009;
 /// coroutine or without `send_yield` at once, after Swoole's warning
 /// `connection#N output buffer overflow` with
 /// SWOOLE_ERROR_OUTPUT_BUFFER_OVERFLOW.
-pub fn overflow(fd: i64, flow: Option<std::rc::Rc<crate::engine::outflow::Outflow>>) -> bool {
+pub fn overflow(fd: i64, flow: Option<std::rc::Rc<crate::engine::net::outflow::Outflow>>) -> bool {
     let (send_yield, timeout) = with_send_policy(|p| p.get());
     if let Some(flow) = flow {
         if send_yield && crate::coro::current() >= 0 {
@@ -275,7 +275,7 @@ impl Response {
     /// connection `$fd` made outside its request. In a worker it is the
     /// response `detach()`ed for that connection, answered from any
     /// coroutine or timer. In the master of a SWOOLE_PROCESS server it
-    /// answers on the master's own copy of the socket (`engine::held`),
+    /// answers on the master's own copy of the socket (`engine::proc::held`),
     /// also when the worker that read the request was killed (Laravel
     /// Octane's watchdog answers 408 so); the connection is closed after
     /// `end()`. Otherwise: false and a warning (docs/compat.md).
@@ -296,7 +296,7 @@ impl Response {
             }
             let fd = i64::from(sock.fd());
             let (r, head) = Responder::new(bare_context());
-            crate::engine::event_loop::spawn(async move {
+            crate::engine::rt::event_loop::spawn(async move {
                 if let Ok(resp) = head.await {
                     if let Ok(bytes) = held::http1_bytes(resp, false).await {
                         if let Some(send) = sock.send_all_detached(bytes) {
@@ -327,7 +327,7 @@ impl Response {
             // response goes out through `send()`; the connection stays open
             // (as Swoole's).
             let (r, head) = Responder::new(bare_context());
-            crate::engine::event_loop::spawn(async move {
+            crate::engine::rt::event_loop::spawn(async move {
                 if let Ok(resp) = head.await {
                     if let Ok(bytes) = held::http1_bytes(resp, false).await {
                         conns::send(fd, Bytes::from(bytes));
@@ -366,7 +366,7 @@ impl Response {
             compression_types: None,
             outflow: None,
         });
-        crate::engine::event_loop::spawn(held::answer(head, sock, fd));
+        crate::engine::rt::event_loop::spawn(held::answer(head, sock, fd));
         match ZendClassObject::new(Response::new(r, fd)).into_zval(false) {
             Ok(z) => z,
             Err(_) => out,

@@ -1,7 +1,7 @@
 //! `Swoole\Coroutine\Http\Server` (`Co\Http\Server`): an HTTP server in the
 //! script's own process, under `Co\run()`. The constructor binds and
 //! listens; `start()` suspends the calling coroutine while the engine's
-//! HTTP/1 code (`engine::http_coro`, `engine::http::conn`) serves each
+//! HTTP/1 code (`engine::http::coro`, `engine::http::conn`) serves each
 //! connection on the current loop, and every request runs its handler in a
 //! new coroutine with the same `Swoole\Http\Request`/`Response` objects as
 //! `Swoole\Http\Server` gives.
@@ -24,8 +24,8 @@ use super::http_client_coro::Mixed;
 use super::http_request::{ParseOptions, Request};
 use super::http_response::Response;
 use crate::engine::hooks::{Hooks, Outcome};
+use crate::engine::http::coro::{BindStep, Stop};
 use crate::engine::http::{HttpRequest, Responder};
-use crate::engine::http_coro::{BindStep, Stop};
 use crate::engine::worker::WorkerCtx;
 
 const CLASS: &str = "Swoole\\Coroutine\\Http\\Server";
@@ -324,11 +324,11 @@ impl Server {
             return Err(exception("host is empty", libc::EINVAL));
         }
         let bind_port = u16::try_from(port).unwrap_or(0);
-        match crate::engine::http_coro::bind(
+        match crate::engine::http::coro::bind(
             &host,
             bind_port,
             reuse_port,
-            crate::engine::listener::DEFAULT_BACKLOG,
+            crate::engine::net::listener::DEFAULT_BACKLOG,
         ) {
             Ok(l) => {
                 use std::os::fd::AsRawFd;
@@ -437,7 +437,7 @@ impl Server {
         } else {
             None
         };
-        let proto = crate::engine::http_coro::Protocols { tls, http2 };
+        let proto = crate::engine::http::coro::Protocols { tls, http2 };
         let mut cfg =
             super::settings::to_config(CLASS, settings.as_ref().and_then(Zval::array), false)
                 .unwrap_or_default();
@@ -461,7 +461,7 @@ impl Server {
         self.stop.reset();
         let stop = self.stop.clone();
         let result = crate::coro::io::run(async move {
-            crate::engine::http_coro::serve(&listener, ctx, stop, proto).await
+            crate::engine::http::coro::serve(&listener, ctx, stop, proto).await
         });
         match result {
             Ok(Ok(())) => Ok(true),

@@ -1,6 +1,6 @@
 //! `Swoole\Lock` (Swoole 6.2.2's API: `lock($operation, $timeout)`,
 //! `unlock()`, `$errCode`) and the `SWOOLE_MUTEX` / `SWOOLE_RWLOCK` /
-//! `SWOOLE_SPINLOCK` constants, over `engine::shm_lock`. The lock lives in a
+//! `SWOOLE_SPINLOCK` constants, over `engine::shared::shm_lock`. The lock lives in a
 //! shared page mapped at construction, so processes forked afterwards share
 //! it. A mutex whose holder dies is taken over by the next waiter.
 
@@ -11,7 +11,7 @@ use ext_php_rs::exception::PhpResult;
 use ext_php_rs::prelude::*;
 
 use super::exception::swoole_exception;
-use crate::engine::shm_lock::{LockKind, ShmLock};
+use crate::engine::shared::shm_lock::{LockKind, ShmLock};
 
 pub const SWOOLE_RWLOCK: i64 = LockKind::RwLock as i64;
 pub const SWOOLE_MUTEX: i64 = LockKind::Mutex as i64;

@@ -1,7 +1,7 @@
 //! `Swoole\Process`: a child process forked by `start()`, with its pipe
 //! (a socket pair), System V message queue, and the static helpers (`wait`,
 //! `kill`, `signal`, `alarm`, `daemon`, affinity). The plumbing is in
-//! `engine::user_process`; the child runs on a fresh thread (see there).
+//! `engine::proc::user`; the child runs on a fresh thread (see there).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -17,8 +17,8 @@ use ext_php_rs::types::{ZendClassObject, ZendHashTable, ZendObject, Zval};
 use super::boundary::{self, CallError};
 use super::coroutine::{self, Job};
 use super::exception::type_error;
-use crate::engine::user_process::{self as up, Forked, MsgQueue};
-use crate::engine::{event_loop, timer};
+use crate::engine::proc::user::{self as up, Forked, MsgQueue};
+use crate::engine::{rt::event_loop, rt::timer};
 
 extern "C" {
     // ZEND_API const char *zend_get_executed_filename(void);
@@ -666,7 +666,7 @@ impl Process {
         }
         // As Swoole: a Coroutine\Socket over a duplicate of this process's
         // end of the pipe, the same object on every call.
-        match crate::engine::net_socket::NetSocket::import_fd(fd) {
+        match crate::engine::net::socket::NetSocket::import_fd(fd) {
             Ok(n) => {
                 let z = super::socket_coro::Socket::from_net(n).into_zval();
                 *self.zsocket.borrow_mut() = Some(z.shallow_clone());
@@ -929,7 +929,7 @@ pub fn check_for_server(z: &Zval, index: usize) -> PhpResult<i64> {
 /// worker id.
 pub fn install_user_processes(list: Vec<Zval>) {
     if list.is_empty() {
-        crate::engine::process::set_user_processes(None);
+        crate::engine::proc::supervisor::set_user_processes(None);
         return;
     }
     let count = list.len();
@@ -950,10 +950,12 @@ pub fn install_user_processes(list: Vec<Zval>) {
         flush_output(code);
         code
     };
-    crate::engine::process::set_user_processes(Some(crate::engine::process::UserProcesses {
-        count,
-        run: std::rc::Rc::new(run),
-    }));
+    crate::engine::proc::supervisor::set_user_processes(Some(
+        crate::engine::proc::supervisor::UserProcesses {
+            count,
+            run: std::rc::Rc::new(run),
+        },
+    ));
 }
 
 /// `Server::getWorkerStatus()`: busy while it has requests in flight (the
@@ -963,7 +965,7 @@ pub fn worker_status(worker_id: i64) -> Zval {
     let mut out = Zval::new();
     let me = crate::engine::worker::current_worker_id() as i64;
     let id = if worker_id < 0 { me } else { worker_id };
-    if id < 0 || crate::engine::stats::shared().is_none() {
+    if id < 0 || crate::engine::shared::stats::shared().is_none() {
         out.set_bool(false);
         return out;
     }
@@ -971,7 +973,7 @@ pub fn worker_status(worker_id: i64) -> Zval {
         out.set_long(1);
         return out;
     }
-    match crate::engine::stats::workers()
+    match crate::engine::shared::stats::workers()
         .into_iter()
         .find(|w| w.worker_id as i64 == id)
     {

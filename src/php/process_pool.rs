@@ -1,5 +1,5 @@
 //! `Swoole\Process\Pool` and the `SWOOLE_IPC_*` constants: a fixed number
-//! of worker processes supervised by `engine::pool`, each running
+//! of worker processes supervised by `engine::proc::pool`, each running
 //! `workerStart` and, with an IPC mode, handing each message (its Unix
 //! socket, a TCP/Unix connection, or the System V queue) to `message`.
 //! `Swoole\Process\Manager` is plain PHP over this class (`library.php`).
@@ -21,9 +21,9 @@ use super::boundary::{self, CallError};
 use super::coroutine::{self, Job};
 use super::exception::{swoole_exception, type_error};
 use super::process::{flush_output, Process};
-use crate::engine::event_loop;
-use crate::engine::pool::{self, PoolConfig, PoolHooks};
-use crate::engine::user_process::{self as up, MsgQueue};
+use crate::engine::proc::pool::{self, PoolConfig, PoolHooks};
+use crate::engine::proc::user::{self as up, MsgQueue};
+use crate::engine::rt::event_loop;
 
 pub const SWOOLE_IPC_NONE: i64 = 0;
 pub const SWOOLE_IPC_UNIXSOCK: i64 = 1;

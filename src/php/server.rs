@@ -29,8 +29,11 @@ use super::exception::swoole_exception;
 use super::server_port::{Port as PortObj, PortState};
 use super::server_task;
 use super::settings;
-use crate::engine::listener::{Port, PortKind, PortSocket};
-use crate::engine::{conns, ipc, listener, log, process, session, stats, tcp, worker};
+use crate::engine::net::listener::{Port, PortKind, PortSocket};
+use crate::engine::{
+    ipc, log, net::conns, net::listener, net::tcp, proc::supervisor as process, shared::session,
+    shared::stats, worker,
+};
 
 /// Server-level event names (lower-case); `on()` also takes every port
 /// event (`server_port::PORT_EVENTS`), as Swoole forwards those to port 0.
@@ -572,7 +575,7 @@ impl Server {
             return false;
         }
         // The worker's serve loop drains, as after the master's SIGTERM.
-        crate::engine::halt::stop()
+        crate::engine::worker::halt::stop()
     }
 
     pub fn get_master_pid(&self) -> i64 {
@@ -608,7 +611,7 @@ impl Server {
             }
             return z;
         }
-        match crate::engine::stats::workers()
+        match crate::engine::shared::stats::workers()
             .iter()
             .find(|w| i64::from(w.worker_id) == worker_id)
         {

@@ -145,7 +145,7 @@ fn run(id: i64, data: Bytes) -> Bytes {
             | super::boundary::CallError::Fatal(code) = e
             {
                 // PHP cannot go on in this worker (a no-op in the master).
-                crate::engine::halt::poison(code);
+                crate::engine::worker::halt::poison(code);
             }
             php_error(&ErrorType::Warning, "Swoole\\Server: command handler error");
             Bytes::from_static(br#"{"data": "failed to call function", "code": -1}"#)

@@ -15,7 +15,7 @@ use ext_php_rs::prelude::*;
 use ext_php_rs::types::{ZendHashTable, Zval};
 
 use super::settings;
-use crate::engine::listener::PortSocket;
+use crate::engine::net::listener::PortSocket;
 
 /// Events a port takes (lower-case).
 pub const PORT_EVENTS: &[&str] = &[
@@ -168,7 +168,7 @@ impl Port {
     /// (an array, like `$server->connections`; Swoole gives an iterator).
     #[php(getter, name = "connections")]
     pub fn prop_connections(&self) -> Vec<i64> {
-        crate::engine::session::list_port(self.state.borrow().index)
+        crate::engine::shared::session::list_port(self.state.borrow().index)
     }
 
     #[php(getter, name = "setting")]

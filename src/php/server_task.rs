@@ -172,7 +172,7 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
 
 /// Whether this is the server's master process (outside any worker).
 fn in_master() -> bool {
-    crate::engine::process::master_pid() == std::process::id() as i32
+    crate::engine::proc::supervisor::master_pid() == std::process::id() as i32
 }
 
 /// Sends a task result to worker `src` (from a task worker). A task the

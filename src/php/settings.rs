@@ -11,7 +11,7 @@ use ext_php_rs::types::{ArrayKey, ZendHashTable, Zval};
 
 use super::exception::type_error;
 use crate::engine::config::{ControlFrames, PortOptions, ServerConfig, WsOptions};
-use crate::engine::framing::{Framing, LengthType};
+use crate::engine::net::framing::{Framing, LengthType};
 use crate::engine::tls::{CertFiles, TlsSettings};
 
 /// Every option name Swoole 6 accepts on a server or port (lower-case).
@@ -778,7 +778,7 @@ fn metrics_options<'a>(
             .collect();
         b.sort_by(f64::total_cmp);
         b.dedup();
-        b.truncate(crate::engine::stats::MAX_BUCKETS);
+        b.truncate(crate::engine::shared::stats::MAX_BUCKETS);
         c.metrics_buckets = b;
     }
     if on {

@@ -1,5 +1,5 @@
 //! `Swoole\Coroutine\Socket` (alias `Co\Socket`) and
-//! `Swoole\Coroutine\Socket\Exception`, over `engine::net_socket`.
+//! `Swoole\Coroutine\Socket\Exception`, over `engine::net::socket`.
 //!
 //! Every wait is a task on the event loop (`coro::io::run`): one attempt is
 //! made at once, and only if the socket is not ready does the calling
@@ -29,11 +29,11 @@ use super::errors::{
 use super::exception::{error_ce, exception_ce};
 use super::CeRef;
 use crate::coro::{self, Cid};
-use crate::engine::framing::{Framing, LengthType};
-use crate::engine::net_socket::{
+use crate::engine::net::framing::{Framing, LengthType};
+use crate::engine::net::socket::{
     self as ns, addr_parts, literal_addr, recv_from_op, recv_op, Dir, NetSocket, Protocol2,
 };
-use crate::engine::tls_client::{self, Session, TlsOptions};
+use crate::engine::tls::client::{self as tls_client, Session, TlsOptions};
 
 pub const SWOOLE_EVENT_READ: i64 = 512;
 pub const SWOOLE_EVENT_WRITE: i64 = 1024;
@@ -792,8 +792,10 @@ impl Core {
                 Ok(None) => {}
                 Err(ns_err) => {
                     let code = match ns_err {
-                        crate::engine::framing::FrameError::TooLarge(_) => ERR_PACKAGE_TOO_LARGE,
-                        crate::engine::framing::FrameError::BadLength => ERR_PACKAGE_MALFORMED,
+                        crate::engine::net::framing::FrameError::TooLarge(_) => {
+                            ERR_PACKAGE_TOO_LARGE
+                        }
+                        crate::engine::net::framing::FrameError::BadLength => ERR_PACKAGE_MALFORMED,
                     };
                     self.sock.clear_buffer();
                     self.set_err(code);

@@ -13,7 +13,7 @@ use ext_php_rs::types::{ZendHashTable, Zval};
 use super::errors::set_last_error;
 use super::socket_coro::{bytes_zval, false_zval, out_of_coroutine};
 use crate::coro;
-use crate::engine::net_socket;
+use crate::engine::net::socket as net_socket;
 
 /// `SWOOLE_ERROR_DNSLOOKUP_RESOLVE_FAILED`.
 const ERR_DNS_FAILED: i64 = 711;

@@ -1,5 +1,5 @@
 //! `Swoole\Table`: a fixed-size table of typed rows in shared memory, over
-//! `engine::table`. PHP values are converted to plain bytes before a row lock
+//! `engine::shared::table`. PHP values are converted to plain bytes before a row lock
 //! is taken and rows are copied out before PHP values are built, so no PHP
 //! code (a `__toString`, an error handler, a fatal error) ever runs while a
 //! row lock is held.
@@ -18,7 +18,7 @@ use ext_php_rs::prelude::*;
 use ext_php_rs::types::{ZendHashTable, Zval};
 use ext_php_rs::zend::{ce, ClassEntry};
 
-use crate::engine::table::{
+use crate::engine::shared::table::{
     self as et, clip_key, ColumnType, Cursor, IncrError, RowCopy, Schema, Value, KEY_MAX,
 };
 

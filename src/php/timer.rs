@@ -15,7 +15,7 @@ use ext_php_rs::types::{ZendHashTable, Zval};
 
 use super::coroutine::{self, Job};
 use super::exception::type_error;
-use crate::engine::timer::{self, TimerId};
+use crate::engine::rt::timer::{self, TimerId};
 
 struct Entry {
     callable: Zval,

@@ -135,7 +135,9 @@ unsafe fn on_interrupt_body(ex: *mut zend_execute_data) {
         unsafe { p(ex) };
     }
     if pending & watchdog::DEADLINE != 0 {
-        crate::engine::stats::set_exit_reason(crate::engine::stats::ExitReason::RequestTimeout);
+        crate::engine::shared::stats::set_exit_reason(
+            crate::engine::shared::stats::ExitReason::RequestTimeout,
+        );
         let ms = TIMEOUT_MS.load(Ordering::Relaxed);
         let secs = ms.div_ceil(1000);
         let msg = if FROM_INI.load(Ordering::Relaxed) {

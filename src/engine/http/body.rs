@@ -11,7 +11,7 @@ use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
 
-use crate::engine::outflow::Outflow;
+use crate::engine::net::outflow::Outflow;
 
 const FILE_CHUNK: usize = 64 * 1024;
 

@@ -35,12 +35,12 @@ use super::request::HttpRequest;
 use super::response::{simple, Coding, RespContext, Responder};
 use super::static_files;
 use crate::engine::config::Http2Settings;
-use crate::engine::conns::{self, Cmd, Conn, Guard};
-use crate::engine::ctx::WorkerCtx;
 use crate::engine::hooks::Outcome;
-use crate::engine::outflow::Outflow;
-use crate::engine::stats;
+use crate::engine::net::conns::{self, Cmd, Conn, Guard};
+use crate::engine::net::outflow::Outflow;
+use crate::engine::shared::stats;
 use crate::engine::tls::NetStream;
+use crate::engine::worker::ctx::WorkerCtx;
 
 /// Header lines hyper parses into a stack buffer (its `DEFAULT_MAX_HEADERS`).
 const HYPER_HEADERS: usize = 100;
@@ -469,7 +469,7 @@ pub async fn serve(
     let give_back = !h2
         && matches!(stream, NetStream::Plain(_))
         && ctx.cfg.mode == crate::engine::config::Mode::Process
-        && crate::engine::reactor::is_process_mode();
+        && crate::engine::proc::reactor::is_process_mode();
     let raw = std::os::fd::AsRawFd::as_raw_fd(stream.tcp());
     let flags = IoFlags::default();
     flags.set(IoFlags::FLUSHED, true);
@@ -659,13 +659,13 @@ async fn drive_h1<C>(
             finish(&ctx, guard, res);
         }
         (true, Rest::Empty) if give_back => {
-            match crate::engine::session::get(fd) {
+            match crate::engine::shared::session::get(fd) {
                 Some(s) => {
                     // Our descriptors go without a shutdown (the master's
                     // copy keeps the socket open), then the master
                     // re-dispatches it.
-                    crate::engine::held::forget(fd);
-                    let sent = crate::engine::reactor::give_back(s.port_index, s.peer);
+                    crate::engine::proc::held::forget(fd);
+                    let sent = crate::engine::proc::reactor::give_back(s.port_index, s.peer);
                     crate::rlog!(
                         Debug,
                         "draining: connection {fd} from {} handed back to the master ({})",
@@ -884,7 +884,7 @@ async fn handle_inner(
     }
     // Over a unix socket a missing Host is taken, as Swoole takes it (there
     // is no authority to name); on TCP RFC 9112's rule holds.
-    if !check_host(&mut req) && !crate::engine::listener::is_unix_peer(&peer) {
+    if !check_host(&mut req) && !crate::engine::net::listener::is_unix_peer(&peer) {
         return Ok(simple(400, "", true));
     }
     if ctx.cfg.ws.enabled && crate::engine::ws::is_upgrade(&req) {

@@ -6,9 +6,9 @@ use tokio::sync::oneshot;
 
 use super::body::RespBody;
 use super::response::simple;
-use crate::engine::ctx::WorkerCtx;
 use crate::engine::hooks::Hooks;
 use crate::engine::watchdog::Deadline;
+use crate::engine::worker::ctx::WorkerCtx;
 use http::Response;
 
 /// The head, or the answer the deadline or a poisoned worker gives instead.
@@ -62,7 +62,7 @@ pub async fn wait_head(
         }
     }
     drop(deadline);
-    crate::engine::stats::on_request_timeout();
+    crate::engine::shared::stats::on_request_timeout();
     let secs = ctx
         .cfg
         .request_timeout

@@ -14,8 +14,8 @@ use std::rc::Rc;
 
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-use super::super::config::ServerConfig;
-use super::super::stats;
+use crate::engine::config::ServerConfig;
+use crate::engine::shared::stats;
 
 /// This worker's queue limit and its semaphore.
 type WorkerGate = (u32, Rc<Semaphore>);

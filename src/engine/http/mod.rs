@@ -1,5 +1,7 @@
 //! HTTP/1.1 on hyper: one connection task per client inside a worker.
 
+pub mod coro;
+
 pub mod body;
 pub mod conn;
 pub mod deadline;

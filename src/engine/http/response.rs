@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
 
-use crate::engine::outflow::Outflow;
+use crate::engine::net::outflow::Outflow;
 
 use bytes::Bytes;
 use http::header::{HeaderMap, HeaderName, HeaderValue};

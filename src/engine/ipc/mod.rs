@@ -1,0 +1,615 @@
+//! Messages between a server's processes: tasks, their results, and
+//! `send()`/`close()` routed to the worker that owns a connection. This
+//! module moves datagrams and knows no protocol: `engine::worker::inbox` turns what
+//! arrives into hook and `conns` calls.
+//!
+//! Every worker and task worker has an inbox: one `AF_UNIX` `SOCK_DGRAM`
+//! socketpair created by the master before it forks (so every process holds
+//! every write end). A datagram is delivered whole, so messages from many
+//! processes never interleave; since all writers share the one write end
+//! (the reader's peer), the kernel's `max_dgram_qlen` does not apply, only
+//! the send buffer. A payload larger than [`INLINE_MAX`] travels through a
+//! file in `task_tmpdir`, as Swoole's `SW_TASK_TMPFILE` does: the datagram
+//! carries its path and the receiver reads and removes it.
+//!
+//! Sending is synchronous (PHP's `task()` is): with a full inbox the sender
+//! polls for room for up to [`SEND_TIMEOUT`], reading its own inbox
+//! meanwhile (into a queue the loop handles next), so two processes sending
+//! to each other cannot deadlock.
+
+pub mod notice;
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::os::fd::RawFd;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use tokio::io::unix::AsyncFd;
+use tokio::sync::Notify;
+
+/// Payloads above this go through a temporary file.
+pub const INLINE_MAX: usize = 60 * 1024;
+/// How long a sender waits for room in a full inbox.
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+const HEADER: usize = 32;
+/// Set in `flags` by the engine when the payload is a file path.
+const FLAG_TMPFILE: u32 = 1 << 31;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Kind {
+    /// To a task worker: `id` = task id, `src` = sending worker.
+    Task = 1,
+    /// To the worker that sent a task: its result.
+    Finish = 2,
+    /// To the worker that owns connection `id`: write `data`, bytes the
+    /// sender already encoded (raw data, a whole WebSocket frame).
+    Send = 3,
+    /// To the owner of connection `id`: write `data` (a WebSocket close
+    /// frame, or nothing), then close it (`arg` 1 = reset).
+    Close = 4,
+    /// `sendMessage()`: `onPipeMessage` in the destination.
+    Pipe = 5,
+    /// `Server::command()`: `id` = request id, `arg` = command id << 16 |
+    /// the inbox the result goes to, `data` = the JSON-encoded argument.
+    Command = 7,
+    /// The result of `Command` `id`: the handler's string.
+    CommandReply = 8,
+}
+
+impl Kind {
+    fn from_u32(n: u32) -> Option<Kind> {
+        Some(match n {
+            1 => Kind::Task,
+            2 => Kind::Finish,
+            3 => Kind::Send,
+            4 => Kind::Close,
+            5 => Kind::Pipe,
+            7 => Kind::Command,
+            8 => Kind::CommandReply,
+            _ => return None,
+        })
+    }
+}
+
+/// One message. `flags` belongs to the PHP layer (serialised or not, ...).
+#[derive(Debug, Clone)]
+pub struct Msg {
+    pub kind: Kind,
+    pub flags: u32,
+    /// The sending process's worker id.
+    pub src: i32,
+    pub id: i64,
+    pub arg: i64,
+    pub data: Bytes,
+}
+
+/// This process's IPC state. One boxed thread-local: the extension is
+/// dlopen()ed, and glibc's static TLS room for it is small.
+struct State {
+    /// (read end, write end) of every process's inbox, by worker id.
+    ends: Vec<(RawFd, RawFd)>,
+    me: i32,
+    tmpdir: PathBuf,
+    /// Messages read while waiting for something else.
+    pending: VecDeque<Msg>,
+    pending_wake: Rc<Notify>,
+    next_task: i64,
+    rr: usize,
+    tmp_seq: u64,
+    worker_num: usize,
+    task_num: usize,
+    rbuf: Vec<u8>,
+}
+
+thread_local! {
+    static ST: Box<RefCell<Option<Box<State>>>> = Box::new(RefCell::new(None));
+}
+
+fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    ST.with(|s| {
+        let mut s = s.borrow_mut();
+        let st = s.get_or_insert_with(|| {
+            Box::new(State {
+                ends: Vec::new(),
+                me: -1,
+                tmpdir: PathBuf::from("/tmp"),
+                pending: VecDeque::new(),
+                pending_wake: Rc::new(Notify::new()),
+                next_task: 0,
+                rr: 0,
+                tmp_seq: 0,
+                worker_num: 0,
+                task_num: 0,
+                rbuf: vec![0u8; HEADER + INLINE_MAX + 4096],
+            })
+        });
+        f(st)
+    })
+}
+
+fn notify_pending() {
+    with(|s| s.pending_wake.notify_one());
+}
+
+/// In the master, before any fork: one inbox per worker, task worker and
+/// user process (`extra`, `Server::addProcess()`).
+pub fn setup(
+    worker_num: usize,
+    task_worker_num: usize,
+    extra: usize,
+    tmpdir: PathBuf,
+) -> std::io::Result<()> {
+    teardown();
+    let mut ends = Vec::new();
+    // The last inbox is the master's, for the results of its `command()`s.
+    for _ in 0..worker_num + task_worker_num + extra + 1 {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: socketpair fills the two-element array it is given.
+        let rc = unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+                0,
+                fds.as_mut_ptr(),
+            )
+        };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            for (r, w) in ends {
+                close(r);
+                close(w);
+            }
+            return Err(e);
+        }
+        let big: libc::c_int = 4 << 20;
+        // SAFETY: setsockopt/fcntl on descriptors just created, with a live local value.
+        unsafe {
+            libc::setsockopt(
+                fds[1],
+                libc::SOL_SOCKET,
+                libc::SO_SNDBUF,
+                (&raw const big).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            );
+            libc::setsockopt(
+                fds[0],
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUF,
+                (&raw const big).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            );
+            let fl = libc::fcntl(fds[0], libc::F_GETFL);
+            libc::fcntl(fds[0], libc::F_SETFL, fl | libc::O_NONBLOCK);
+        }
+        ends.push((fds[0], fds[1]));
+    }
+    with(|s| {
+        s.ends = ends;
+        s.tmpdir = tmpdir;
+        s.worker_num = worker_num;
+        s.task_num = task_worker_num;
+    });
+    Ok(())
+}
+
+/// In the master after the server stopped: closes every inbox.
+pub fn teardown() {
+    let ends = with(|s| std::mem::take(&mut s.ends));
+    for (r, w) in ends {
+        close(r);
+        close(w);
+    }
+}
+
+/// In a new process: it reads inbox `id`.
+pub fn enter(id: i32) {
+    with(|s| {
+        s.me = id;
+        s.pending.clear();
+        s.next_task = 0;
+        s.rr = id.max(0) as usize;
+    });
+}
+
+pub fn is_set_up() -> bool {
+    with(|s| !s.ends.is_empty())
+}
+
+pub fn worker_num() -> usize {
+    with(|s| s.worker_num)
+}
+
+pub fn task_worker_num() -> usize {
+    with(|s| s.task_num)
+}
+
+fn close(fd: RawFd) {
+    if fd >= 0 {
+        // SAFETY: closes a descriptor this module created.
+        unsafe { libc::close(fd) };
+    }
+}
+
+fn my_rd() -> Option<RawFd> {
+    with(|s| {
+        if s.me < 0 {
+            return None;
+        }
+        s.ends.get(s.me as usize).map(|p| p.0)
+    })
+}
+
+/// A new task id, unique within this worker (Swoole's are too).
+pub fn next_task_id() -> i64 {
+    with(|s| {
+        let v = s.next_task;
+        s.next_task += 1;
+        v
+    })
+}
+
+/// The inbox index of task worker `dst` (-1: the next one, round-robin).
+pub fn task_worker_index(dst: i64) -> Option<usize> {
+    let (w, t) = (worker_num(), task_worker_num());
+    if t == 0 {
+        return None;
+    }
+    if dst >= 0 {
+        return ((dst as usize) < t).then_some(w + dst as usize);
+    }
+    let i = with(|s| {
+        let v = s.rr;
+        s.rr = v.wrapping_add(1);
+        v
+    });
+    Some(w + i % t)
+}
+
+fn encode(m: &Msg, data: &[u8], flags: u32) -> Vec<u8> {
+    let mut b = Vec::with_capacity(HEADER + data.len());
+    b.extend_from_slice(&(m.kind as u32).to_ne_bytes());
+    b.extend_from_slice(&flags.to_ne_bytes());
+    b.extend_from_slice(&m.src.to_ne_bytes());
+    b.extend_from_slice(&0u32.to_ne_bytes());
+    b.extend_from_slice(&m.id.to_ne_bytes());
+    b.extend_from_slice(&m.arg.to_ne_bytes());
+    b.extend_from_slice(data);
+    b
+}
+
+fn decode(b: &[u8]) -> Option<Msg> {
+    if b.len() < HEADER {
+        return None;
+    }
+    let u32_at = |i: usize| u32::from_ne_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let i64_at = |i: usize| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[i..i + 8]);
+        i64::from_ne_bytes(a)
+    };
+    let kind = Kind::from_u32(u32_at(0))?;
+    let flags = u32_at(4);
+    let mut data = Bytes::copy_from_slice(&b[HEADER..]);
+    if flags & FLAG_TMPFILE != 0 {
+        let path = String::from_utf8_lossy(&data).into_owned();
+        data = match std::fs::read(&path) {
+            Ok(v) => Bytes::from(v),
+            Err(e) => {
+                crate::rlog!(Warning, "task payload file {path}: {e}");
+                Bytes::new()
+            }
+        };
+        let _ = std::fs::remove_file(&path);
+    }
+    Some(Msg {
+        kind,
+        flags: flags & !FLAG_TMPFILE,
+        src: u32_at(8) as i32,
+        id: i64_at(16),
+        arg: i64_at(24),
+        data,
+    })
+}
+
+/// Sends `m` to inbox `dst`; `Err` when there is no such inbox, the payload
+/// file cannot be written, or the inbox stayed full for [`SEND_TIMEOUT`].
+pub fn send(dst: usize, mut m: Msg) -> std::io::Result<()> {
+    let Some(wr) = with(|s| s.ends.get(dst).map(|p| p.1)) else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("no process #{dst} to send to"),
+        ));
+    };
+    m.src = with(|s| s.me);
+    let mut flags = m.flags & !FLAG_TMPFILE;
+    let path_bytes;
+    let payload: &[u8] = if m.data.len() > INLINE_MAX {
+        let path = with(|s| {
+            s.tmp_seq += 1;
+            s.tmpdir
+                .join(format!("swoole.task.{}.{}", std::process::id(), s.tmp_seq))
+        });
+        std::fs::write(&path, &m.data)?;
+        flags |= FLAG_TMPFILE;
+        path_bytes = path.to_string_lossy().into_owned().into_bytes();
+        &path_bytes
+    } else {
+        &m.data
+    };
+    let buf = encode(&m, payload, flags);
+    let deadline = Instant::now() + SEND_TIMEOUT;
+    loop {
+        // SAFETY: sends from a live buffer on a descriptor this module owns.
+        let n = unsafe { libc::send(wr, buf.as_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
+        if n >= 0 {
+            if m.kind == Kind::Task {
+                crate::engine::shared::stats::on_task_queued();
+            }
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EAGAIN) | Some(libc::ENOBUFS) => {}
+            _ => return Err(e),
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("process #{dst}'s inbox stayed full"),
+            ));
+        }
+        let rd = my_rd().unwrap_or(-1);
+        let mut fds = [
+            libc::pollfd {
+                fd: wr,
+                events: libc::POLLOUT,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: rd,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        let nfds = if rd >= 0 { 2 } else { 1 };
+        // SAFETY: polls descriptors we own through a live local array.
+        unsafe { libc::poll(fds.as_mut_ptr(), nfds, left.as_millis().min(100) as i32 + 1) };
+        if rd >= 0 && fds[1].revents & libc::POLLIN != 0 {
+            stash_incoming(rd);
+        }
+    }
+}
+
+/// One message from `rd`, if one is queued.
+fn recv_one(rd: RawFd) -> Option<Msg> {
+    with(|s| {
+        let b = &mut s.rbuf;
+        loop {
+            // SAFETY: receives into a live buffer of the given length.
+            let n = unsafe { libc::recv(rd, b.as_mut_ptr().cast(), b.len(), libc::MSG_DONTWAIT) };
+            if n < 0 {
+                if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                    continue;
+                }
+                return None;
+            }
+            return decode(&b[..n as usize]);
+        }
+    })
+}
+
+/// Reads whatever is queued into `PENDING` (the loop handles it next).
+fn stash_incoming(rd: RawFd) {
+    let mut any = false;
+    while let Some(m) = recv_one(rd) {
+        with(|s| s.pending.push_back(m));
+        any = true;
+    }
+    if any {
+        notify_pending();
+    }
+}
+
+/// Blocks (outside any event loop turn) until a message matching `want`
+/// arrives or `timeout` passes; other messages are kept for the loop.
+/// `taskwait()` outside a coroutine uses it.
+pub fn wait_blocking(want: impl Fn(&Msg) -> bool, timeout: Duration) -> Option<Msg> {
+    let take = || {
+        with(|s| {
+            let i = s.pending.iter().position(&want)?;
+            s.pending.remove(i)
+        })
+    };
+    if let Some(m) = take() {
+        return Some(m);
+    }
+    let rd = my_rd()?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        while let Some(m) = recv_one(rd) {
+            if want(&m) {
+                notify_pending();
+                return Some(m);
+            }
+            with(|s| s.pending.push_back(m));
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            notify_pending();
+            return None;
+        }
+        let mut fds = [libc::pollfd {
+            fd: rd,
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        // SAFETY: polls one descriptor we own through a live local array.
+        unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis().min(1000) as i32 + 1) };
+    }
+}
+
+struct Fd(RawFd);
+
+impl std::os::fd::AsRawFd for Fd {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0
+    }
+}
+
+/// What runs a `Server::command()` here: (command id, its JSON argument)
+/// -> the result string (the PHP layer's table of `addCommand()` handlers).
+pub type CommandHandler = Rc<dyn Fn(i64, Bytes) -> Bytes>;
+
+thread_local! {
+    static COMMANDS: Box<RefCell<Option<CommandHandler>>> = Box::new(RefCell::new(None));
+}
+
+/// Installs this process's command handler (inherited by fork with the
+/// rest of the PHP state).
+pub fn set_command_handler(h: Option<CommandHandler>) {
+    COMMANDS.with(|c| *c.borrow_mut() = h);
+}
+
+/// Runs command `cmd` with argument `data` in this process.
+pub fn run_command(cmd: i64, data: Bytes) -> Option<Bytes> {
+    let h = COMMANDS.with(|c| c.borrow().clone())?;
+    Some(h(cmd, data))
+}
+
+/// The master's inbox: only results of its commands arrive there.
+fn master_inbox() -> Option<usize> {
+    with(|s| s.ends.len().checked_sub(1))
+}
+
+/// Sends command `cmd` to process `dst` (a worker or task worker inbox) and
+/// waits up to `timeout` for its result. Blocking, as `taskwait()` outside a
+/// coroutine; from the master as well as from a worker.
+pub fn command(dst: usize, cmd: i64, data: Bytes, timeout: Duration) -> Option<Bytes> {
+    let (me, req) = with(|s| {
+        s.next_task += 1;
+        (s.me, s.next_task | (1 << 40))
+    });
+    let reply_to = if me >= 0 {
+        me as usize
+    } else {
+        master_inbox()?
+    };
+    let m = Msg {
+        kind: Kind::Command,
+        flags: 0,
+        src: 0,
+        id: req,
+        arg: (cmd << 16) | reply_to as i64,
+        data,
+    };
+    if let Err(e) = send(dst, m) {
+        crate::rlog!(Warning, "command to process #{dst}: {e}");
+        return None;
+    }
+    let want = |m: &Msg| m.kind == Kind::CommandReply && m.id == req;
+    if me >= 0 {
+        return wait_blocking(want, timeout).map(|m| m.data);
+    }
+    let rd = with(|s| s.ends.get(reply_to).map(|p| p.0))?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        while let Some(m) = recv_one(rd) {
+            if want(&m) {
+                return Some(m.data);
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        let mut fds = [libc::pollfd {
+            fd: rd,
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        // SAFETY: polls one descriptor we own through a live local array.
+        unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis().min(1000) as i32 + 1) };
+    }
+}
+
+/// What a process does with a message: the worker loop passes its own.
+pub type Dispatch = Rc<dyn Fn(Msg)>;
+
+/// Reads this process's inbox and hands every message to `dispatch`, until
+/// the process ends (the task is dropped with the runtime).
+pub async fn inbox_loop(dispatch: Dispatch) {
+    let Some(rd) = my_rd() else { return };
+    // SAFETY: the inbox descriptor stays open for the life of the process
+    // (only the master's `teardown` closes inboxes, after every child left).
+    let afd = match unsafe { AsyncFd::register(Fd(rd)) } {
+        Ok(a) => a,
+        Err(e) => {
+            crate::rlog!(Error, "cannot watch the IPC inbox: {e}");
+            return;
+        }
+    };
+    let wake = with(|s| s.pending_wake.clone());
+    loop {
+        while let Some(m) = with(|s| s.pending.pop_front()) {
+            dispatch(m);
+        }
+        tokio::select! {
+            r = afd.readable() => {
+                let Ok(mut guard) = r else { return };
+                guard.clear_ready();
+                while let Some(m) = recv_one(rd) {
+                    with(|s| s.pending.push_back(m));
+                }
+            }
+            _ = wake.notified() => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roundtrip_inline_and_file() {
+        setup(2, 1, 0, std::env::temp_dir()).expect("setup");
+        enter(0);
+        let small = Msg {
+            kind: Kind::Task,
+            flags: 2,
+            src: 0,
+            id: 7,
+            arg: 0,
+            data: Bytes::from_static(b"hello"),
+        };
+        send(0, small).expect("send small");
+        let big: Vec<u8> = (0..3 * 1024 * 1024).map(|i| (i % 251) as u8).collect();
+        let m = Msg {
+            kind: Kind::Finish,
+            flags: 0,
+            src: 0,
+            id: 8,
+            arg: 0,
+            data: Bytes::from(big.clone()),
+        };
+        send(0, m).expect("send big");
+        // Waiting for the second keeps the first for the loop.
+        let got = wait_blocking(|m| m.id == 8, Duration::from_secs(2)).expect("big");
+        assert_eq!(got.kind, Kind::Finish);
+        assert_eq!(got.data.len(), big.len());
+        assert!(got.data[..] == big[..]);
+        let first = wait_blocking(|m| m.id == 7, Duration::from_millis(10)).expect("kept");
+        assert_eq!(&first.data[..], b"hello");
+        assert_eq!(first.flags, 2);
+        assert!(wait_blocking(|_| true, Duration::from_millis(20)).is_none());
+        assert_eq!(task_worker_index(0), Some(2));
+        assert_eq!(task_worker_index(5), None);
+        teardown();
+    }
+}

@@ -1,0 +1,469 @@
+//! One registry per worker of its open connections: raw TCP streams, HTTP
+//! connections and WebSocket connections (over TCP or TLS alike), by
+//! connection id. It is the one path bytes and closes take to a connection
+//! (`send`, `push`, `close`), the one place `exists`, `pause`/`resume`,
+//! `protect` and the heartbeat look, and its [`Guard`] ends every
+//! connection's life the same way.
+//!
+//! A connection's task owns its socket and reads [`Cmd`]s from its queue in
+//! order (so `send()` then `close()` writes every byte before the FIN). The
+//! caller encodes: a WebSocket push arrives as a whole frame, a WebSocket
+//! close as its close frame, so the owner only writes (swoole-src's
+//! `Factory::finish`). A command for a connection another worker owns goes
+//! there over IPC as one `Send` or `Close` message carrying those bytes;
+//! `engine::worker::inbox` hands it back to this module in the owner.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::engine::ipc;
+use crate::engine::net::outflow::{Limits, Outflow};
+use crate::engine::shared::session;
+use crate::engine::worker::ctx::WorkerCtx;
+
+/// What speaks on a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `Swoole\Server`'s `receive`/`send` (tcp.rs).
+    Stream,
+    /// hyper's HTTP/1 or HTTP/2 (http/conn.rs): no raw sends.
+    Http,
+    /// A WebSocket connection after its upgrade (ws.rs).
+    WebSocket,
+}
+
+/// What a connection's task is asked to do, in order.
+#[derive(Debug)]
+pub enum Cmd {
+    /// Write these bytes as they are (raw data, or a WebSocket frame).
+    Data(Bytes),
+    /// Write `last` (a WebSocket close frame, or nothing), then close;
+    /// `reset`: at once, with an RST (raw TCP).
+    Close { reset: bool, last: Bytes },
+    /// Stop reading (raw TCP).
+    Pause,
+    /// Read again.
+    Resume,
+}
+
+/// When data last moved on a connection, in milliseconds since a process
+/// base instant. `Send` (an atomic behind an `Arc`): hyper's upgrade hands
+/// the HTTP socket, which updates it, over as a `Send` box. On tokio's
+/// clock, so tests can pause and advance it.
+#[derive(Clone, Debug)]
+pub struct Activity(Arc<AtomicU64>);
+
+impl Activity {
+    fn base() -> Instant {
+        static BASE: OnceLock<Instant> = OnceLock::new();
+        *BASE.get_or_init(Instant::now)
+    }
+
+    pub fn new() -> Self {
+        let a = Activity(Arc::new(AtomicU64::new(0)));
+        a.set();
+        a
+    }
+
+    /// Data moved now.
+    pub fn set(&self) {
+        let ms = Self::base().elapsed().as_millis() as u64;
+        self.0.store(ms, Ordering::Relaxed);
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        let now = Self::base().elapsed().as_millis() as u64;
+        Duration::from_millis(now.saturating_sub(self.0.load(Ordering::Relaxed)))
+    }
+}
+
+impl Default for Activity {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One open connection of this worker.
+#[derive(Debug)]
+pub struct Conn {
+    fd: i64,
+    kind: Kind,
+    /// The task's command queue; it closes when the task stops reading.
+    tx: mpsc::UnboundedSender<Cmd>,
+    /// Bytes queued and not yet written (`socket_buffer_size`).
+    flow: Rc<Outflow>,
+    port: usize,
+    last: Activity,
+    /// Requests being answered (HTTP): the heartbeat leaves it alone.
+    busy: Cell<usize>,
+    /// `protect()`: the heartbeat leaves it alone.
+    protected: Cell<bool>,
+    /// `close()` was asked: nothing more is written (HTTP: the response in
+    /// progress is dropped).
+    closing: Cell<bool>,
+    /// WebSocket: permessage-deflate was negotiated (pushes compress).
+    compress: Cell<bool>,
+}
+
+impl Conn {
+    pub fn fd(&self) -> i64 {
+        self.fd
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    pub fn flow(&self) -> &Rc<Outflow> {
+        &self.flow
+    }
+
+    pub fn port(&self) -> usize {
+        self.port
+    }
+
+    /// The activity clock (HTTP: the socket wrapper sets it on every read).
+    pub fn activity(&self) -> &Activity {
+        &self.last
+    }
+
+    /// Data arrived now (the heartbeat and `last_time` see it).
+    pub fn touch(&self) {
+        self.last.set();
+        session::touch(self.fd);
+    }
+
+    /// A request starts being answered (paired with [`Self::end_request`]).
+    pub fn begin_request(&self) {
+        self.busy.set(self.busy.get() + 1);
+    }
+
+    pub fn end_request(&self) {
+        self.busy.set(self.busy.get().saturating_sub(1));
+    }
+
+    pub fn is_closing(&self) -> bool {
+        self.closing.get()
+    }
+
+    pub fn set_compress(&self, on: bool) {
+        self.compress.set(on);
+    }
+
+    pub fn compress(&self) -> bool {
+        self.compress.get()
+    }
+
+    /// Queues `data` unless the connection is closed (false) or its output
+    /// buffer is full (`Err`).
+    fn queue_bounded(&self, data: Bytes) -> Result<bool, Rc<Outflow>> {
+        if self.flow.is_closed() {
+            return Ok(false);
+        }
+        if !self.flow.has_room() {
+            return Err(self.flow.clone());
+        }
+        let n = data.len();
+        let ok = self.tx.send(Cmd::Data(data)).is_ok();
+        if ok {
+            self.flow.add(n);
+        }
+        Ok(ok)
+    }
+
+    fn close(&self, reset: bool, last: Bytes) -> bool {
+        self.closing.set(true);
+        self.tx.send(Cmd::Close { reset, last }).is_ok()
+    }
+}
+
+type Table = HashMap<i64, Rc<Conn>>;
+
+thread_local! {
+    /// Boxed: the dlopen()ed extension has little static TLS room.
+    static REG: Box<RefCell<Option<Box<Table>>>> = Box::new(RefCell::new(None));
+}
+
+fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
+    REG.with(|t| f(t.borrow_mut().get_or_insert_with(Default::default)))
+}
+
+/// Local connection `fd`.
+pub fn get(fd: i64) -> Option<Rc<Conn>> {
+    with(|t| t.get(&fd).cloned())
+}
+
+/// Enters connection `fd` (its session slot already open) in the registry
+/// and in the worker's drain count. The connection's task keeps the
+/// [`Guard`] for its whole life and reads the receiver. An entry already
+/// under `fd` (the HTTP connection a WebSocket upgrade takes over) comes
+/// back when the guard drops, unless [`Guard::own_session`] was called.
+pub fn register(
+    fd: i64,
+    kind: Kind,
+    port: usize,
+    ctx: &Rc<WorkerCtx>,
+) -> (Guard, mpsc::UnboundedReceiver<Cmd>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let conn = Rc::new(Conn {
+        fd,
+        kind,
+        tx,
+        flow: Outflow::new(fd, Limits::from_config(&ctx.cfg)),
+        port,
+        last: Activity::new(),
+        busy: Cell::new(0),
+        protected: Cell::new(false),
+        closing: Cell::new(false),
+        compress: Cell::new(false),
+    });
+    let replaced = with(|t| t.insert(fd, conn.clone()));
+    ctx.conn_opened();
+    let guard = Guard {
+        conn,
+        ctx: ctx.clone(),
+        free_session: Cell::new(replaced.is_none()),
+        replaced: RefCell::new(replaced),
+    };
+    (guard, rx)
+}
+
+/// Ends a connection's life when it drops, however its task ends (a panic
+/// too, as mini-redis's `_shutdown_complete` sender does): the output
+/// buffer's waiters give up, the entry leaves the registry, the session
+/// slot is freed (other workers stop seeing the connection in
+/// `getClientList()`/`exists()`), and the drain count goes down, waking a
+/// draining worker at zero instead of leaving it to `max_wait_time`.
+pub struct Guard {
+    conn: Rc<Conn>,
+    ctx: Rc<WorkerCtx>,
+    /// False when the id lives on elsewhere (an HTTP connection that
+    /// became a WebSocket one; the HTTP connection of an upgrade that did
+    /// not happen).
+    free_session: Cell<bool>,
+    /// The entry this one replaced under the same id, put back on drop.
+    replaced: RefCell<Option<Rc<Conn>>>,
+}
+
+impl Guard {
+    pub fn conn(&self) -> &Rc<Conn> {
+        &self.conn
+    }
+
+    /// Leaves the registry now (`exists()` is false from here; sends fail).
+    /// Only this guard's own entry: a newer one under the id stays.
+    pub fn unregister(&self) {
+        let fd = self.conn.fd;
+        with(|t| {
+            if t.get(&fd).is_some_and(|c| Rc::ptr_eq(c, &self.conn)) {
+                t.remove(&fd);
+            }
+        });
+    }
+
+    /// The session slot outlives this guard (another task owns the id now).
+    pub fn keep_session(&self) {
+        self.free_session.set(false);
+    }
+
+    /// This entry owns the id for good (a WebSocket upgrade went through):
+    /// its drop frees the session slot, the replaced entry stays gone.
+    pub fn own_session(&self) {
+        self.free_session.set(true);
+        self.replaced.borrow_mut().take();
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.conn.closing.set(true);
+        self.conn.flow.close();
+        self.unregister();
+        if let Some(prev) = self.replaced.borrow_mut().take() {
+            with(|t| {
+                t.entry(prev.fd).or_insert(prev);
+            });
+        }
+        if self.free_session.get() {
+            crate::engine::proc::held::end_session(self.conn.fd);
+        }
+        self.ctx.conn_closed();
+    }
+}
+
+/// Queues `data` on connection `fd` (here or in its owner worker). False
+/// when no such connection exists, it is an HTTP one, or a local
+/// connection's output buffer is full: the bytes are dropped with Swoole's
+/// overflow warning (what the owner does with a send routed to it).
+pub fn send(fd: i64, data: Bytes) -> bool {
+    match send_bounded(fd, data) {
+        Ok(ok) => ok,
+        Err(_) => {
+            crate::rlog!(
+                Warning,
+                "Server::send_to_connection() (ERRNO 1009): connection#{fd} output buffer overflow"
+            );
+            false
+        }
+    }
+}
+
+/// `send`, refused with `Err(outflow)` when the local connection's output
+/// buffer is full (the caller may wait for room and send again). A send to
+/// another worker's connection is bounded by that owner.
+pub fn send_bounded(fd: i64, data: Bytes) -> Result<bool, Rc<Outflow>> {
+    match get(fd) {
+        Some(c) if c.kind == Kind::Http => Ok(false),
+        Some(c) => c.queue_bounded(data),
+        None => Ok(route(fd, ipc::Kind::Send, 0, data)),
+    }
+}
+
+/// [`send_bounded`] of a whole WebSocket frame the caller encoded: false
+/// for a local connection that is not a WebSocket one. Whether a remote
+/// `fd` is one is the caller's to check (its session slot says).
+pub fn push_bounded(fd: i64, frame: Bytes) -> Result<bool, Rc<Outflow>> {
+    match get(fd) {
+        Some(c) if c.kind == Kind::WebSocket => c.queue_bounded(frame),
+        Some(_) => Ok(false),
+        None => Ok(route(fd, ipc::Kind::Send, 0, frame)),
+    }
+}
+
+/// Closes `fd` after what was queued on it (`reset`: at once, with an RST;
+/// an HTTP connection is dropped at once, its response in progress lost).
+pub fn close(fd: i64, reset: bool) -> bool {
+    close_after(fd, reset, Bytes::new())
+}
+
+/// [`close`], writing `last` first (a WebSocket close frame).
+pub fn close_after(fd: i64, reset: bool, last: Bytes) -> bool {
+    match get(fd) {
+        Some(c) => c.close(reset, last),
+        None => route(fd, ipc::Kind::Close, reset as i64, last),
+    }
+}
+
+/// A command for a connection another worker owns ("ours" by the session
+/// table but not in the registry means it is closing: false).
+fn route(fd: i64, kind: ipc::Kind, arg: i64, data: Bytes) -> bool {
+    session::get(fd).is_some_and(|s| to_owner(s.worker, kind, fd, arg, data))
+}
+
+/// Hands a `Send` or `Close` for connection `fd` to worker `owner`. False
+/// when the owner is this process or unknown, or the send failed (logged).
+fn to_owner(owner: i32, kind: ipc::Kind, fd: i64, arg: i64, data: Bytes) -> bool {
+    if owner < 0 || owner == crate::engine::worker::ctx::current_worker_id() {
+        return false;
+    }
+    let m = ipc::Msg {
+        kind,
+        flags: 0,
+        src: 0,
+        id: fd,
+        arg,
+        data,
+    };
+    match ipc::send(owner as usize, m) {
+        Ok(()) => true,
+        Err(e) => {
+            crate::rlog!(
+                Warning,
+                "{kind:?} to connection {fd} via worker#{owner}: {e}"
+            );
+            false
+        }
+    }
+}
+
+/// True while `fd` is open (in any worker).
+pub fn exists(fd: i64) -> bool {
+    get(fd).is_some() || session::get(fd).is_some()
+}
+
+/// The port a local connection came in on.
+pub fn port_of(fd: i64) -> Option<usize> {
+    get(fd).map(|c| c.port)
+}
+
+/// `pause()`/`resume()`: stop or restart reading from a local raw TCP
+/// connection.
+pub fn set_paused(fd: i64, paused: bool) -> bool {
+    match get(fd) {
+        Some(c) if c.kind == Kind::Stream => {
+            c.tx.send(if paused { Cmd::Pause } else { Cmd::Resume })
+                .is_ok()
+        }
+        _ => false,
+    }
+}
+
+/// `protect()`: the heartbeat leaves this local connection alone.
+pub fn protect(fd: i64, on: bool) -> bool {
+    match get(fd) {
+        Some(c) => {
+            c.protected.set(on);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Connections of this worker silent for `idle` or longer (not protected,
+/// no request being answered), ascending; closed when `close_them` (a
+/// WebSocket one without a close frame). `$server->heartbeat()` and the
+/// sweeper.
+pub fn idle_connections(idle: Duration, close_them: bool) -> Vec<i64> {
+    let idle_ones: Vec<Rc<Conn>> = with(|t| {
+        t.values()
+            .filter(|c| !c.protected.get() && c.busy.get() == 0 && c.last.elapsed() >= idle)
+            .cloned()
+            .collect()
+    });
+    let mut fds = Vec::with_capacity(idle_ones.len());
+    for c in idle_ones {
+        if close_them {
+            c.close(false, Bytes::new());
+        }
+        fds.push(c.fd);
+    }
+    fds.sort_unstable();
+    fds
+}
+
+/// The heartbeat: every `interval` (`heartbeat_check_interval`), closes the
+/// connections silent for `idle` (`heartbeat_idle_time`). One per worker.
+pub async fn sweeper(interval: Duration, idle: Duration) {
+    let mut tick = tokio::time::interval(interval);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.reset();
+    loop {
+        tick.tick().await;
+        for fd in idle_connections(idle, true) {
+            crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
+        }
+    }
+}
+
+/// Test-only faults (`--features fault-inject`, never in a release users
+/// get): a raw TCP connection whose data starts with [`PANIC`] makes its
+/// task panic, so a test can see what the [`Guard`] cleans up.
+#[cfg(feature = "fault-inject")]
+pub mod fault {
+    pub const PANIC: &[u8] = b"\0rswoole-fault-inject:panic\0";
+
+    /// Panics when `data` asks for it.
+    pub fn check(data: &[u8]) {
+        if data.starts_with(PANIC) {
+            panic!("fault-inject: connection task panics");
+        }
+    }
+}
