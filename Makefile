@@ -98,7 +98,7 @@ test-php: build
 tls-check: build
 	bash tools/tls-check.sh $(SO)
 
-test: build lint test-engine tls-check stubs-check signatures-check test-php
+test: build lint engine-deps test-engine tls-check stubs-check signatures-check test-php
 
 install: build
 	install -m 0755 $(SO) "$$(php-config --extension-dir)/rswoole.so"
