@@ -439,19 +439,30 @@ pub fn wait_blocking(want: impl Fn(&Msg) -> bool, timeout: Duration) -> Option<M
             }
             with(|s| s.pending.push_back(m));
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
+        if !wait_readable(rd, deadline) {
             notify_pending();
             return None;
         }
-        let mut fds = [libc::pollfd {
-            fd: rd,
-            events: libc::POLLIN,
-            revents: 0,
-        }];
-        // SAFETY: polls one descriptor we own through a live local array.
-        unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis().min(1000) as i32 + 1) };
     }
+}
+
+/// Sleeps until `rd` is readable or `deadline` (false: the deadline has
+/// passed), at most a second at a time.
+fn wait_readable(rd: RawFd, deadline: Instant) -> bool {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return false;
+    }
+    // SAFETY: `rd` is an inbox of this process, open for its whole life
+    // (only the master's `teardown` closes inboxes, after every child left).
+    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(rd) };
+    let ms = (left.as_millis().min(1000) as u16).saturating_add(1);
+    let _ = poll(
+        &mut [PollFd::new(fd, PollFlags::POLLIN)],
+        PollTimeout::from(ms),
+    );
+    true
 }
 
 struct Fd(RawFd);
@@ -524,17 +535,9 @@ pub fn command(dst: usize, cmd: i64, data: Bytes, timeout: Duration) -> Option<B
                 return Some(m.data);
             }
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
+        if !wait_readable(rd, deadline) {
             return None;
         }
-        let mut fds = [libc::pollfd {
-            fd: rd,
-            events: libc::POLLIN,
-            revents: 0,
-        }];
-        // SAFETY: polls one descriptor we own through a live local array.
-        unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis().min(1000) as i32 + 1) };
     }
 }
 
