@@ -66,8 +66,9 @@ static STDIO_ON: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     /// The fds a hooked op has waited on (registered with the loop): their
-    /// registration goes before PHP closes them.
-    static WAITED: RefCell<HashSet<c_int>> = RefCell::new(HashSet::new());
+    /// registration goes before PHP closes them. Boxed: the dlopen()ed
+    /// extension has little static TLS room (tools/tls-check.sh).
+    static WAITED: Box<RefCell<HashSet<c_int>>> = Box::new(RefCell::new(HashSet::new()));
 }
 
 fn orig() -> Option<&'static php_stream_ops> {
