@@ -33,6 +33,8 @@ use super::errors::{
 use super::exception::{error_ce, exception_ce};
 use super::http_request::bytes_zval;
 use super::websocket_frame::{CloseFrame, Frame};
+use super::zval::false_zval;
+use super::zval::string_bytes as zval_bytes;
 use super::CeRef;
 use crate::coro::{self, Cid};
 use crate::engine::client::http::{
@@ -112,32 +114,6 @@ fn null() -> Zval {
 
 fn string_zval(s: &str) -> Zval {
     bytes_zval(s.as_bytes())
-}
-
-fn false_zval() -> Zval {
-    let mut z = Zval::new();
-    z.set_bool(false);
-    z
-}
-
-/// A scalar as bytes (PHP's string conversion), None for arrays/objects.
-fn zval_bytes(z: &Zval) -> Option<Vec<u8>> {
-    if let Some(s) = z.zend_str() {
-        return Some(s.as_bytes().to_vec());
-    }
-    if let Some(l) = z.long() {
-        return Some(l.to_string().into_bytes());
-    }
-    if let Some(d) = z.double() {
-        return Some(d.to_string().into_bytes());
-    }
-    if let Some(b) = z.bool() {
-        return Some(if b { b"1".to_vec() } else { Vec::new() });
-    }
-    if z.is_null() {
-        return Some(Vec::new());
-    }
-    None
 }
 
 fn zval_f64(z: &Zval) -> f64 {

@@ -15,7 +15,7 @@ use bytes::Bytes;
 use ext_php_rs::convert::IntoZval;
 use ext_php_rs::ffi;
 use ext_php_rs::prelude::*;
-use ext_php_rs::types::{ZendClassObject, ZendHashTable, ZendStr, Zval};
+use ext_php_rs::types::{ZendClassObject, ZendHashTable, Zval};
 
 use crate::engine::http::form;
 
@@ -23,6 +23,7 @@ extern "C" {
     // PHPAPI void php_register_variable_ex(const char *var, zval *val, zval *track_vars_array);
     fn php_register_variable_ex(var: *const std::ffi::c_char, val: *mut Zval, track: *mut Zval);
 }
+pub use super::zval::bytes_zval;
 use crate::engine::http::HttpRequest;
 
 /// What the request needs of the server settings.
@@ -70,12 +71,6 @@ pub struct Request {
 struct Created {
     parser: crate::engine::http::parse::RequestParser,
     data: Vec<u8>,
-}
-
-pub fn bytes_zval(b: &[u8]) -> Zval {
-    let mut z = Zval::new();
-    z.set_zend_string(ZendStr::new(b, false));
-    z
 }
 
 fn array_zval(ht: ext_php_rs::boxed::ZBox<ZendHashTable>) -> Zval {

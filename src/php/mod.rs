@@ -54,6 +54,7 @@ pub mod waitgroup;
 pub mod watchdog;
 pub mod websocket_frame;
 pub mod websocket_server;
+pub mod zval;
 
 use std::ffi::CString;
 use std::sync::atomic::{AtomicPtr, Ordering};

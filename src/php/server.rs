@@ -29,6 +29,8 @@ use super::exception::swoole_exception;
 use super::server_port::{Port as PortObj, PortState};
 use super::server_task;
 use super::settings;
+use super::zval::false_zval;
+use super::zval::scalar_bytes as zval_bytes;
 use crate::engine::net::listener::{Port, PortKind, PortSocket};
 use crate::engine::{
     ipc, log, net::conns, net::listener, net::tcp, proc::supervisor as process, shared::session,
@@ -1121,12 +1123,6 @@ fn file_slice(path: &str, offset: i64, length: i64) -> Result<Bytes, String> {
     Ok(Bytes::from(buf))
 }
 
-fn false_zval() -> Zval {
-    let mut z = Zval::new();
-    z.set_bool(false);
-    z
-}
-
 fn multi(tasks: &ZendHashTable, timeout: f64, false_for_missing: bool) -> Zval {
     let keys: Vec<ext_php_rs::types::ArrayKey> = tasks.iter().map(|(k, _)| k).collect();
     let vals: Vec<&Zval> = tasks.iter().map(|(_, v)| v).collect();
@@ -1146,20 +1142,6 @@ fn multi(tasks: &ZendHashTable, timeout: f64, false_for_missing: bool) -> Zval {
     let mut z = Zval::new();
     z.set_hashtable(ht);
     z
-}
-
-/// A PHP string (or scalar) as bytes.
-fn zval_bytes(z: &Zval) -> Option<Bytes> {
-    if let Some(s) = z.zend_str() {
-        return Some(Bytes::copy_from_slice(s.as_bytes()));
-    }
-    if let Some(n) = z.long() {
-        return Some(Bytes::from(n.to_string()));
-    }
-    if let Some(f) = z.double() {
-        return Some(Bytes::from(f.to_string()));
-    }
-    None
 }
 
 fn client_info(fd: i64) -> Zval {

@@ -12,6 +12,7 @@ use ext_php_rs::flags::ErrorType;
 use ext_php_rs::types::{ZendCallable, ZendObject, Zval};
 
 use super::constants::{SWOOLE_BASE, SWOOLE_PROCESS};
+use super::zval::false_zval;
 use crate::engine::{ipc, worker};
 
 /// Per-thread state of this file, one thread-local for all (static TLS is
@@ -157,12 +158,6 @@ fn fail(code: i64, msg: &str) -> Zval {
     crate::rlog!(Notice, "{msg}");
     super::errors::set_last_error(code);
     false_zval()
-}
-
-fn false_zval() -> Zval {
-    let mut z = Zval::new();
-    z.set_bool(false);
-    z
 }
 
 /// `Server::command($name, $process_id, $process_type, $data, $json_decode)`.

@@ -27,6 +27,8 @@ use super::errors::{
     SWOOLE_ERROR_CO_OUT_OF_COROUTINE,
 };
 use super::exception::{error_ce, exception_ce};
+pub use super::zval::bytes_zval;
+pub use super::zval::false_zval;
 use super::CeRef;
 use crate::coro::{self, Cid};
 use crate::engine::net::framing::{Framing, LengthType};
@@ -383,18 +385,6 @@ fn set_ip_option(c: &Core, level: i32, name: i32, v: &Zval) -> Option<bool> {
         _ => return None,
     };
     Some(done(ns::setsockopt_int(fd, level, name, int)))
-}
-
-pub fn false_zval() -> Zval {
-    let mut z = Zval::new();
-    z.set_bool(false);
-    z
-}
-
-pub fn bytes_zval(b: &[u8]) -> Zval {
-    let mut z = Zval::new();
-    z.set_binary(b.to_vec());
-    z
 }
 
 /// `Swoole\Error` with Swoole's text for a call outside any coroutine.

@@ -11,6 +11,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use super::zval::false_zval;
 use ext_php_rs::class::RegisteredClass;
 use ext_php_rs::error::php_error;
 use ext_php_rs::flags::ErrorType;
@@ -102,12 +103,6 @@ fn value_zval(v: Value<'_>) -> Zval {
 fn null_zval() -> Zval {
     let mut z = Zval::new();
     z.set_null();
-    z
-}
-
-fn false_zval() -> Zval {
-    let mut z = Zval::new();
-    z.set_bool(false);
     z
 }
 
