@@ -338,12 +338,28 @@ impl AsyncWrite for Rewind {
 struct Kill {
     conn: Rc<Conn>,
     rx: RefCell<mpsc::UnboundedReceiver<Cmd>>,
+    /// The queue has this task's waker: until a close is asked (which
+    /// sets `conn.is_closing()` before it sends), polling it again would
+    /// only register the same waker again, on every wake-up of the task.
+    armed: Cell<bool>,
 }
 
 impl Kill {
     /// Resolves at the next command (a close).
     async fn notified(&self) {
-        std::future::poll_fn(|cx| self.rx.borrow_mut().poll_recv(cx).map(|_| ())).await
+        std::future::poll_fn(|cx| {
+            if self.armed.get() && !self.conn.is_closing() {
+                return std::task::Poll::Pending;
+            }
+            match self.rx.borrow_mut().poll_recv(cx) {
+                std::task::Poll::Ready(_) => std::task::Poll::Ready(()),
+                std::task::Poll::Pending => {
+                    self.armed.set(true);
+                    std::task::Poll::Pending
+                }
+            }
+        })
+        .await
     }
 
     /// A close was asked: a request being answered writes nothing.
@@ -445,6 +461,7 @@ pub async fn serve(
     let kill = Rc::new(Kill {
         conn: entry.clone(),
         rx: RefCell::new(rx),
+        armed: Cell::new(false),
     });
     let flow = entry.flow().clone();
     let local = stream.local_addr().ok();
