@@ -63,22 +63,9 @@ impl Response {
     }
 }
 
-/// A response context with nothing negotiated: no keep-alive, no
-/// compression, no output bound.
-fn bare_context() -> RespContext {
-    RespContext {
-        is_head: false,
-        keep_alive: false,
-        coding: None,
-        compression: None,
-        outflow: None,
-        compression_types: None,
-    }
-}
-
 /// A responder that refuses every call (what a detached object keeps).
 fn spent_responder() -> Responder {
-    let (r, _head) = Responder::new(bare_context());
+    let (r, _head) = Responder::new(RespContext::plain(false));
     r.fail(500);
     r
 }
@@ -295,7 +282,7 @@ impl Response {
                 return out;
             }
             let fd = i64::from(sock.fd());
-            let (r, head) = Responder::new(bare_context());
+            let (r, head) = Responder::new(RespContext::plain(false));
             crate::engine::rt::event_loop::spawn(async move {
                 if let Ok(resp) = head.await {
                     if let Ok(bytes) = held::http1_bytes(resp, false).await {
@@ -326,7 +313,7 @@ impl Response {
             // A raw TCP connection of this worker (`onReceive`): the
             // response goes out through `send()`; the connection stays open
             // (as Swoole's).
-            let (r, head) = Responder::new(bare_context());
+            let (r, head) = Responder::new(RespContext::plain(false));
             crate::engine::rt::event_loop::spawn(async move {
                 if let Ok(resp) = head.await {
                     if let Ok(bytes) = held::http1_bytes(resp, false).await {

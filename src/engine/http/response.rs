@@ -217,6 +217,21 @@ pub struct RespContext {
     pub outflow: Option<Rc<Outflow>>,
 }
 
+impl RespContext {
+    /// Nothing negotiated: a plain GET, no compression, no output bound
+    /// (the WebSocket handshake's answer, a detached or created response).
+    pub fn plain(keep_alive: bool) -> Self {
+        RespContext {
+            is_head: false,
+            keep_alive,
+            coding: None,
+            compression: None,
+            compression_types: None,
+            outflow: None,
+        }
+    }
+}
+
 /// Bits of `State::defaults_set`: which default headers the script set
 /// itself, so `build` adds the others without looking them up.
 const SET_SERVER: u8 = 1;

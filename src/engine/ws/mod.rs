@@ -239,14 +239,7 @@ pub async fn upgrade<B>(
     let (guard, rx) = conns::register(fd, conns::Kind::WebSocket, port, &ctx);
     let (mut r, open_request) = if custom {
         session::set_ws_status(fd, STATUS_HANDSHAKE);
-        let (responder, head_rx) = Responder::new(RespContext {
-            is_head: false,
-            keep_alive: true,
-            coding: None,
-            compression: None,
-            compression_types: None,
-            outflow: None,
-        });
+        let (responder, head_rx) = Responder::new(RespContext::plain(true));
         if let Outcome::Fatal(code) = ctx.hooks.on_ws_handshake(request, responder) {
             ctx.poison(code);
         }
@@ -349,14 +342,7 @@ async fn before_handshake_response(
     request: &HttpRequest,
 ) -> Response<RespBody> {
     let ours = default_response(key, offered, ctx);
-    let (responder, head_rx) = Responder::new(RespContext {
-        is_head: false,
-        keep_alive: true,
-        coding: None,
-        compression: None,
-        compression_types: None,
-        outflow: None,
-    });
+    let (responder, head_rx) = Responder::new(RespContext::plain(true));
     let _ = responder.status(101, None);
     for (name, value) in ours.headers() {
         let _ = responder.header(name.as_str(), value.as_bytes(), false);
