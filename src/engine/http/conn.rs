@@ -17,7 +17,7 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{header, Request, Response, Version};
@@ -123,9 +123,11 @@ impl<F: std::future::Future + 'static> hyper::rt::Executor<F> for LocalExec {
 const DRAIN_IDLE_GRACE: Duration = Duration::from_secs(1);
 
 /// The client socket, counting bytes for `stats()` and noting when data
-/// last moved (for the heartbeat).
+/// last moved (for the heartbeat). Field 3 holds bytes already read from
+/// the socket and not yet served (left by the fast path, or by hyper when
+/// a drained connection's next request had begun): they are read first.
 /// (`Send`, because hyper's upgrade hands the socket over as a `Send` box.)
-struct Counted(NetStream, conns::Activity, IoFlags);
+pub(super) struct Counted(NetStream, conns::Activity, IoFlags, Bytes);
 
 /// What the hand-back of an idle connection (`drive_h1`) needs to know of
 /// the socket: whether hyper's write buffer is empty, and that hyper's
@@ -204,12 +206,31 @@ impl IoFlags {
     }
 }
 
+impl Counted {
+    /// Clear-text TCP (the fast path does not serve TLS).
+    pub(super) fn is_plain(&self) -> bool {
+        matches!(self.0, NetStream::Plain(_))
+    }
+
+    /// Written bytes are all in the kernel (what `drive_h1` asks before it
+    /// hands a connection back): a TCP socket's flush does nothing more.
+    pub(super) fn mark_flushed(&self) {
+        self.2.set(IoFlags::FLUSHED, true);
+    }
+}
+
 impl AsyncRead for Counted {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        if !self.3.is_empty() {
+            let n = self.3.len().min(buf.remaining());
+            let head = self.3.split_to(n);
+            buf.put_slice(&head);
+            return Poll::Ready(Ok(()));
+        }
         let before = buf.filled().len();
         let res = Pin::new(&mut self.0).poll_read(cx, buf);
         let n = buf.filled().len() - before;
@@ -281,61 +302,10 @@ impl AsyncWrite for Counted {
     }
 }
 
-/// The socket of a drained PROCESS-mode connection whose next request had
-/// begun (part of its head in hyper's buffer) when the worker drained: those
-/// bytes are read again first (`drive_h1`).
-struct Rewind(Counted, Bytes);
-
-impl AsyncRead for Rewind {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        if !self.1.is_empty() {
-            let n = self.1.len().min(buf.remaining());
-            let head = self.1.split_to(n);
-            buf.put_slice(&head);
-            return Poll::Ready(Ok(()));
-        }
-        Pin::new(&mut self.0).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Rewind {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.0.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_shutdown(cx)
-    }
-}
-
 /// What tells the connection's task that the script closed it
 /// (`$server->close($request->fd)`, the heartbeat): the connection's
 /// command queue in the registry (`conns`), where only `Close` arrives.
-struct Kill {
+pub(super) struct Kill {
     conn: Rc<Conn>,
     rx: RefCell<mpsc::UnboundedReceiver<Cmd>>,
     /// The queue has this task's waker: until a close is asked (which
@@ -346,7 +316,7 @@ struct Kill {
 
 impl Kill {
     /// Resolves at the next command (a close).
-    async fn notified(&self) {
+    pub(super) async fn notified(&self) {
         std::future::poll_fn(|cx| {
             if self.armed.get() && !self.conn.is_closing() {
                 return std::task::Poll::Pending;
@@ -363,7 +333,7 @@ impl Kill {
     }
 
     /// A close was asked: a request being answered writes nothing.
-    fn is_set(&self) -> bool {
+    pub(super) fn is_set(&self) -> bool {
         self.conn.is_closing()
     }
 }
@@ -490,7 +460,7 @@ pub async fn serve(
     let raw = std::os::fd::AsRawFd::as_raw_fd(stream.tcp());
     let flags = IoFlags::default();
     flags.set(IoFlags::FLUSHED, true);
-    let counted = Counted(stream, last.clone(), flags.clone());
+    let counted = Counted(stream, last.clone(), flags.clone(), Bytes::new());
     let svc_ctx = ctx.clone();
     let svc_entry = entry.clone();
     let svc_kill = kill.clone();
@@ -502,6 +472,12 @@ pub async fn serve(
     // HTTP/2 stream ids, in the order hyper hands the streams over (a
     // client opens them in increasing order: 1, 3, 5, ...).
     let next_stream = Cell::new(1u32);
+    // The fast path's answer to a request it read but will not write
+    // itself (`fast::End::Handoff`): hyper reads that request again and
+    // this is its response.
+    let preset: Rc<Cell<Option<Response<RespBody>>>> = Rc::new(Cell::new(None));
+    let svc_preset = preset.clone();
+    let fast_flow = flow.clone();
     let svc = service_fn(move |req| {
         let ctx = svc_ctx.clone();
         let entry = svc_entry.clone();
@@ -516,9 +492,18 @@ pub async fn serve(
         } else {
             0
         };
+        let replay = svc_preset.take();
         entry.begin_request();
         async move {
-            let r = handle(req, ctx, fd, peer, local, port, stream_id, flow).await;
+            let r = match replay {
+                Some(resp) => {
+                    // Its body is in the buffer: read it, so the connection
+                    // can go on after the answer.
+                    let _ = http_body_util::BodyExt::collect(req.into_body()).await;
+                    Ok(resp)
+                }
+                None => handle(req, ctx, fd, peer, local, port, stream_id, flow).await,
+            };
             entry.end_request();
             if let Ok(resp) = &r {
                 if let Some(n) = resp.extensions().get::<super::response::ExactNames>() {
@@ -578,6 +563,20 @@ pub async fn serve(
     }
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
     // a hello-world request's user CPU (bench/RESULTS.md); drop-in wins.
+    let mut counted = counted;
+    if super::fast::eligible(&ctx, many_headers, &peer, &counted) {
+        let at = (peer, local, port);
+        match super::fast::serve(&mut counted, &ctx, &entry, &kill, at, fast_flow).await {
+            super::fast::End::Closed { failed } => {
+                finish_as(&ctx, guard, failed);
+                return;
+            }
+            super::fast::End::Handoff { rest, replay } => {
+                counted.3 = rest;
+                preset.set(replay.map(|r| *r));
+            }
+        }
+    }
     let io = TokioIo::new(counted);
     let builder = h1_builder(&ctx, many_headers);
     let conn = builder.serve_connection(io, svc).with_upgrades();
@@ -731,10 +730,20 @@ where
     fn rest(self, builder: &http1::Builder) -> Rest {
         match self.into_parts() {
             None => Rest::Upgraded,
-            Some(p) if p.read_buf.is_empty() => Rest::Empty,
+            Some(p) if p.read_buf.is_empty() && p.io.inner().3.is_empty() => Rest::Empty,
             Some(p) => {
-                let io = TokioIo::new(Rewind(p.io.into_inner(), p.read_buf));
-                Rest::Begun(Box::pin(builder.serve_connection(io, p.service)))
+                // hyper's buffer first, then what it had not read yet.
+                let mut io = p.io.into_inner();
+                if !io.3.is_empty() {
+                    let mut all = bytes::BytesMut::from(&p.read_buf[..]);
+                    all.extend_from_slice(&io.3);
+                    io.3 = all.freeze();
+                } else {
+                    io.3 = p.read_buf;
+                }
+                Rest::Begun(Box::pin(
+                    builder.serve_connection(TokioIo::new(io), p.service),
+                ))
             }
         }
     }
@@ -761,7 +770,12 @@ fn finish(ctx: &WorkerCtx, guard: Guard, res: Result<(), hyper::Error>) {
         // A client that vanished or sent garbage is routine; keep it quiet.
         crate::rlog!(Debug, "connection ended: {e}");
     }
-    stats::on_close(res.is_err());
+    finish_as(ctx, guard, res.is_err());
+}
+
+/// [`finish`], told only whether the connection failed.
+fn finish_as(ctx: &WorkerCtx, guard: Guard, failed: bool) {
+    stats::on_close(failed);
     guard.unregister();
     let fd = guard.conn().fd();
     if ctx.cfg.ws.enabled && crate::engine::ws::http_closed(ctx, fd) {
@@ -802,8 +816,7 @@ async fn handle(
         // Swoole answers before the request reaches a worker, then closes.
         return Ok(simple(503, "", true));
     }
-    stats::on_request_start();
-    let _in_flight = stats::InFlight::enter();
+    let counting = Counting::start();
     // Past `worker_max_concurrency` the request waits here for its turn
     // (counted as in flight meanwhile, as Swoole counts a queued one).
     let queue = super::gate::worker_queue(&ctx.cfg);
@@ -811,8 +824,6 @@ async fn handle(
         Some(sem) => super::gate::enter(sem).await,
         None => None,
     };
-    // The duration histogram (metrics): one clock read each way when on.
-    let began = stats::histogram_on().then(Instant::now);
     // HTTP/1: hyper leaves out a HEAD response's body itself; HTTP/2 sends
     // what it is given, and a DATA frame on a HEAD stream is a protocol error.
     let head_h2 = req.version() == Version::HTTP_2 && req.method() == http::Method::HEAD;
@@ -820,20 +831,42 @@ async fn handle(
     if head_h2 {
         *resp.body_mut() = RespBody::empty();
     }
-    stats::on_request_end();
-    if let Some(t) = began {
-        stats::observe_duration(t.elapsed().as_micros() as u64);
-    }
-    if ctx.is_draining() {
-        // The last response on this connection: say so, and hyper closes
-        // the connection after writing it.
-        resp.headers_mut().insert(
-            header::CONNECTION,
-            header::HeaderValue::from_static("close"),
-        );
-    }
-    ctx.after_request();
+    counting.end(&ctx, &mut resp);
     Ok(resp)
+}
+
+/// What every request counts around the script's answer (`stats()`, the
+/// metrics, `max_request`), and the drain's `Connection: close`.
+pub(super) struct Counting {
+    _in_flight: stats::InFlight,
+    /// The duration histogram (metrics): one clock read each way when on.
+    began: Option<Instant>,
+}
+
+impl Counting {
+    pub(super) fn start() -> Counting {
+        stats::on_request_start();
+        Counting {
+            _in_flight: stats::InFlight::enter(),
+            began: stats::histogram_on().then(Instant::now),
+        }
+    }
+
+    pub(super) fn end(self, ctx: &WorkerCtx, resp: &mut Response<RespBody>) {
+        stats::on_request_end();
+        if let Some(t) = self.began {
+            stats::observe_duration(t.elapsed().as_micros() as u64);
+        }
+        if ctx.is_draining() {
+            // The last response on this connection: say so, and the
+            // connection closes after writing it.
+            resp.headers_mut().insert(
+                header::CONNECTION,
+                header::HeaderValue::from_static("close"),
+            );
+        }
+        ctx.after_request();
+    }
 }
 
 /// RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host header (an
@@ -982,33 +1015,36 @@ async fn handle_inner(
         Err(BodyError::Spool) => return Ok(simple(500, "", true)),
     };
 
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
-    let is_head = parts.method == http::Method::HEAD;
-    let coding = parts
+    let request = HttpRequest::new(
+        fd,
+        parts.version,
+        stream_id,
+        parts.method,
+        parts.uri,
+        parts.headers,
+        body,
+        (peer, local, port),
+    );
+    respond(request, ctx, keep_alive, chunked_in, flow).await
+}
+
+/// Hands `request` to the script and waits for the response head (the
+/// request's deadline, a fatal error meanwhile and a forgotten `end()` each
+/// have their answer). Shared by hyper's service and the fast path.
+pub(super) async fn respond(
+    request: HttpRequest,
+    ctx: &Rc<WorkerCtx>,
+    keep_alive: bool,
+    chunked_in: bool,
+    flow: Rc<Outflow>,
+) -> Result<Response<RespBody>, Infallible> {
+    let cfg = &ctx.cfg;
+    let fd = request.fd;
+    let is_head = request.method == http::Method::HEAD;
+    let coding = request
         .headers
         .get(header::ACCEPT_ENCODING)
         .and_then(|v| Coding::from_accept(v.as_bytes()));
-    let request = HttpRequest {
-        fd,
-        protocol: match parts.version {
-            Version::HTTP_10 => "HTTP/1.0",
-            Version::HTTP_2 => "HTTP/2",
-            _ => "HTTP/1.1",
-        },
-        stream_id,
-        method: parts.method,
-        uri: parts.uri,
-        headers: parts.headers,
-        body,
-        peer,
-        local,
-        server_port: port,
-        time: now,
-        master_time: now as i64,
-    };
     let (responder, head_rx) = Responder::new(RespContext {
         is_head,
         keep_alive,

@@ -5,6 +5,7 @@ pub mod coro;
 pub mod body;
 pub mod conn;
 pub mod deadline;
+mod fast;
 pub mod form;
 pub mod gate;
 pub mod h2ctl;

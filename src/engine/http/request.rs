@@ -4,7 +4,9 @@
 use std::net::SocketAddr;
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, Method, Uri};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use http::{HeaderMap, HeaderValue, Method, Uri, Version};
 
 /// hyper's parsed head is kept as it is (no copies on the hot path); the
 /// PHP layer turns it into arrays only when a script reads them.
@@ -33,6 +35,43 @@ pub struct HttpRequest {
 }
 
 impl HttpRequest {
+    /// A request whose head is complete now; `at` is the connection's
+    /// `(peer, local address, local port)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        fd: i64,
+        version: Version,
+        stream_id: u32,
+        method: Method,
+        uri: Uri,
+        headers: HeaderMap,
+        body: Bytes,
+        at: (SocketAddr, Option<SocketAddr>, u16),
+    ) -> HttpRequest {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        HttpRequest {
+            fd,
+            protocol: match version {
+                Version::HTTP_10 => "HTTP/1.0",
+                Version::HTTP_2 => "HTTP/2",
+                _ => "HTTP/1.1",
+            },
+            stream_id,
+            method,
+            uri,
+            headers,
+            body,
+            peer: at.0,
+            local: at.1,
+            server_port: at.2,
+            time: now,
+            master_time: now as i64,
+        }
+    }
+
     /// The first header called `name` (lower-case).
     pub fn header(&self, name: &str) -> Option<&HeaderValue> {
         self.headers.get(name)

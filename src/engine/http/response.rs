@@ -69,7 +69,7 @@ thread_local! {
 }
 
 /// An empty map with room for `HEADERS_CAPACITY` headers.
-fn pooled_headers() -> HeaderMap {
+pub(super) fn pooled_headers() -> HeaderMap {
     HEADER_POOL
         .with(|p| p.borrow_mut().pop())
         .unwrap_or_else(|| HeaderMap::with_capacity(HEADERS_CAPACITY))

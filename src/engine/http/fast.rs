@@ -1,0 +1,547 @@
+//! The HTTP/1 fast path: the common request on a clear-text keep-alive
+//! connection is read, handed to the script and answered here, without
+//! hyper; anything else goes to hyper with the bytes already read.
+//!
+//! Why a path beside hyper (docs/internals.md, "HTTP/1 fast path"): most of
+//! a hello-world request's user-space instructions outside PHP were hyper's
+//! per-request machinery (its dispatcher, the service future, the
+//! Title-Case head writer, the keep-alive fix-ups), not the parse. Here a
+//! complete head in the buffer is parsed with httparse (hyper's own parser),
+//! the request goes to the same `conn::respond` as hyper's service, and a
+//! plain answer (a whole body, an ordinary status) is written as one buffer
+//! in the bytes hyper would have written.
+//!
+//! Everything else is hyper's, so its rules hold unchanged:
+//! - before the script runs (`Handoff` with no `replay`): a head that is
+//!   incomplete at the header timeout's end is closed like hyper closes it;
+//!   a head httparse or `http` refuses, one over the size or count limits,
+//!   a body not yet all in, `Transfer-Encoding`, `Expect`, `Upgrade`,
+//!   `CONNECT`, `HEAD`, a target not in origin form, a Host count RFC 9112
+//!   refuses, `Connection: close`, HTTP/1.0 without keep-alive, a poisoned,
+//!   full or draining worker. hyper reads those bytes again from the start
+//!   and serves the rest of the connection.
+//! - after (`Handoff` with `replay`): an answer that is not plain (a
+//!   stream from `write()`, a file, trailers, 1xx/204/304, a reason phrase,
+//!   names to send as spelled, `Content-Length`, `Transfer-Encoding` or
+//!   `Date` set by the script). hyper reads the request again and its
+//!   service returns this response instead of calling the script twice.
+
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use http::{Method, Response, StatusCode, Uri, Version};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::body::RespBody;
+use super::conn::{Counted, Counting, Kill};
+use super::request::HttpRequest;
+use crate::engine::net::conns::Conn;
+use crate::engine::net::outflow::Outflow;
+use crate::engine::worker::ctx::WorkerCtx;
+
+/// Header lines parsed on the stack: hyper's default count.
+const MAX_HEADERS: usize = 100;
+
+/// Largest body the fast path takes (a larger one is hyper's: it may be
+/// spooled to disk, and is read under `http_body_timeout`).
+const MAX_BODY: usize = 64 * 1024;
+
+/// Read buffer of a connection, grown as a request needs.
+const READ_CHUNK: usize = 4096;
+
+/// How a connection left the fast path.
+pub(super) enum End {
+    /// The connection is over (closed by either side, the script, the
+    /// header timeout, or a failed write).
+    Closed { failed: bool },
+    /// hyper serves the rest of the connection, reading `rest` first.
+    /// `replay`: the answer to the first request in `rest`, which the
+    /// script already gave.
+    Handoff {
+        rest: Bytes,
+        replay: Option<Box<Response<RespBody>>>,
+    },
+}
+
+/// False when `RSWOOLE_HTTP_FAST=0` (every request through hyper; tests
+/// compare the two paths' bytes with it).
+fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var("RSWOOLE_HTTP_FAST").map_or(true, |v| v != "0"))
+}
+
+/// True when connection `counted` may start on the fast path.
+pub(super) fn eligible(
+    ctx: &WorkerCtx,
+    many_headers: bool,
+    peer: &SocketAddr,
+    counted: &Counted,
+) -> bool {
+    let cfg = &ctx.cfg;
+    enabled()
+        && !many_headers
+        && counted.is_plain()
+        // A unix peer may leave out Host; hyper's path knows that rule.
+        && !crate::engine::net::listener::is_unix_peer(peer)
+        && !(cfg.enable_static_handler && cfg.document_root.is_some())
+        && cfg.worker_max_concurrency == 0
+}
+
+/// A request head the fast path serves.
+struct Head {
+    method: Method,
+    uri: Uri,
+    version: Version,
+    headers: HeaderMap,
+    /// Bytes of head and body in the buffer.
+    len: usize,
+    body: std::ops::Range<usize>,
+}
+
+/// What the buffer holds. (Returned once per request and matched at
+/// once: boxing the head would cost an allocation per request.)
+#[allow(clippy::large_enum_variant)]
+enum Parsed {
+    /// A request the fast path serves.
+    Ready(Head),
+    /// Not all of the head yet.
+    Partial,
+    /// hyper's, and why (the reasons are in the module comment).
+    Hyper(&'static str),
+}
+
+/// Parses the request at the start of `buf`.
+fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
+    let cfg = &ctx.cfg;
+    let mut lines = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let max = cfg.http_max_headers.min(MAX_HEADERS);
+    let mut req = httparse::Request::new(&mut lines[..max]);
+    let head_len = match req.parse(buf) {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) => {
+            return if buf.len() > cfg.http_max_header_size {
+                Parsed::Hyper("head too large")
+            } else {
+                Parsed::Partial
+            };
+        }
+        Err(_) => return Parsed::Hyper("unparsed head"),
+    };
+    if head_len > cfg.http_max_header_size {
+        return Parsed::Hyper("head too large");
+    }
+    let (Some(m), Some(path), Some(v)) = (req.method, req.path, req.version) else {
+        return Parsed::Hyper("unparsed head");
+    };
+    let method = match m {
+        "GET" => Method::GET,
+        "POST" => Method::POST,
+        "PUT" => Method::PUT,
+        "DELETE" => Method::DELETE,
+        "PATCH" => Method::PATCH,
+        "OPTIONS" => Method::OPTIONS,
+        _ => return Parsed::Hyper("method"),
+    };
+    let version = if v == 1 {
+        Version::HTTP_11
+    } else {
+        Version::HTTP_10
+    };
+    if !path.starts_with('/') {
+        return Parsed::Hyper("target form");
+    }
+    let Ok(uri) = Uri::from_maybe_shared(buf.slice_ref(path.as_bytes())) else {
+        return Parsed::Hyper("target");
+    };
+    let mut headers = super::response::pooled_headers();
+    let mut hosts = 0;
+    let mut length: Option<usize> = None;
+    let mut keep_alive = version == Version::HTTP_11;
+    for h in req.headers.iter() {
+        let Ok(name) = HeaderName::from_bytes(h.name.as_bytes()) else {
+            return Parsed::Hyper("header name");
+        };
+        let Ok(value) = HeaderValue::from_maybe_shared(buf.slice_ref(h.value)) else {
+            return Parsed::Hyper("header value");
+        };
+        if name == header::HOST {
+            hosts += 1;
+        } else if name == header::CONTENT_LENGTH {
+            if length.is_some() {
+                return Parsed::Hyper("content-length");
+            }
+            match parse_length(h.value) {
+                Some(n) => length = Some(n),
+                None => return Parsed::Hyper("content-length"),
+            }
+        } else if name == header::CONNECTION {
+            let close = has_token(h.value, b"close");
+            if close || has_token(h.value, b"upgrade") {
+                return Parsed::Hyper("connection");
+            }
+            if has_token(h.value, b"keep-alive") {
+                keep_alive = true;
+            }
+        } else if name == header::TRANSFER_ENCODING
+            || name == header::EXPECT
+            || name == header::UPGRADE
+        {
+            return Parsed::Hyper("transfer-encoding, expect or upgrade");
+        }
+        headers.append(name, value);
+    }
+    // RFC 9112 §3.2: exactly one Host in HTTP/1.1, at most one in 1.0.
+    let hosts_ok = match version {
+        Version::HTTP_11 => hosts == 1,
+        _ => hosts <= 1,
+    };
+    if !hosts_ok {
+        return Parsed::Hyper("host");
+    }
+    if !keep_alive {
+        return Parsed::Hyper("not keep-alive");
+    }
+    let body_len = length.unwrap_or(0);
+    if body_len > MAX_BODY
+        || body_len > cfg.package_max_length
+        || body_len > cfg.http_body_buffer_size
+    {
+        return Parsed::Hyper("large body");
+    }
+    let len = head_len + body_len;
+    if buf.len() < len {
+        // hyper reads the rest under `http_body_timeout`.
+        return Parsed::Hyper("body not all in");
+    }
+    Parsed::Ready(Head {
+        method,
+        uri,
+        version,
+        headers,
+        len,
+        body: head_len..len,
+    })
+}
+
+/// A `Content-Length` value: digits only, as hyper takes it.
+fn parse_length(v: &[u8]) -> Option<usize> {
+    if v.is_empty() || v.len() > 15 {
+        return None;
+    }
+    let mut n = 0usize;
+    for &c in v {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + usize::from(c - b'0');
+    }
+    Some(n)
+}
+
+/// True when comma-separated `value` has `token` (case-insensitive).
+fn has_token(value: &[u8], token: &[u8]) -> bool {
+    value
+        .split(|&c| c == b',')
+        .any(|t| t.trim_ascii().eq_ignore_ascii_case(token))
+}
+
+/// Serves connection `io` while its requests are the common kind.
+pub(super) async fn serve(
+    io: &mut Counted,
+    ctx: &Rc<WorkerCtx>,
+    entry: &Rc<Conn>,
+    kill: &Kill,
+    at: (SocketAddr, Option<SocketAddr>, u16),
+    flow: Rc<Outflow>,
+) -> End {
+    let fd = entry.fd();
+    let mut shutdown = ctx.shutdown.subscribe();
+    let mut buf = BytesMut::with_capacity(READ_CHUNK);
+    let mut out: Vec<u8> = Vec::with_capacity(256);
+    loop {
+        // Wait for a whole head, under the header timeout (hyper's rule:
+        // it runs while the connection waits for a request, idle or not).
+        let mut timeout: Option<std::pin::Pin<Box<dyn hyper::rt::Sleep>>> = None;
+        let (head, bytes) = loop {
+            if !buf.is_empty() {
+                // The whole buffer, so that nothing else holds its memory.
+                let bytes = std::mem::take(&mut buf).freeze();
+                match parse(&bytes, ctx) {
+                    Parsed::Ready(head) => break (head, bytes),
+                    Parsed::Hyper(why) => return handoff(fd, why, bytes, None),
+                    Parsed::Partial => buf = reuse(bytes, 0),
+                }
+            }
+            if *shutdown.borrow_and_update() || ctx.poisoned.get().is_some() {
+                return handoff(fd, "draining", buf.freeze(), None);
+            }
+            buf.reserve(READ_CHUNK);
+            let sleep = timeout.get_or_insert_with(|| {
+                let at = std::time::Instant::now() + ctx.cfg.http_header_timeout;
+                hyper::rt::Timer::sleep_until(&super::header_timer::HeaderTimer, at)
+            });
+            tokio::select! {
+                biased;
+                r = io.read_buf(&mut buf) => match r {
+                    Ok(0) => return End::Closed { failed: !buf.is_empty() },
+                    Ok(_) => {}
+                    Err(_) => return End::Closed { failed: true },
+                },
+                _ = kill.notified() => return End::Closed { failed: false },
+                _ = shutdown.changed() => {}
+                _ = sleep.as_mut() => return End::Closed { failed: true },
+            }
+        };
+        drop(timeout);
+        if super::gate::over_server_limit(&ctx.cfg) || ctx.is_draining() {
+            return handoff(fd, "limit or draining", bytes, None);
+        }
+        let len = head.len;
+        let version = head.version;
+        let request = HttpRequest::new(
+            fd,
+            version,
+            0,
+            head.method,
+            head.uri,
+            head.headers,
+            bytes.slice(head.body),
+            at,
+        );
+        let counting = Counting::start();
+        entry.begin_request();
+        let answer = tokio::select! {
+            biased;
+            r = super::conn::respond(request, ctx, true, false, flow.clone()) => Some(r),
+            _ = kill.notified() => None,
+        };
+        entry.end_request();
+        let Some(Ok(mut resp)) = answer else {
+            return End::Closed { failed: false };
+        };
+        counting.end(ctx, &mut resp);
+        if kill.is_set() {
+            // Closed by the script: nothing is written.
+            return End::Closed { failed: false };
+        }
+        out.clear();
+        let Some(keep) = encode(&mut resp, version, &mut out) else {
+            // hyper reads this request again (its bytes start `bytes`)
+            // and writes this answer.
+            return handoff(fd, "answer", bytes, Some(Box::new(resp)));
+        };
+        let body = match std::mem::replace(resp.body_mut(), RespBody::empty()) {
+            RespBody::Full(b) => b,
+            _ => None,
+        };
+        super::response::recycle_headers(std::mem::take(resp.headers_mut()));
+        drop(resp);
+        if write(io, &mut out, body).await.is_err() {
+            return End::Closed { failed: true };
+        }
+        io.mark_flushed();
+        if !keep {
+            let _ = io.shutdown().await;
+            return End::Closed { failed: false };
+        }
+        buf = reuse(bytes, len);
+    }
+}
+
+/// `rest` for hyper, because of `why` (logged at debug level).
+fn handoff(fd: i64, why: &str, rest: Bytes, replay: Option<Box<Response<RespBody>>>) -> End {
+    crate::rlog!(
+        Debug,
+        "http fast path: connection {fd} goes to hyper ({why})"
+    );
+    End::Handoff { rest, replay }
+}
+
+/// The buffer again, without its first `done` bytes: the same memory when
+/// nothing else holds it any more (the request's values are gone with the
+/// request), else a copy of what is left.
+fn reuse(bytes: Bytes, done: usize) -> BytesMut {
+    match bytes.try_into_mut() {
+        Ok(mut m) => {
+            bytes::Buf::advance(&mut m, done);
+            m
+        }
+        Err(b) => {
+            let mut m = BytesMut::with_capacity(READ_CHUNK.max(b.len() - done));
+            m.extend_from_slice(&b[done..]);
+            m
+        }
+    }
+}
+
+/// Writes the head in `out` and `body`.
+async fn write(io: &mut Counted, out: &mut Vec<u8>, body: Option<Bytes>) -> std::io::Result<()> {
+    match body {
+        Some(b) if b.len() <= 16 * 1024 => {
+            out.extend_from_slice(&b);
+            io.write_all(out).await
+        }
+        Some(b) => {
+            io.write_all(out).await?;
+            io.write_all(&b).await
+        }
+        None => io.write_all(out).await,
+    }
+}
+
+/// The response head of `resp` in `out`, as hyper writes it with
+/// `title_case_headers` (names in Title-Case, then `Content-Length`, then
+/// `Date`). `Some(keep_alive)`; `None` when the answer is not plain (hyper
+/// writes it: see the module comment).
+fn encode(resp: &mut Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Option<bool> {
+    let status = resp.status();
+    if status.is_informational()
+        || status == StatusCode::NO_CONTENT
+        || status == StatusCode::NOT_MODIFIED
+        || !resp.extensions().is_empty()
+    {
+        return None;
+    }
+    let len = match resp.body() {
+        RespBody::Full(b) => b.as_ref().map_or(0, Bytes::len),
+        _ => return None,
+    };
+    if version == Version::HTTP_11 && status == StatusCode::OK {
+        out.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
+    } else {
+        out.extend_from_slice(if version == Version::HTTP_11 {
+            b"HTTP/1.1 "
+        } else {
+            b"HTTP/1.0 "
+        });
+        out.extend_from_slice(status.as_str().as_bytes());
+        out.push(b' ');
+        out.extend_from_slice(status.canonical_reason().unwrap_or("<none>").as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    let mut keep = None;
+    for (name, value) in resp.headers() {
+        if *name == header::CONNECTION {
+            // One value, one token: anything else is hyper's to merge.
+            if keep.is_some() {
+                return None;
+            }
+            let v = value.as_bytes();
+            keep = Some(if v.eq_ignore_ascii_case(b"keep-alive") {
+                true
+            } else if v.eq_ignore_ascii_case(b"close") {
+                false
+            } else {
+                return None;
+            });
+        } else if *name == header::CONTENT_LENGTH
+            || *name == header::TRANSFER_ENCODING
+            || *name == header::DATE
+        {
+            return None;
+        }
+        title_case(out, name.as_str().as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(value.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    // hyper adds `Connection: keep-alive` itself where it is missing.
+    let keep = keep?;
+    out.extend_from_slice(b"Content-Length: ");
+    out.extend_from_slice(itoa(len, &mut [0u8; 20]));
+    out.extend_from_slice(b"\r\nDate: ");
+    date(out);
+    out.extend_from_slice(b"\r\n\r\n");
+    Some(keep)
+}
+
+/// `name` (lower case) with its first letter and each one after a `-` in
+/// upper case, as hyper's `title_case`.
+fn title_case(out: &mut Vec<u8>, name: &[u8]) {
+    let mut up = true;
+    for &c in name {
+        out.push(if up { c.to_ascii_uppercase() } else { c });
+        up = c == b'-';
+    }
+}
+
+/// `n` in decimal, in `buf`.
+fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}
+
+/// The `Date` value for now, formatted once a second (as hyper caches it).
+fn date(out: &mut Vec<u8>) {
+    use std::sync::Mutex;
+    use std::time::{SystemTime, UNIX_EPOCH};
+    // (second, its HTTP date); a worker's connections share one thread, so
+    // the lock is never contended.
+    static CACHE: Mutex<(u64, [u8; 29])> = Mutex::new((0, [0u8; 29]));
+    let now = SystemTime::now();
+    let secs = now
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs();
+    let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if c.0 != secs {
+        let s = httpdate::fmt_http_date(now);
+        if s.len() == 29 {
+            c.1.copy_from_slice(s.as_bytes());
+            c.0 = secs;
+        } else {
+            out.extend_from_slice(s.as_bytes());
+            return;
+        }
+    }
+    out.extend_from_slice(&c.1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_case_as_hyper() {
+        let mut out = Vec::new();
+        title_case(&mut out, b"content-type");
+        title_case(&mut out, b"x-a--b");
+        title_case(&mut out, b"www-authenticate");
+        assert_eq!(out, b"Content-TypeX-A--BWww-Authenticate");
+    }
+
+    #[test]
+    fn lengths_and_tokens() {
+        assert_eq!(parse_length(b"0"), Some(0));
+        assert_eq!(parse_length(b"1234"), Some(1234));
+        assert_eq!(parse_length(b""), None);
+        assert_eq!(parse_length(b"+1"), None);
+        assert_eq!(parse_length(b"1 "), None);
+        assert!(has_token(b"Keep-Alive", b"keep-alive"));
+        assert!(has_token(b"foo, close", b"close"));
+        assert!(!has_token(b"closed", b"close"));
+        assert_eq!(itoa(0, &mut [0; 20]), b"0");
+        assert_eq!(itoa(1_234_567, &mut [0; 20]), b"1234567");
+    }
+
+    #[test]
+    fn date_is_an_http_date() {
+        let mut out = Vec::new();
+        date(&mut out);
+        date(&mut out);
+        assert_eq!(out.len(), 58);
+        assert!(out.ends_with(b" GMT"));
+    }
+}
