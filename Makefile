@@ -110,6 +110,7 @@ bench: build
 	SO=$(SO) bash bench/tcp.sh
 	SO=$(SO) bash bench/seed001.sh
 	SO=$(SO) bash bench/seed003.sh
+	SO=$(SO) bash bench/idle.sh
 
 bench-coro: build
 	SO=$(SO) bash bench/coro.sh

@@ -542,23 +542,10 @@ pub async fn serve(
         let ctl = Rc::new(super::h2ctl::Ctl::default());
         let _h2 = super::h2ctl::register(fd, ctl.clone());
         let io = TokioIo::new(super::h2ctl::H2Tap::new(counted, ctl));
-        let conn = b.serve_connection(io, svc);
-        tokio::pin!(conn);
-        let ended = match until_drain(conn.as_mut(), &ctx, &kill).await {
-            Some(res) => Some(res),
-            None => drain_grace(conn.as_mut(), &ctx, &kill, raw).await,
-        };
-        let res = match ended {
-            Some(res) => res,
-            None => {
-                conn.as_mut().graceful_shutdown();
-                tokio::select! {
-                    res = conn.as_mut() => res,
-                    _ = kill.notified() => Ok(()),
-                }
-            }
-        };
-        finish(&ctx, guard, res);
+        // Boxed, like the HTTP/1 one below: a connection's task keeps only
+        // the state of the path it is on (memory per idle connection).
+        let conn = Box::pin(b.serve_connection(io, svc));
+        Box::pin(drive_h2(conn, ctx, guard, kill, raw)).await;
         return;
     }
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
@@ -580,10 +567,55 @@ pub async fn serve(
     let io = TokioIo::new(counted);
     let builder = h1_builder(&ctx, many_headers);
     let conn = builder.serve_connection(io, svc).with_upgrades();
-    drive_h1(
+    Box::pin(drive_h1(
         conn, builder, ctx, guard, kill, flags, said_close, give_back, raw,
-    )
+    ))
     .await;
+}
+
+/// Runs an HTTP/2 connection until it ends, the script closes it or the
+/// worker drains (then GOAWAY after `drain_grace`).
+async fn drive_h2<C>(
+    mut conn: Pin<Box<C>>,
+    ctx: Rc<WorkerCtx>,
+    guard: Guard,
+    kill: Rc<Kill>,
+    raw: std::os::fd::RawFd,
+) where
+    C: std::future::Future<Output = Result<(), hyper::Error>> + GracefulShutdown,
+{
+    let ended = match until_drain(conn.as_mut(), &ctx, &kill).await {
+        Some(res) => Some(res),
+        None => drain_grace(conn.as_mut(), &ctx, &kill, raw).await,
+    };
+    let res = match ended {
+        Some(res) => res,
+        None => {
+            conn.as_mut().shut_down();
+            tokio::select! {
+                res = conn.as_mut() => res,
+                _ = kill.notified() => Ok(()),
+            }
+        }
+    };
+    finish(&ctx, guard, res);
+}
+
+/// hyper's `graceful_shutdown` of an HTTP/2 connection.
+trait GracefulShutdown {
+    fn shut_down(self: Pin<&mut Self>);
+}
+
+impl<I, S, E> GracefulShutdown for http2::Connection<I, S, E>
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin,
+    S: hyper::service::HttpService<Incoming, ResBody = RespBody>,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    E: hyper::rt::bounds::Http2ServerConnExec<S::Future, RespBody>,
+{
+    fn shut_down(self: Pin<&mut Self>) {
+        self.graceful_shutdown();
+    }
 }
 
 /// hyper's HTTP/1 settings for a connection of this worker.

@@ -50,8 +50,9 @@ const MAX_HEADERS: usize = 100;
 /// spooled to disk, and is read under `http_body_timeout`).
 const MAX_BODY: usize = 64 * 1024;
 
-/// Read buffer of a connection, grown as a request needs.
-const READ_CHUNK: usize = 4096;
+/// Read buffer of a connection, grown as a request needs: most heads fit,
+/// and an idle keep-alive connection holds no more than this.
+const READ_CHUNK: usize = 1024;
 
 /// How a connection left the fast path.
 pub(super) enum End {
@@ -179,6 +180,12 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
                 None => return Parsed::Hyper("content-length"),
             }
         } else if name == header::CONNECTION {
+            // The common value first, without splitting it.
+            if h.value.eq_ignore_ascii_case(b"keep-alive") {
+                keep_alive = true;
+                headers.append(name, value);
+                continue;
+            }
             let close = has_token(h.value, b"close");
             if close || has_token(h.value, b"upgrade") {
                 return Parsed::Hyper("connection");
@@ -260,7 +267,7 @@ pub(super) async fn serve(
 ) -> End {
     let fd = entry.fd();
     let mut shutdown = ctx.shutdown.subscribe();
-    let mut buf = BytesMut::with_capacity(READ_CHUNK);
+    let mut buf = BytesMut::new();
     let mut out: Vec<u8> = Vec::with_capacity(256);
     loop {
         // Wait for a whole head, under the header timeout (hyper's rule:
@@ -279,11 +286,11 @@ pub(super) async fn serve(
             if *shutdown.borrow_and_update() || ctx.poisoned.get().is_some() {
                 return handoff(fd, "draining", buf.freeze(), None);
             }
-            buf.reserve(READ_CHUNK);
             let sleep = timeout.get_or_insert_with(|| {
                 let at = std::time::Instant::now() + ctx.cfg.http_header_timeout;
                 hyper::rt::Timer::sleep_until(&super::header_timer::HeaderTimer, at)
             });
+            buf.reserve(READ_CHUNK);
             tokio::select! {
                 biased;
                 r = io.read_buf(&mut buf) => match r {
@@ -349,6 +356,11 @@ pub(super) async fn serve(
             return End::Closed { failed: false };
         }
         buf = reuse(bytes, len);
+        if buf.is_empty() && buf.capacity() > 4 * READ_CHUNK {
+            // An idle connection keeps a small buffer, whatever its last
+            // request needed.
+            buf = BytesMut::new();
+        }
     }
 }
 
@@ -462,10 +474,14 @@ fn encode(resp: &mut Response<RespBody>, version: Version, out: &mut Vec<u8>) ->
 /// `name` (lower case) with its first letter and each one after a `-` in
 /// upper case, as hyper's `title_case`.
 fn title_case(out: &mut Vec<u8>, name: &[u8]) {
+    let start = out.len();
+    out.extend_from_slice(name);
     let mut up = true;
-    for &c in name {
-        out.push(if up { c.to_ascii_uppercase() } else { c });
-        up = c == b'-';
+    for c in &mut out[start..] {
+        if up {
+            c.make_ascii_uppercase();
+        }
+        up = *c == b'-';
     }
 }
 
