@@ -9,6 +9,8 @@
 #
 # Environment knobs (defaults reproduce the documented run):
 #   SO=path/to/librswoole.so   (default target/release/librswoole.so; missing => rswoole rows skipped)
+#   SWOOLE_SO=path/to/swoole.so  real Swoole, built outside the repo: swoole-base/-process/-base-nocoro rows
+#                              and the ratio-vs-Swoole column (unset => those rows say "skipped")
 #   BENCH_DURATION=10          seconds of each wrk run
 #   BENCH_AB_N=200000          ab request count
 #   BENCH_AB_TIME=20           ab also stops after this many seconds (bounds the run)
@@ -324,6 +326,23 @@ for name in "${RSW_NAMES[@]}"; do
         php -n -d extension="$SO" "$SEED/swoole_hello_fixed.php"
 done
 
+# Real Swoole (SWOOLE_SO, built outside the repo) on the same script, the same flags: the rows the
+# issue-16 targets are ratios against. Skipped, saying so, without SWOOLE_SO.
+SWOOLE_SO="${SWOOLE_SO:-}"
+for name in swoole-base swoole-process swoole-base-nocoro; do
+    wanted "$name" || continue
+    if [ -z "$SWOOLE_SO" ]; then skip "$name" "SWOOLE_SO not given (path to a real Swoole build's swoole.so)"; continue; fi
+    if [ ! -f "$SWOOLE_SO" ]; then skip "$name" "$SWOOLE_SO does not exist"; continue; fi
+    port=$(free_port)
+    case "$name" in
+        swoole-base)        envs=(RSW_MODE=base) ;;
+        swoole-process)     envs=(RSW_MODE=process) ;;
+        swoole-base-nocoro) envs=(RSW_MODE=base RSW_COROUTINE=off) ;;
+    esac
+    bench_one "$name" "$port" env RSW_PORT="$port" RSW_WORKERS=1 "${envs[@]}" \
+        php -n -d extension="$SWOOLE_SO" "$SEED/swoole_hello_fixed.php"
+done
+
 # The script exactly as the seed printed it: one request only, to show what
 # its wrong type hint does (real Swoole: TypeError -> HTTP 500).
 if [ -z "$RSW_STATE" ] && wanted rswoole-base; then
@@ -362,18 +381,25 @@ ratio() { # ratio A B
     [ "$BUSY_BEFORE" -gt 10 ] && echo "- **WARNING: other processes were using ${BUSY_BEFORE}% of the CPUs when the run started; treat these numbers as low and noisy.**"
     echo "- versions: $(ver nginx -v); $(ver go version); $(ver php -v); $(ver wrk -v | sed 's/ Copyright.*//'); $(ver ab -V | sed 's/^This is //; s/ <.*//')"
     echo "- rswoole: $so_info"
+    echo "- Swoole: ${SWOOLE_SO:-not given (SWOOLE_SO), its rows skipped}$([ -n "$SWOOLE_SO" ] && [ -f "$SWOOLE_SO" ] && echo " (version $(php -n -d extension="$SWOOLE_SO" -r 'echo phpversion("swoole");' 2>/dev/null))")"
     echo "- method: 127.0.0.1 loopback, 1 server worker each, $PINNING;" \
          "1 s wrk warm-up, then \`wrk -t1 -c$CONNS -d${DURATION}s --latency\` and" \
          "\`ab -k -c$CONNS -n $AB_N -s 10\` (capped at ${AB_TIME} s). Ratios are wrk / ab req/s against the same column of the reference row." \
          "RSS/worker is VmRSS of the worker process(es), measured after the load."
     echo
-    echo "| contender | wrk req/s | wrk p99 | ab req/s | ab p99 | ratio vs nginx (wrk / ab) | ratio vs go (wrk / ab) | RSS/worker |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| contender | wrk req/s | wrk p99 | ab req/s | ab p99 | ratio vs nginx (wrk / ab) | ratio vs go (wrk / ab) | ratio vs Swoole, same mode (wrk / ab) | RSS/worker |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     for name in "${ORDER[@]}"; do
         if [ "${STATUS[$name]}" != ok ]; then
-            echo "| $name | ${STATUS[$name]} | | | | | | |"
+            echo "| $name | ${STATUS[$name]} | | | | | | | |"
             continue
         fi
+        # rswoole-X is compared with swoole-X (the same mode and settings).
+        ref=""
+        case "$name" in rswoole-*) ref="swoole-${name#rswoole-}" ;; esac
+        rs="n/a"
+        [ -n "$ref" ] && [ "${STATUS[$ref]:-}" = ok ] && \
+            rs="$(ratio "${WRK_RPS[$name]:-}" "${WRK_RPS[$ref]:-}") / $(ratio "${AB_RPS[$name]:-}" "${AB_RPS[$ref]:-}")"
         wr=${WRK_RPS[$name]:-}; ar=${AB_RPS[$name]:-}
         wr_s=$([ -n "$wr" ] && printf '%.0f' "$wr" || echo n/a)
         ar_s=$([ -n "$ar" ] && printf '%.0f' "$ar" || echo n/a)
@@ -381,7 +407,7 @@ ratio() { # ratio A B
         ap_s=$([ -n "$ap" ] && echo "$ap ms" || echo n/a)
         rn="$(ratio "$wr" "${WRK_RPS[nginx]:-}") / $(ratio "$ar" "${AB_RPS[nginx]:-}")"
         rg="$(ratio "$wr" "${WRK_RPS[go]:-}") / $(ratio "$ar" "${AB_RPS[go]:-}")"
-        echo "| $name | $wr_s | $(fmt_ms "${WRK_P99[$name]:-}") | $ar_s | $ap_s | $rn | $rg | ${RSS[$name]:-n/a} |"
+        echo "| $name | $wr_s | $(fmt_ms "${WRK_P99[$name]:-}") | $ar_s | $ap_s | $rn | $rg | $rs | ${RSS[$name]:-n/a} |"
     done
     echo
     if [ "${STATUS[rswoole-process]:-}" = ok ] && [ "${STATUS[rswoole-base]:-}" = ok ]; then
