@@ -118,10 +118,12 @@ enum Parsed {
 /// Parses the request at the start of `buf`.
 fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
     let cfg = &ctx.cfg;
-    let mut lines = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    // Uninitialised: httparse writes the lines it finds (no 3 KiB of
+    // zeroes per request).
+    let mut lines = [const { std::mem::MaybeUninit::<httparse::Header>::uninit() }; MAX_HEADERS];
     let max = cfg.http_max_headers.min(MAX_HEADERS);
-    let mut req = httparse::Request::new(&mut lines[..max]);
-    let head_len = match req.parse(buf) {
+    let mut req = httparse::Request::new(&mut []);
+    let head_len = match req.parse_with_uninit_headers(buf, &mut lines[..max]) {
         Ok(httparse::Status::Complete(n)) => n,
         Ok(httparse::Status::Partial) => {
             return if buf.len() > cfg.http_max_header_size {
