@@ -352,6 +352,7 @@ impl Response {
             compression: None,
             compression_types: None,
             outflow: None,
+            head_writer: false,
         });
         crate::engine::rt::event_loop::spawn(held::answer(head, sock, fd));
         match ZendClassObject::new(Response::new(r, fd)).into_zval(false) {

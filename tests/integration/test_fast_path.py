@@ -90,7 +90,10 @@ class FastPathTest(unittest.TestCase):
         body = self.same([get(b"/"), 0.05, get(b"/echo?a=1&b=%20x", b"Cookie: k=v; k2=v2\r\nX-Custom: y\r\n"),
                           0.05, get(b"/headers"), 0.05, get(b"/status?c=404"), 0.05, get(b"/status?c=500"),
                           0.05, get(b"/status?c=201"), 0.05, get(b"/empty"), 0.05, get(b"/big"), 0.05,
-                          get(b"/sleep")], expect_closed=False, min_responses=9)
+                          get(b"/sleep"), 0.05, get(b"/big", b"Accept-Encoding: gzip\r\n"), 0.05,
+                          get(b"/echo", b"Accept-Encoding: br, gzip\r\n")], expect_closed=False,
+                         min_responses=11)
+        self.assertIn(b"Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n", body)
         self.assertIn(b"HTTP/1.1 200 OK\r\nServer: swoole-http-server\r\n", body)
         self.assertIn(b"Set-Cookie: sid=abc; path=/\r\n", body)
         self.assertIn(b"HTTP/1.1 404 Not Found\r\n", body)

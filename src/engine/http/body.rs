@@ -32,6 +32,12 @@ pub enum RespBody {
         /// instead of sending an empty DATA frame after it).
         peeked: Option<Bytes>,
     },
+    /// `end($data)` answered to the HTTP/1 fast path, which writes the
+    /// default headers the script did not set itself (`defaults`: the
+    /// `response::SET_*` bits of those it did) instead of finding them in
+    /// the header map. Only the fast path's responder makes it; anything
+    /// else sees it as `Full` once `response::materialize` ran.
+    Plain { data: Option<Bytes>, defaults: u8 },
     /// `sendfile()` and the static handler: `remaining` bytes from the file.
     File { file: File, remaining: u64 },
     /// `end($data)` after `trailer()`: the buffer, then a trailers frame
@@ -76,7 +82,9 @@ impl Body for RespBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match self.get_mut() {
-            RespBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            RespBody::Full(b) | RespBody::Plain { data: b, .. } => {
+                Poll::Ready(b.take().map(|b| Ok(Frame::data(b))))
+            }
             RespBody::Trailed { data, trailers } => Poll::Ready(match data.take() {
                 Some(b) => Some(Ok(Frame::data(b))),
                 None => trailers.take().map(|t| Ok(Frame::trailers(t))),
@@ -149,7 +157,7 @@ impl Body for RespBody {
 
     fn is_end_stream(&self) -> bool {
         match self {
-            RespBody::Full(b) => b.is_none(),
+            RespBody::Full(b) | RespBody::Plain { data: b, .. } => b.is_none(),
             RespBody::Trailed { data, trailers } => data.is_none() && trailers.is_none(),
             RespBody::Chunks { done, .. } => *done,
             RespBody::File { remaining, .. } => *remaining == 0,
@@ -158,7 +166,9 @@ impl Body for RespBody {
 
     fn size_hint(&self) -> SizeHint {
         match self {
-            RespBody::Full(b) => SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
+            RespBody::Full(b) | RespBody::Plain { data: b, .. } => {
+                SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64))
+            }
             RespBody::Trailed { data, .. } => {
                 SizeHint::with_exact(data.as_ref().map_or(0, |b| b.len() as u64))
             }

@@ -892,6 +892,7 @@ impl Counting {
         if ctx.is_draining() {
             // The last response on this connection: say so, and the
             // connection closes after writing it.
+            super::response::materialize(resp);
             resp.headers_mut().insert(
                 header::CONNECTION,
                 header::HeaderValue::from_static("close"),
@@ -1057,7 +1058,7 @@ async fn handle_inner(
         body,
         (peer, local, port),
     );
-    respond(request, ctx, keep_alive, chunked_in, flow).await
+    respond(request, ctx, keep_alive, chunked_in, flow, false).await
 }
 
 /// Hands `request` to the script and waits for the response head (the
@@ -1069,6 +1070,7 @@ pub(super) async fn respond(
     keep_alive: bool,
     chunked_in: bool,
     flow: Rc<Outflow>,
+    head_writer: bool,
 ) -> Result<Response<RespBody>, Infallible> {
     let cfg = &ctx.cfg;
     let fd = request.fd;
@@ -1086,6 +1088,7 @@ pub(super) async fn respond(
             .then_some((cfg.http_compression_level, cfg.http_compression_min_length)),
         compression_types: cfg.http_compression_types.clone(),
         outflow: Some(flow),
+        head_writer,
     });
     ctx.requests.set(ctx.requests.get() + 1);
     // request_timeout: armed before the handler runs (the watchdog

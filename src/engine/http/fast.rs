@@ -326,7 +326,7 @@ pub(super) async fn serve(
         entry.begin_request();
         let answer = tokio::select! {
             biased;
-            r = super::conn::respond(request, ctx, true, false, flow.clone()) => Some(r),
+            r = super::conn::respond(request, ctx, true, false, flow.clone(), true) => Some(r),
             _ = kill.notified() => None,
         };
         entry.end_request();
@@ -342,10 +342,11 @@ pub(super) async fn serve(
         let Some(keep) = encode(&mut resp, version, &mut out) else {
             // hyper reads this request again (its bytes start `bytes`)
             // and writes this answer.
+            super::response::materialize(&mut resp);
             return handoff(fd, "answer", bytes, Some(Box::new(resp)));
         };
         let body = match std::mem::replace(resp.body_mut(), RespBody::empty()) {
-            RespBody::Full(b) => b,
+            RespBody::Full(b) | RespBody::Plain { data: b, .. } => b,
             _ => None,
         };
         super::response::recycle_headers(std::mem::take(resp.headers_mut()));
@@ -421,8 +422,11 @@ fn encode(resp: &mut Response<RespBody>, version: Version, out: &mut Vec<u8>) ->
     {
         return None;
     }
-    let len = match resp.body() {
-        RespBody::Full(b) => b.as_ref().map_or(0, Bytes::len),
+    let (len, defaults) = match resp.body() {
+        RespBody::Full(b) => (b.as_ref().map_or(0, Bytes::len), None),
+        RespBody::Plain { data, defaults } => {
+            (data.as_ref().map_or(0, Bytes::len), Some(*defaults))
+        }
         _ => return None,
     };
     if version == Version::HTTP_11 && status == StatusCode::OK {
@@ -463,6 +467,13 @@ fn encode(resp: &mut Response<RespBody>, version: Version, out: &mut Vec<u8>) ->
         out.extend_from_slice(b": ");
         out.extend_from_slice(value.as_bytes());
         out.extend_from_slice(b"\r\n");
+    }
+    if let Some(set) = defaults {
+        // Where `build` would have appended them: after the script's.
+        super::response::default_lines(out, set);
+        if set & super::response::SET_CONNECTION == 0 {
+            keep = Some(true);
+        }
     }
     // hyper adds `Connection: keep-alive` itself where it is missing.
     let keep = keep?;

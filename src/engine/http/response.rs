@@ -215,6 +215,9 @@ pub struct RespContext {
     pub compression_types: Option<std::sync::Arc<[String]>>,
     /// The connection's output bound, for `write()` (None: unbounded).
     pub outflow: Option<Rc<Outflow>>,
+    /// The HTTP/1 fast path writes the head: `end()` leaves the default
+    /// headers out of the map (`RespBody::Plain`).
+    pub head_writer: bool,
 }
 
 impl RespContext {
@@ -228,15 +231,16 @@ impl RespContext {
             compression: None,
             compression_types: None,
             outflow: None,
+            head_writer: false,
         }
     }
 }
 
 /// Bits of `State::defaults_set`: which default headers the script set
 /// itself, so `build` adds the others without looking them up.
-const SET_SERVER: u8 = 1;
-const SET_CONTENT_TYPE: u8 = 2;
-const SET_CONNECTION: u8 = 4;
+pub const SET_SERVER: u8 = 1;
+pub const SET_CONTENT_TYPE: u8 = 2;
+pub const SET_CONNECTION: u8 = 4;
 /// A header name must be sent as spelled (`exact`).
 const SET_EXACT: u8 = 8;
 
@@ -440,6 +444,13 @@ impl Responder {
                 data: (!body.is_empty()).then_some(body),
                 trailers: Some(t),
             },
+            // The fast path writes the defaults after the script's headers,
+            // where `build` would append them: only where nothing follows
+            // them in the map (no coding) and the connection stays open.
+            None if s.ctx.head_writer && coding.is_none() && s.ctx.keep_alive => RespBody::Plain {
+                data: (!body.is_empty()).then_some(body),
+                defaults: s.defaults_set,
+            },
             None => RespBody::full(body),
         };
         let resp = s.build(body, coding)?;
@@ -581,25 +592,12 @@ impl State {
             resp.extensions_mut()
                 .insert(ExactNames(std::mem::take(&mut self.exact)));
         }
+        if matches!(resp.body(), RespBody::Plain { .. }) {
+            // The fast path writes them (`materialize` when it does not).
+            return Ok(resp);
+        }
+        append_defaults(resp.headers_mut(), self.defaults_set, self.ctx.keep_alive);
         let h = resp.headers_mut();
-        // Appended, not inserted: the bits say these names are absent, so
-        // there is nothing to replace (same order, one hash each).
-        if self.defaults_set & SET_SERVER == 0 {
-            h.append(http::header::SERVER, SERVER_VALUE);
-        }
-        if self.defaults_set & SET_CONTENT_TYPE == 0 {
-            h.append(http::header::CONTENT_TYPE, TEXT_HTML);
-        }
-        if self.defaults_set & SET_CONNECTION == 0 {
-            h.append(
-                http::header::CONNECTION,
-                if self.ctx.keep_alive {
-                    KEEP_ALIVE
-                } else {
-                    CLOSE
-                },
-            );
-        }
         if let Some(c) = coding {
             h.insert(
                 http::header::CONTENT_ENCODING,
@@ -611,6 +609,50 @@ impl State {
             );
         }
         Ok(resp)
+    }
+}
+
+/// The default headers the script did not set (`set`: `SET_*` bits), at
+/// the end of `h`. Appended, not inserted: the bits say these names are
+/// absent, so there is nothing to replace (same order, one hash each).
+fn append_defaults(h: &mut HeaderMap, set: u8, keep_alive: bool) {
+    if set & SET_SERVER == 0 {
+        h.append(http::header::SERVER, SERVER_VALUE);
+    }
+    if set & SET_CONTENT_TYPE == 0 {
+        h.append(http::header::CONTENT_TYPE, TEXT_HTML);
+    }
+    if set & SET_CONNECTION == 0 {
+        h.append(
+            http::header::CONNECTION,
+            if keep_alive { KEEP_ALIVE } else { CLOSE },
+        );
+    }
+}
+
+/// A `RespBody::Plain` response made ordinary: its default headers in the
+/// map, its body `Full` (before anything but the fast path's head writer
+/// sees it: hyper, or a change to its headers).
+pub fn materialize(resp: &mut Response<RespBody>) {
+    if let RespBody::Plain { data, defaults } = resp.body_mut() {
+        let (data, defaults) = (data.take(), *defaults);
+        *resp.body_mut() = RespBody::Full(data);
+        append_defaults(resp.headers_mut(), defaults, true);
+    }
+}
+
+/// The default header lines the fast path writes for a `RespBody::Plain`
+/// whose script set `set` of them, as `append_defaults` would have put them
+/// in the map (Title-Case, keep-alive).
+pub fn default_lines(out: &mut Vec<u8>, set: u8) {
+    if set & SET_SERVER == 0 {
+        out.extend_from_slice(b"Server: swoole-http-server\r\n");
+    }
+    if set & SET_CONTENT_TYPE == 0 {
+        out.extend_from_slice(b"Content-Type: text/html\r\n");
+    }
+    if set & SET_CONNECTION == 0 {
+        out.extend_from_slice(b"Connection: keep-alive\r\n");
     }
 }
 
@@ -639,6 +681,7 @@ mod tests {
             compression: Some((1, 20)),
             compression_types: None,
             outflow: None,
+            head_writer: false,
         }
     }
 
