@@ -27,7 +27,6 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::mpsc;
 
 use super::body::RespBody;
 use super::reqbody::{self, BodyError};
@@ -36,7 +35,7 @@ use super::response::{simple, Coding, RespContext, Responder};
 use super::static_files;
 use crate::engine::config::Http2Settings;
 use crate::engine::hooks::Outcome;
-use crate::engine::net::conns::{self, Cmd, Conn, Guard};
+use crate::engine::net::conns::{self, Conn, Guard};
 use crate::engine::net::outflow::Outflow;
 use crate::engine::shared::stats;
 use crate::engine::tls::NetStream;
@@ -307,7 +306,7 @@ impl AsyncWrite for Counted {
 /// command queue in the registry (`conns`), where only `Close` arrives.
 pub(super) struct Kill {
     conn: Rc<Conn>,
-    rx: RefCell<mpsc::UnboundedReceiver<Cmd>>,
+    rx: RefCell<conns::Receiver>,
     /// The queue has this task's waker: until a close is asked (which
     /// sets `conn.is_closing()` before it sends), polling it again would
     /// only register the same waker again, on every wake-up of the task.
@@ -421,13 +420,12 @@ pub async fn serve(
     stream: NetStream,
     peer: SocketAddr,
     guard: Guard,
-    rx: mpsc::UnboundedReceiver<Cmd>,
+    rx: conns::Receiver,
     port: u16,
     http2: Option<Http2Settings>,
     ctx: Rc<WorkerCtx>,
 ) {
     let entry = guard.conn().clone();
-    let fd = entry.fd();
     let kill = Rc::new(Kill {
         conn: entry.clone(),
         rx: RefCell::new(rx),
@@ -450,17 +448,73 @@ pub async fn serve(
             NetStream::Plain(s) => first_head_is_long(s).await,
             NetStream::Tls(_) => true,
         };
+    let flags = IoFlags::default();
+    flags.set(IoFlags::FLUSHED, true);
+    let mut counted = Counted(stream, last, flags.clone(), Bytes::new());
+    let mut replay = None;
+    if !h2 && super::fast::eligible(&ctx, many_headers, &peer, &counted) {
+        let at = (peer, local, port);
+        match super::fast::serve(&mut counted, &ctx, &entry, &kill, at, flow.clone()).await {
+            super::fast::End::Closed { failed } => {
+                finish_as(&ctx, guard, failed);
+                return;
+            }
+            super::fast::End::Handoff { rest, replay: r } => {
+                counted.3 = rest;
+                replay = r.map(|r| *r);
+            }
+        }
+    }
+    // Boxed: while a connection is on the fast path (or idle there), its
+    // task holds none of hyper's state (memory per idle connection).
+    let at = (peer, local, port);
+    let hyper = Hyper {
+        h2,
+        http2,
+        many_headers,
+        replay,
+    };
+    Box::pin(serve_hyper(counted, at, guard, kill, flags, hyper, ctx)).await;
+}
+
+/// What `serve_hyper` is told of the connection besides its socket.
+struct Hyper {
+    h2: bool,
+    http2: Option<Http2Settings>,
+    many_headers: bool,
+    /// The fast path's answer to the first request in the socket's
+    /// buffered bytes.
+    replay: Option<Response<RespBody>>,
+}
+
+/// Serves the rest of a connection with hyper (HTTP/1, or HTTP/2).
+async fn serve_hyper(
+    counted: Counted,
+    at: (SocketAddr, Option<SocketAddr>, u16),
+    guard: Guard,
+    kill: Rc<Kill>,
+    flags: IoFlags,
+    hyper: Hyper,
+    ctx: Rc<WorkerCtx>,
+) {
+    let Hyper {
+        h2,
+        http2,
+        many_headers,
+        replay,
+    } = hyper;
+    let (peer, local, port) = at;
+    let entry = guard.conn().clone();
+    let fd = entry.fd();
+    let flow = entry.flow().clone();
     // PROCESS mode, clear text: an idle connection of a draining worker goes
     // back to the master (which holds a copy) for another worker, instead of
     // being closed under a client that may be sending on it (`drive_h1`).
     let give_back = !h2
-        && matches!(stream, NetStream::Plain(_))
+        && counted.is_plain()
         && ctx.cfg.mode == crate::engine::config::Mode::Process
         && crate::engine::proc::reactor::is_process_mode();
-    let raw = std::os::fd::AsRawFd::as_raw_fd(stream.tcp());
-    let flags = IoFlags::default();
-    flags.set(IoFlags::FLUSHED, true);
-    let counted = Counted(stream, last.clone(), flags.clone(), Bytes::new());
+    let raw = std::os::fd::AsRawFd::as_raw_fd(counted.0.tcp());
     let svc_ctx = ctx.clone();
     let svc_entry = entry.clone();
     let svc_kill = kill.clone();
@@ -475,9 +529,8 @@ pub async fn serve(
     // The fast path's answer to a request it read but will not write
     // itself (`fast::End::Handoff`): hyper reads that request again and
     // this is its response.
-    let preset: Rc<Cell<Option<Response<RespBody>>>> = Rc::new(Cell::new(None));
+    let preset: Rc<Cell<Option<Response<RespBody>>>> = Rc::new(Cell::new(replay));
     let svc_preset = preset.clone();
-    let fast_flow = flow.clone();
     let svc = service_fn(move |req| {
         let ctx = svc_ctx.clone();
         let entry = svc_entry.clone();
@@ -550,20 +603,6 @@ pub async fn serve(
     }
     // Title-Case header names, as Swoole and nginx send them. It costs ~9% of
     // a hello-world request's user CPU (bench/RESULTS.md); drop-in wins.
-    let mut counted = counted;
-    if super::fast::eligible(&ctx, many_headers, &peer, &counted) {
-        let at = (peer, local, port);
-        match super::fast::serve(&mut counted, &ctx, &entry, &kill, at, fast_flow).await {
-            super::fast::End::Closed { failed } => {
-                finish_as(&ctx, guard, failed);
-                return;
-            }
-            super::fast::End::Handoff { rest, replay } => {
-                counted.3 = rest;
-                preset.set(replay.map(|r| *r));
-            }
-        }
-    }
     let io = TokioIo::new(counted);
     let builder = h1_builder(&ctx, many_headers);
     let conn = builder.serve_connection(io, svc).with_upgrades();
@@ -1072,6 +1111,33 @@ pub(super) async fn respond(
     flow: Rc<Outflow>,
     head_writer: bool,
 ) -> Result<Response<RespBody>, Infallible> {
+    Ok(
+        match start(request, ctx, keep_alive, chunked_in, flow, head_writer) {
+            Answer::Now(resp) => resp,
+            Answer::Later(wait) => wait.await,
+        },
+    )
+}
+
+/// The script's answer to a request: at once (most handlers answer before
+/// they return), or a wait, boxed so that the waiting state stays out of
+/// every connection's task. (Returned once per request and taken apart at
+/// once: boxing the common answer would cost an allocation per request.)
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Answer {
+    Now(Response<RespBody>),
+    Later(Pin<Box<dyn std::future::Future<Output = Response<RespBody>>>>),
+}
+
+/// Hands `request` to the script ([`respond`] without the wait).
+pub(super) fn start(
+    request: HttpRequest,
+    ctx: &Rc<WorkerCtx>,
+    keep_alive: bool,
+    chunked_in: bool,
+    flow: Rc<Outflow>,
+    head_writer: bool,
+) -> Answer {
     let cfg = &ctx.cfg;
     let fd = request.fd;
     let is_head = request.method == http::Method::HEAD;
@@ -1098,35 +1164,35 @@ pub(super) async fn respond(
     if let Outcome::Fatal(code) = outcome {
         ctx.poison(code);
     }
-    if let Some(d) = deadline {
-        let mut resp = super::deadline::wait_head(head_rx, d, ctx, fd, keep_alive).await;
+    let fix = move |mut resp: Response<RespBody>| {
         if chunked_in {
             leave_connection_to_hyper(&mut resp);
         }
-        return Ok(resp);
-    }
-    // Most handlers answer before returning: no wait at all.
-    let mut head_rx = head_rx;
-    let head = match head_rx.try_recv() {
-        Ok(resp) => Ok(resp),
-        Err(tokio::sync::oneshot::error::TryRecvError::Closed) => Err(()),
-        // Boxed: the wait's state stays out of every request's future.
-        Err(tokio::sync::oneshot::error::TryRecvError::Empty) => {
-            match Box::pin(wait_head(head_rx, ctx)).await {
-                Some(r) => r,
-                // PHP failed fatally meanwhile: 503 rather than a lost request.
-                None => return Ok(simple(503, "", true)),
-            }
-        }
+        resp
     };
-    match head {
-        Ok(mut resp) => {
-            if chunked_in {
-                leave_connection_to_hyper(&mut resp);
-            }
-            Ok(resp)
-        }
+    if let Some(d) = deadline {
+        let ctx = ctx.clone();
+        return Answer::Later(Box::pin(async move {
+            fix(super::deadline::wait_head(head_rx, d, &ctx, fd, keep_alive).await)
+        }));
+    }
+    let failed =
+        move |ctx: &WorkerCtx| simple(500, "", ctx.poisoned.get().is_some() || !keep_alive);
+    let mut head_rx = head_rx;
+    match head_rx.try_recv() {
+        Ok(resp) => Answer::Now(fix(resp)),
         // The responder was dropped unanswered: the callback failed or forgot end().
-        Err(_) => Ok(simple(500, "", ctx.poisoned.get().is_some() || !keep_alive)),
+        Err(tokio::sync::oneshot::error::TryRecvError::Closed) => Answer::Now(failed(ctx)),
+        Err(tokio::sync::oneshot::error::TryRecvError::Empty) => {
+            let ctx = ctx.clone();
+            Answer::Later(Box::pin(async move {
+                match wait_head(head_rx, &ctx).await {
+                    Some(Ok(resp)) => fix(resp),
+                    Some(Err(())) => failed(&ctx),
+                    // PHP failed fatally meanwhile: 503 rather than a lost request.
+                    None => simple(503, "", true),
+                }
+            }))
+        }
     }
 }

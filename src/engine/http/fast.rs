@@ -37,7 +37,7 @@ use http::{Method, Response, StatusCode, Uri, Version};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::body::RespBody;
-use super::conn::{Counted, Counting, Kill};
+use super::conn::{Answer, Counted, Counting, Kill};
 use super::request::HttpRequest;
 use crate::engine::net::conns::Conn;
 use crate::engine::net::outflow::Outflow;
@@ -324,13 +324,16 @@ pub(super) async fn serve(
         );
         let counting = Counting::start();
         entry.begin_request();
-        let answer = tokio::select! {
-            biased;
-            r = super::conn::respond(request, ctx, true, false, flow.clone(), true) => Some(r),
-            _ = kill.notified() => None,
+        let answer = match super::conn::start(request, ctx, true, false, flow.clone(), true) {
+            Answer::Now(resp) => Some(resp),
+            Answer::Later(wait) => tokio::select! {
+                biased;
+                r = wait => Some(r),
+                _ = kill.notified() => None,
+            },
         };
         entry.end_request();
-        let Some(Ok(mut resp)) = answer else {
+        let Some(mut resp) = answer else {
             return End::Closed { failed: false };
         };
         counting.end(ctx, &mut resp);

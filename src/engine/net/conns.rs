@@ -21,7 +21,6 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::engine::ipc;
@@ -38,6 +37,125 @@ pub enum Kind {
     Http,
     /// A WebSocket connection after its upgrade (ws.rs).
     WebSocket,
+}
+
+/// A connection's command queue: one sender (its [`Conn`] in the
+/// registry), one receiver (its task), both on the worker's thread. Empty,
+/// it holds no memory: tokio's unbounded channel allocates a block of 32
+/// slots and its cache-padded counters up front, about 2 KiB for every
+/// connection, most of them idle.
+struct Queue {
+    items: RefCell<std::collections::VecDeque<Cmd>>,
+    /// The receiving task, when it waits.
+    waker: Cell<Option<std::task::Waker>>,
+    /// The receiver was dropped: `send` fails.
+    rx_gone: Cell<bool>,
+    /// The sender was dropped: `recv` ends once the queue is empty.
+    tx_gone: Cell<bool>,
+}
+
+/// The registry's end of a [`Queue`].
+#[derive(Debug)]
+pub struct Sender(Rc<Queue>);
+
+/// The connection task's end of a [`Queue`].
+#[derive(Debug)]
+pub struct Receiver(Rc<Queue>);
+
+/// Why `Receiver::try_recv` has nothing.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TryRecvError {
+    Empty,
+    Disconnected,
+}
+
+impl std::fmt::Debug for Queue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Queue")
+            .field("len", &self.items.borrow().len())
+            .finish()
+    }
+}
+
+/// A new queue's two ends.
+fn queue() -> (Sender, Receiver) {
+    let q = Rc::new(Queue {
+        items: RefCell::new(std::collections::VecDeque::new()),
+        waker: Cell::new(None),
+        rx_gone: Cell::new(false),
+        tx_gone: Cell::new(false),
+    });
+    (Sender(q.clone()), Receiver(q))
+}
+
+impl Queue {
+    fn wake(&self) {
+        if let Some(w) = self.waker.take() {
+            w.wake();
+        }
+    }
+}
+
+impl Sender {
+    /// Queues `cmd`; gives it back when the task no longer reads.
+    pub fn send(&self, cmd: Cmd) -> Result<(), Cmd> {
+        if self.0.rx_gone.get() {
+            return Err(cmd);
+        }
+        self.0.items.borrow_mut().push_back(cmd);
+        self.0.wake();
+        Ok(())
+    }
+}
+
+impl Drop for Sender {
+    fn drop(&mut self) {
+        self.0.tx_gone.set(true);
+        self.0.wake();
+    }
+}
+
+impl Receiver {
+    /// The next command; `None` once the sender is gone and all were read.
+    pub fn poll_recv(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Cmd>> {
+        if let Some(cmd) = self.0.items.borrow_mut().pop_front() {
+            return std::task::Poll::Ready(Some(cmd));
+        }
+        if self.0.tx_gone.get() {
+            return std::task::Poll::Ready(None);
+        }
+        let w = match self.0.waker.take() {
+            Some(w) if w.will_wake(cx.waker()) => w,
+            _ => cx.waker().clone(),
+        };
+        self.0.waker.set(Some(w));
+        std::task::Poll::Pending
+    }
+
+    pub async fn recv(&mut self) -> Option<Cmd> {
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// No more commands are taken (`send` fails); those queued can still
+    /// be read.
+    pub fn close(&mut self) {
+        self.0.rx_gone.set(true);
+    }
+
+    pub fn try_recv(&mut self) -> Result<Cmd, TryRecvError> {
+        match self.0.items.borrow_mut().pop_front() {
+            Some(cmd) => Ok(cmd),
+            None if self.0.tx_gone.get() => Err(TryRecvError::Disconnected),
+            None => Err(TryRecvError::Empty),
+        }
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        self.0.rx_gone.set(true);
+        self.0.items.borrow_mut().clear();
+    }
 }
 
 /// What a connection's task is asked to do, in order.
@@ -97,7 +215,7 @@ pub struct Conn {
     fd: i64,
     kind: Kind,
     /// The task's command queue; it closes when the task stops reading.
-    tx: mpsc::UnboundedSender<Cmd>,
+    tx: Sender,
     /// Bytes queued and not yet written (`socket_buffer_size`).
     flow: Rc<Outflow>,
     port: usize,
@@ -206,13 +324,8 @@ pub fn get(fd: i64) -> Option<Rc<Conn>> {
 /// [`Guard`] for its whole life and reads the receiver. An entry already
 /// under `fd` (the HTTP connection a WebSocket upgrade takes over) comes
 /// back when the guard drops, unless [`Guard::own_session`] was called.
-pub fn register(
-    fd: i64,
-    kind: Kind,
-    port: usize,
-    ctx: &Rc<WorkerCtx>,
-) -> (Guard, mpsc::UnboundedReceiver<Cmd>) {
-    let (tx, rx) = mpsc::unbounded_channel();
+pub fn register(fd: i64, kind: Kind, port: usize, ctx: &Rc<WorkerCtx>) -> (Guard, Receiver) {
+    let (tx, rx) = queue();
     let conn = Rc::new(Conn {
         fd,
         kind,

@@ -17,7 +17,6 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::UdpSocket;
-use tokio::sync::mpsc;
 
 use crate::engine::config::PortOptions;
 use crate::engine::hooks::Outcome;
@@ -51,7 +50,7 @@ fn with<R>(f: impl FnOnce(&mut Tables) -> R) -> R {
 pub async fn serve_conn(
     stream: NetStream,
     guard: conns::Guard,
-    mut rx: mpsc::UnboundedReceiver<Cmd>,
+    mut rx: conns::Receiver,
     opts: Rc<PortOptions>,
     ctx: Rc<WorkerCtx>,
 ) {
@@ -103,7 +102,7 @@ pub async fn serve_conn(
 async fn pump<R, W>(
     rd: &mut R,
     wr: &mut W,
-    rx: &mut mpsc::UnboundedReceiver<Cmd>,
+    rx: &mut conns::Receiver,
     conn: &Conn,
     fd: i64,
     port: usize,

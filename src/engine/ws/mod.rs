@@ -32,7 +32,6 @@ use bytes::{Bytes, BytesMut};
 use http::{header, HeaderValue, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::mpsc;
 
 use crate::engine::hooks::Outcome;
 use crate::engine::http::body::RespBody;
@@ -380,7 +379,7 @@ struct Setup {
 async fn serve<S>(
     io: S,
     guard: conns::Guard,
-    mut rx: mpsc::UnboundedReceiver<Cmd>,
+    mut rx: conns::Receiver,
     setup: Setup,
     ctx: Rc<WorkerCtx>,
 ) where
