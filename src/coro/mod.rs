@@ -1,11 +1,12 @@
-//! The coroutine scheduler: Swoole coroutines on PHP Fibers, one thread,
-//! woken by tasks on the engine's event loop.
+//! The coroutine scheduler: Swoole coroutines on contexts of our own kind
+//! switched by PHP's fiber switch (`context`), one thread, woken by tasks on
+//! the engine's event loop.
 //!
-//! The Fiber protocol (docs/internals.md, "Coroutines"):
-//! - a coroutine runs on a pooled fiber whose entry is `fiber_main`, a loop:
-//!   take the next cid from the hand-off slot, run it through the entry hook
-//!   the PHP layer installed, return the fiber to the pool, `Fiber::suspend()`
-//!   until reused. Creating a `\Fiber` per coroutine is avoided (~15 µs);
+//! The protocol (docs/internals.md, "Coroutines"):
+//! - a coroutine runs on a pooled context whose body is `run_one`: take the
+//!   next cid from the hand-off slot, run it through the entry hook the PHP
+//!   layer installed, return the context to the pool and switch back to the
+//!   resumer; the context waits there until reused;
 //! - `create` runs the new coroutine at once, until it first waits;
 //! - `wait` suspends the current coroutine; `resume` continues a waiting one
 //!   (from the loop, or from another coroutine, as Swoole does);
@@ -15,6 +16,7 @@
 //! This layer never holds user values: the PHP layer keeps callables, args,
 //! contexts and defers in tables keyed by cid.
 
+pub mod context;
 pub mod fdwait;
 pub mod fiber;
 pub mod io;
@@ -26,7 +28,7 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
-use fiber::Fiber;
+use context::{Ctx, Outcome};
 
 use crate::engine::rt::event_loop;
 
@@ -87,7 +89,8 @@ pub enum Error {
     NotInCoroutine,
     /// `max_coroutine` reached.
     Limit(usize),
-    /// The fiber could not be created or resumed.
+    /// The coroutine's context could not be created, or it is being
+    /// unwound (request shutdown).
     Fiber,
     /// PHP forbids switching fibers here (a destructor run by the engine).
     SwitchBlocked,
@@ -96,7 +99,7 @@ pub enum Error {
 struct Coro {
     pcid: Cid,
     started: Instant,
-    fiber: Option<Fiber>,
+    ctx: Option<Ctx>,
     /// Set while suspended in `wait`; bumped on every wait so a stale timeout
     /// cannot wake a later wait.
     waiting: Option<(WaitKind, u64)>,
@@ -116,19 +119,19 @@ struct Sched {
     max: usize,
     /// The coroutine each nested resume is running, innermost last.
     stack: Vec<Cid>,
-    idle: Vec<Fiber>,
-    /// cid handed to the fiber being started or reused.
+    idle: Vec<Ctx>,
+    /// cid handed to the context being started or reused.
     handoff: Option<Cid>,
     seq: u64,
     /// Coroutines waiting in `join` for any coroutine to end.
     join_waiters: Vec<Cid>,
     /// Coroutines already reported as deadlocked.
     stuck: HashSet<Cid>,
-    entry_name: &'static str,
     entry: Option<fn(Cid)>,
 }
 
-/// Idle fibers kept for reuse.
+/// Idle contexts kept for reuse (beyond, a finished coroutine's stack
+/// pages go back to the kernel).
 const POOL_MAX: usize = 1024;
 /// Swoole's default `max_coroutine`.
 pub const DEFAULT_MAX: usize = 100_000;
@@ -147,11 +150,9 @@ thread_local! {
         seq: 0,
         join_waiters: Vec::new(),
         stuck: HashSet::new(),
-        entry_name: "",
         entry: None,
     }));
-    /// True while a fiber of ours is suspended in `Fiber::suspend()` because
-    /// PHP is destroying it: no more scheduling.
+    /// Request shutdown is unwinding the coroutines: no more scheduling.
     static SHUTTING_DOWN: Cell<bool> = const { Cell::new(false) };
     /// When this thread last switched into or out of a coroutine: where
     /// the running code's turn began (read by the preemptive scheduler).
@@ -170,14 +171,10 @@ fn mark_switch() {
     }
 }
 
-/// Installs the PHP function every fiber starts in (it must call
-/// `fiber_main`) and the hook that runs coroutine `cid`'s body.
-pub fn init(entry_fn_name: &'static str, entry: fn(Cid)) {
-    S.with(|s| {
-        let mut s = s.borrow_mut();
-        s.entry_name = entry_fn_name;
-        s.entry = Some(entry);
-    });
+/// Installs the hook that runs coroutine `cid`'s body.
+pub fn init(entry: fn(Cid)) {
+    context::init(run_one);
+    S.with(|s| s.borrow_mut().entry = Some(entry));
 }
 
 pub fn set_max(n: usize) {
@@ -254,7 +251,7 @@ pub fn reserve() -> Result<Cid, Error> {
             Coro {
                 pcid,
                 started: Instant::now(),
-                fiber: None,
+                ctx: None,
                 waiting: None,
                 wake: Wake::Resumed,
                 canceled: false,
@@ -277,42 +274,60 @@ pub fn run(cid: Cid) -> Result<(), Error> {
         });
         return Ok(());
     }
-    // A pooled fiber (the usual case) is set up in this one borrow: the
-    // hand-off, the coroutine's fiber slot and the running stack. (One
+    // A pooled context (the usual case) is set up in this one borrow: the
+    // hand-off, the coroutine's context slot and the running stack. (One
     // thread-local access instead of four; each is a `__tls_get_addr` call.)
     let pooled = S.with(|s| {
         let mut s = s.borrow_mut();
         s.handoff = Some(cid);
-        let fiber = s.idle.pop()?;
-        let handle = fiber.clone_ref();
+        let ctx = s.idle.pop()?;
         if let Some(c) = s.coros.get_mut(&cid) {
-            c.fiber = Some(fiber);
+            c.ctx = Some(ctx);
         }
         s.stack.push(cid);
-        Some(handle)
+        Some(ctx)
     });
-    if let Some(handle) = pooled {
-        // A coroutine starting has no output stack of its own yet.
-        let r = switch_into(cid, None, || handle.resume());
-        return r.map_err(|_| Error::Fiber);
-    }
-    // No pooled fiber: make one and start it.
-    let name = S.with(|s| s.borrow().entry_name);
-    let Some(fiber) = Fiber::new(name) else {
-        finish(cid);
-        return Err(Error::Fiber);
-    };
-    // The fiber object is kept in the coroutine while it runs, so it can be
-    // resumed and, when the body ends, returned to the pool.
-    let handle = fiber.clone_ref();
-    S.with(|s| {
-        if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
-            c.fiber = Some(fiber);
+    let ctx = match pooled {
+        Some(ctx) => ctx,
+        None => {
+            let Some(ctx) = Ctx::new() else {
+                S.with(|s| s.borrow_mut().handoff = None);
+                finish(cid);
+                return Err(Error::Fiber);
+            };
+            S.with(|s| {
+                let mut s = s.borrow_mut();
+                if let Some(c) = s.coros.get_mut(&cid) {
+                    c.ctx = Some(ctx);
+                }
+                s.stack.push(cid);
+            });
+            ctx
         }
-    });
-    push(cid);
-    let r = switch_into(cid, None, || handle.start());
-    r.map_err(|_| Error::Fiber)
+    };
+    // A coroutine starting has no output stack of its own yet.
+    switch_into(cid, None, || enter(cid, ctx));
+    Ok(())
+}
+
+/// Switches into `ctx` (coroutine `cid`) and deals with how it came back.
+fn enter(cid: Cid, ctx: Ctx) {
+    match ctx.resume() {
+        Outcome::Suspended | Outcome::Finished { dispose: false } => {}
+        Outcome::Finished { dispose: true } => ctx.destroy(true),
+        Outcome::Bailout => {
+            // A fatal error the body's own boundary did not catch: the
+            // coroutine is gone, the bailout goes on here.
+            S.with(|s| {
+                let mut s = s.borrow_mut();
+                pop_in(&mut s, cid);
+                s.coros.remove(&cid);
+            });
+            ctx.forget(true);
+            // SAFETY: PHP's bailout, to the innermost zend_try of this side.
+            unsafe { ext_php_rs::zend::bailout() };
+        }
+    }
 }
 
 /// Runs `go` (the switch into coroutine `cid`, already pushed on the
@@ -350,10 +365,6 @@ fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl Fn
     r
 }
 
-fn push(cid: Cid) {
-    S.with(|s| s.borrow_mut().stack.push(cid));
-}
-
 fn pop_in(s: &mut Sched, cid: Cid) {
     if s.stack.last() == Some(&cid) {
         s.stack.pop();
@@ -362,54 +373,47 @@ fn pop_in(s: &mut Sched, cid: Cid) {
     }
 }
 
-/// The body every pooled fiber runs (called by the PHP entry function).
-pub fn fiber_main() {
-    loop {
-        let (cid, entry) = S.with(|s| {
-            let mut s = s.borrow_mut();
-            (s.handoff.take(), s.entry)
-        });
-        let Some(cid) = cid else {
-            return;
-        };
-        if let Some(entry) = entry {
-            entry(cid);
-        }
-        if SHUTTING_DOWN.with(Cell::get) {
-            S.with(|s| s.borrow_mut().coros.remove(&cid));
-            return;
-        }
-        let fiber = finish(cid);
-        let Some(fiber) = fiber else {
-            return;
-        };
-        let pooled = S.with(|s| {
-            let mut s = s.borrow_mut();
-            if s.idle.len() < POOL_MAX {
-                s.idle.push(fiber);
-                true
-            } else {
-                false
-            }
-        });
-        if !pooled {
-            return;
-        }
-        if Fiber::suspend().is_err() {
-            // PHP is destroying this fiber: unwind out of it.
-            SHUTTING_DOWN.with(|f| f.set(true));
-            return;
-        }
+/// The body of a coroutine on context `me` (see `context::Body`): runs
+/// the handed-off cid to its end; true when `me` went back to the pool.
+fn run_one(me: Ctx) -> bool {
+    let (cid, entry) = S.with(|s| {
+        let mut s = s.borrow_mut();
+        (s.handoff.take(), s.entry)
+    });
+    let Some(cid) = cid else {
+        return true_if_pooled(me);
+    };
+    if let Some(entry) = entry {
+        entry(cid);
     }
+    if SHUTTING_DOWN.with(Cell::get) {
+        S.with(|s| s.borrow_mut().coros.remove(&cid));
+        return false;
+    }
+    finish(cid);
+    true_if_pooled(me)
 }
 
-/// Removes `cid`, wakes joiners; returns its fiber for reuse.
-fn finish(cid: Cid) -> Option<Fiber> {
-    preempt::forget(cid);
-    let (fiber, joiners) = S.with(|s| {
+/// Puts `me` back in the pool if there is room.
+fn true_if_pooled(me: Ctx) -> bool {
+    S.with(|s| {
         let mut s = s.borrow_mut();
-        let fiber = s.coros.remove(&cid).and_then(|c| c.fiber);
-        (fiber, std::mem::take(&mut s.join_waiters))
+        if s.idle.len() < POOL_MAX && !SHUTTING_DOWN.with(Cell::get) {
+            s.idle.push(me);
+            true
+        } else {
+            false
+        }
+    })
+}
+
+/// Removes `cid`, wakes joiners.
+fn finish(cid: Cid) {
+    preempt::forget(cid);
+    let joiners = S.with(|s| {
+        let mut s = s.borrow_mut();
+        s.coros.remove(&cid);
+        std::mem::take(&mut s.join_waiters)
     });
     if !joiners.is_empty() {
         // As Swoole: joiners resume from the loop (a deferred callback queued
@@ -425,7 +429,6 @@ fn finish(cid: Cid) -> Option<Fiber> {
         });
     }
     event_loop::wake();
-    fiber
 }
 
 /// Suspends the running coroutine until `resume` (or `timeout`).
@@ -448,17 +451,24 @@ pub(crate) fn wait_cid(
     kind: WaitKind,
     timeout: Option<Duration>,
 ) -> Result<(Wake, bool), Error> {
-    let seq = S.with(|s| {
+    if SHUTTING_DOWN.with(Cell::get) {
+        // Unwinding (a `finally` that waits): no more switching.
+        context::throw_unwind();
+        return Err(Error::Fiber);
+    }
+    let found = S.with(|s| {
         let mut s = s.borrow_mut();
         s.seq += 1;
         let seq = s.seq;
-        if let Some(c) = s.coros.get_mut(&cid) {
-            c.waiting = Some((kind, seq));
-            c.wake = Wake::Resumed;
-            c.canceled = false;
-        }
-        seq
+        let c = s.coros.get_mut(&cid)?;
+        c.waiting = Some((kind, seq));
+        c.wake = Wake::Resumed;
+        c.canceled = false;
+        Some((seq, c.ctx?))
     });
+    let Some((seq, ctx)) = found else {
+        return Err(Error::Fiber);
+    };
     let timer = timeout.map(|d| {
         event_loop::spawn(async move {
             tokio::time::sleep(d).await;
@@ -475,12 +485,14 @@ pub(crate) fn wait_cid(
     });
     // The resumer (`run`/`resume_with`) pushed this cid and pops it when
     // the switch returns, so the stack needs no change here.
-    let suspended = Fiber::suspend();
+    ctx.suspend();
     if let Some(t) = timer {
         t.abort();
     }
-    if suspended.is_err() {
-        SHUTTING_DOWN.with(|f| f.set(true));
+    if ctx.is_unwinding() {
+        // Request shutdown resumed us only to unwind (as PHP destroys a
+        // suspended `\Fiber`): `finally` blocks run, nothing else.
+        context::throw_unwind();
         return Err(Error::Fiber);
     }
     Ok(S.with(|s| {
@@ -540,27 +552,18 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
         if kind.is_some_and(|want| want != k) {
             return None;
         }
-        let handle = c.fiber.as_ref().map(Fiber::clone_ref)?;
+        let ctx = c.ctx?;
         c.waiting = None;
         c.wake = wake;
         let own = c.output.take();
         s.stack.push(cid);
-        Some((handle, own))
+        Some((ctx, own))
     });
-    let Some((handle, own)) = found else {
+    let Some((ctx, own)) = found else {
         return false;
     };
     event_loop::note_activity();
-    let r = switch_into(cid, own, || handle.resume());
-    if r.is_err() {
-        let why = ext_php_rs::zend::ExecutorGlobals::take_exception()
-            .and_then(|ex| ex.try_call_method("getMessage", vec![]).ok())
-            .and_then(|m| m.string())
-            .unwrap_or_default();
-        crate::engine::log::write_raw(&format!(
-            "rswoole: could not resume coroutine {cid}: {why}\n"
-        ));
-    }
+    switch_into(cid, own, || enter(cid, ctx));
     true
 }
 
@@ -644,15 +647,15 @@ pub fn is_canceled() -> bool {
 }
 
 /// The backtrace of suspended coroutine `cid` (`Coroutine::getBackTrace`).
-pub fn trace(cid: Cid, options: i64, _limit: i64) -> Option<ext_php_rs::types::Zval> {
-    let fiber = S.with(|s| {
+pub fn trace(cid: Cid, options: i64, limit: i64) -> Option<ext_php_rs::types::Zval> {
+    let ctx = S.with(|s| {
         s.borrow()
             .coros
             .get(&cid)
             .filter(|c| c.waiting.is_some())
-            .and_then(|c| c.fiber.as_ref().map(Fiber::clone_ref))
+            .and_then(|c| c.ctx)
     })?;
-    fiber.trace(options)
+    ctx.trace(options, limit)
 }
 
 /// `Co::sleep()`: suspends the running coroutine for `d`.
@@ -750,15 +753,55 @@ pub fn deadlock_report(n: usize) -> String {
     )
 }
 
-/// Drops every pooled fiber (request shutdown): PHP must free them while
-/// the engine is still up.
+/// Request shutdown: unwinds every suspended coroutine (its `finally`
+/// blocks run, its values are released, as PHP does for a suspended
+/// `\Fiber`), then frees every context. After a fatal error (an unclean
+/// shutdown) nothing is run: the contexts are only forgotten.
 pub fn shutdown() {
+    // SAFETY: the PHP thread; compiler_globals is PHP's (NTS) global.
+    let clean = unsafe { !(*(&raw const ext_php_rs::ffi::compiler_globals)).unclean_shutdown };
     SHUTTING_DOWN.with(|f| f.set(true));
+    if clean {
+        let mut waiting: Vec<Cid> = S.with(|s| {
+            s.borrow()
+                .coros
+                .iter()
+                .filter(|(_, c)| c.waiting.is_some() && c.ctx.is_some())
+                .map(|(cid, _)| *cid)
+                .collect()
+        });
+        waiting.sort_unstable();
+        for cid in waiting {
+            let found = S.with(|s| {
+                let mut s = s.borrow_mut();
+                let c = s.coros.get_mut(&cid)?;
+                let ctx = c.ctx?;
+                c.waiting = None;
+                let own = c.output.take();
+                s.stack.push(cid);
+                Some((ctx, own))
+            });
+            if let Some((ctx, own)) = found {
+                ctx.set_unwind();
+                switch_into(cid, own, || enter(cid, ctx));
+            }
+        }
+    }
     let idle = S.with(|s| std::mem::take(&mut s.borrow_mut().idle));
-    drop(idle);
+    for ctx in idle {
+        if clean {
+            ctx.destroy(false);
+        } else {
+            ctx.forget(false);
+        }
+    }
+    // Coroutines still here could not be unwound: their contexts are only
+    // forgotten (PHP frees its own memory at the end of the request).
     let coros = S.with(|s| std::mem::take(&mut s.borrow_mut().coros));
-    // Freed in cid order, oldest first (their fibers' destructors run PHP).
-    let mut coros: Vec<(Cid, Coro)> = coros.into_iter().collect();
-    coros.sort_unstable_by_key(|(cid, _)| *cid);
-    drop(coros);
+    for (_, c) in coros {
+        if let Some(ctx) = c.ctx {
+            ctx.forget(false);
+        }
+        drop(c.output);
+    }
 }

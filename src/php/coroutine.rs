@@ -95,16 +95,6 @@ thread_local! {
     static LOOP_RUNNING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// The PHP function every pooled fiber starts in.
-pub const FIBER_ENTRY: &str = "Swoole\\Coroutine\\__fiber_entry";
-
-/// Internal: the body of every coroutine fiber. Not for user code.
-#[php_function]
-#[php(name = "Swoole\\Coroutine\\__fiber_entry")]
-pub fn fiber_entry() {
-    coro::fiber_main();
-}
-
 /// Runs coroutine `cid`'s body; installed as the coro layer's entry hook.
 fn entry(cid: Cid) {
     let Some(mut job) = TABLES.with(|t| t.borrow_mut().jobs.remove(&cid)) else {
@@ -217,7 +207,7 @@ fn exit_process(code: i32) -> ! {
 
 /// Installs the entry hook; called at module startup.
 pub fn init() {
-    coro::init(FIBER_ENTRY, entry);
+    coro::init(entry);
 }
 
 /// Makes sure the loop runs at the end of a plain script (as Swoole does).
@@ -1067,7 +1057,6 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     module
         .class::<Coroutine>()
         .class::<System>()
-        .function(wrap_function!(fiber_entry))
         .function(wrap_function!(go))
         .function(wrap_function!(defer))
         .function(wrap_function!(co_run))
