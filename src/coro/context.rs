@@ -37,6 +37,29 @@ const VM_PAGE: usize = 8 * 1024;
 /// C stacks per slab (one mapping).
 const SLAB_STACKS: usize = 128;
 
+/// `ZEND_VM_STACK_HEADER_SLOTS`: the page header, in zvals.
+const VM_HEADER_SLOTS: usize = std::mem::size_of::<VmStack>().div_ceil(std::mem::size_of::<zval>());
+
+/// `ZEND_CALL_FRAME_SLOT`: a call frame, in zvals.
+fn frame_slots() -> usize {
+    std::mem::size_of::<zend_execute_data>().div_ceil(std::mem::size_of::<zval>())
+}
+
+/// The function of every coroutine's dummy bottom frame: an internal
+/// function with no name (PHP's `zend_fiber_function` is the same).
+fn bottom_function() -> *mut ffi::zend_function {
+    static F: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let p = F.get_or_init(|| {
+        // SAFETY: an all-zero zend_function is a valid (empty) union; only
+        // its type is set. Leaked: it lives as long as the process.
+        let f: Box<ffi::zend_function> = Box::new(unsafe { std::mem::zeroed() });
+        let f = Box::leak(f);
+        f.type_ = ffi::ZEND_INTERNAL_FUNCTION as u8;
+        ptr::from_mut(f) as usize
+    });
+    *p as *mut ffi::zend_function
+}
+
 /// `zend_fiber_context` (Zend/zend_fibers.h, PHP 8.2).
 #[repr(C)]
 pub struct ZendFiberContext {
@@ -426,40 +449,71 @@ extern "C" fn trampoline(data: BoostData) {
             zend_fiber_destroy_context(from);
         }
         let c = (*eg()).current_fiber_context.cast::<Context>();
-        let me = Ctx(c);
+        // One zend_try for the context's whole life (not one per coroutine
+        // it runs): `EG(bailout)` is saved and restored with each switch,
+        // so it stays this context's between them.
+        let run = std::panic::AssertUnwindSafe(|| serve(c));
+        let _ = ext_php_rs::zend::try_catch(run);
+        // A bailout (or a panic) the body did not catch: the context is
+        // dead; the resumer forgets it and goes on with the bailout.
+        (*c).finished = true;
+        (*c).dispose = true;
+        (*c).resume_at = &raw mut (*c).zctx;
+        let mut t = Transfer {
+            context: (*c).caller,
+            value: null_zval(),
+            flags: FLAG_BAILOUT,
+        };
+        (*c).caller = ptr::null_mut();
+        zend_fiber_switch_context(&raw mut t);
+        std::process::abort();
+    }
+}
+
+/// The loop of a context: one coroutine per round, then back to the
+/// resumer until reused. Leaves only by a bailout.
+///
+/// # Safety
+/// `c` is the running context (called on its own stack by `trampoline`).
+unsafe fn serve(c: *mut Context) {
+    let me = Ctx(c);
+    // SAFETY: see the function's contract; EG is PHP's (NTS) global.
+    unsafe {
         loop {
             // A fresh executor state for this coroutine: its own VM stack,
             // no frame below its body (traces end at the coroutine, as in
             // Swoole), no active `\Fiber`.
+            //
+            // The bottom frame is a dummy internal call, as a `\Fiber`'s is:
+            // with no frame at all, an exception left uncaught by the body
+            // would be a fatal error inside zend_call_function ("Uncaught
+            // ..." and a bailout) instead of reaching our boundary. Its
+            // `prev` is null, so backtraces stop there.
             let page = (*c).vm_page;
             let base = page.cast::<zval>();
-            (*page).top = base.add(2);
+            let first = base.add(VM_HEADER_SLOTS);
+            let frame = first.cast::<zend_execute_data>();
+            ptr::write_bytes(frame, 0, 1);
+            (*frame).func = bottom_function();
+            (*page).top = first;
             (*page).end = base.add(VM_PAGE / std::mem::size_of::<zval>());
             (*page).prev = ptr::null_mut();
             let e = eg();
             (*e).vm_stack = page.cast();
-            (*e).vm_stack_top = (*page).top;
+            (*e).vm_stack_top = first.add(frame_slots());
             (*e).vm_stack_end = (*page).end;
             (*e).vm_stack_page_size = VM_PAGE;
-            (*e).current_execute_data = ptr::null_mut();
+            (*e).current_execute_data = frame;
             (*e).active_fiber = ptr::null_mut();
-            let run = std::panic::AssertUnwindSafe(|| body().is_some_and(|b| b(me)));
-            let outcome = ext_php_rs::zend::try_catch(run);
+            let pooled = body().is_some_and(|b| b(me));
             (*c).finished = true;
+            (*c).dispose = !pooled;
+            (*c).resume_at = &raw mut (*c).zctx;
             let mut t = Transfer {
                 context: (*c).caller,
                 value: null_zval(),
                 flags: 0,
             };
-            match outcome {
-                Ok(true) => {}
-                Ok(false) => (*c).dispose = true,
-                Err(_) => {
-                    (*c).dispose = true;
-                    t.flags = FLAG_BAILOUT;
-                }
-            }
-            (*c).resume_at = &raw mut (*c).zctx;
             (*c).caller = ptr::null_mut();
             zend_fiber_switch_context(&raw mut t);
             if (*c).dispose {
