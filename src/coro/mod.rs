@@ -152,11 +152,85 @@ thread_local! {
         stuck: HashSet::new(),
         entry: None,
     }));
-    /// Request shutdown is unwinding the coroutines: no more scheduling.
-    static SHUTTING_DOWN: Cell<bool> = const { Cell::new(false) };
     /// When this thread last switched into or out of a coroutine: where
     /// the running code's turn began (read by the preemptive scheduler).
     static SWITCHED_AT: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// A thread-local value of the PHP thread, reached there without a TLS
+/// lookup: in a dlopen()ed library every thread-local access is a
+/// `__tls_get_addr` call (about 50 instructions with `LocalKey::with`), and
+/// the scheduler is touched several times per coroutine switch. `claim`
+/// records the PHP thread (at module startup, on that thread) and where its
+/// value lives; `get` hands the value out on that thread only, so other
+/// threads keep their own thread-locals. The value must live as long as the
+/// thread (a boxed thread-local does).
+pub struct Pinned<T: 'static> {
+    owner: std::sync::atomic::AtomicUsize,
+    ptr: std::sync::atomic::AtomicPtr<T>,
+}
+
+impl<T: 'static> Pinned<T> {
+    pub const fn new() -> Self {
+        Pinned {
+            owner: std::sync::atomic::AtomicUsize::new(0),
+            ptr: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+
+    /// Pins `value`, this thread's, to this thread.
+    pub fn claim(&self, value: &'static T) {
+        use std::sync::atomic::Ordering;
+        self.ptr
+            .store(std::ptr::from_ref(value).cast_mut(), Ordering::Release);
+        // SAFETY: pthread_self has no preconditions.
+        let me = unsafe { libc::pthread_self() } as usize;
+        self.owner.store(me, Ordering::Release);
+    }
+
+    /// The pinned value, when called on the thread that claimed it.
+    #[inline]
+    pub fn get(&self) -> Option<&'static T> {
+        use std::sync::atomic::Ordering;
+        // SAFETY: pthread_self has no preconditions.
+        let me = unsafe { libc::pthread_self() } as usize;
+        if self.owner.load(Ordering::Acquire) != me {
+            return None;
+        }
+        // SAFETY: stored by `claim` on this very thread, from a value that
+        // lives as long as the thread.
+        unsafe { self.ptr.load(Ordering::Acquire).as_ref() }
+    }
+}
+
+impl<T: 'static> Default for Pinned<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The scheduler of the PHP thread (see `Pinned`).
+static S_PINNED: Pinned<RefCell<Sched>> = Pinned::new();
+
+/// Runs `f` with this thread's scheduler.
+#[inline]
+fn with_s<R>(f: impl FnOnce(&RefCell<Sched>) -> R) -> R {
+    match S_PINNED.get() {
+        Some(s) => f(s),
+        None => S.with(|s| f(s)),
+    }
+}
+
+/// Request shutdown is unwinding the coroutines: no more scheduling. A
+/// process-wide flag: NTS PHP runs on one thread.
+static SHUTTING_DOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn shutting_down() -> bool {
+    SHUTTING_DOWN.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+fn set_shutting_down() {
+    SHUTTING_DOWN.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// When the running code's turn began (the last switch into or out of a
@@ -174,50 +248,56 @@ fn mark_switch() {
 /// Installs the hook that runs coroutine `cid`'s body.
 pub fn init(entry: fn(Cid)) {
     context::init(run_one);
-    S.with(|s| s.borrow_mut().entry = Some(entry));
+    S.with(|s| {
+        // SAFETY: the boxed scheduler lives as long as this (the PHP)
+        // thread; the reference is only handed out on it.
+        let r: &'static RefCell<Sched> = unsafe { &*std::ptr::from_ref::<RefCell<Sched>>(&**s) };
+        S_PINNED.claim(r);
+    });
+    with_s(|s| s.borrow_mut().entry = Some(entry));
 }
 
 pub fn set_max(n: usize) {
-    S.with(|s| s.borrow_mut().max = if n == 0 { DEFAULT_MAX } else { n });
+    with_s(|s| s.borrow_mut().max = if n == 0 { DEFAULT_MAX } else { n });
 }
 
 pub fn max() -> usize {
-    S.with(|s| s.borrow().max)
+    with_s(|s| s.borrow().max)
 }
 
 /// The running coroutine, or -1 outside any.
 pub fn current() -> Cid {
-    S.with(|s| s.borrow().stack.last().copied().unwrap_or(-1))
+    with_s(|s| s.borrow().stack.last().copied().unwrap_or(-1))
 }
 
 pub fn parent(cid: Cid) -> Option<Cid> {
-    S.with(|s| s.borrow().coros.get(&cid).map(|c| c.pcid))
+    with_s(|s| s.borrow().coros.get(&cid).map(|c| c.pcid))
 }
 
 pub fn exists(cid: Cid) -> bool {
-    S.with(|s| s.borrow().coros.contains_key(&cid))
+    with_s(|s| s.borrow().coros.contains_key(&cid))
 }
 
 pub fn list() -> Vec<Cid> {
-    let mut cids: Vec<Cid> = S.with(|s| s.borrow().coros.keys().copied().collect());
+    let mut cids: Vec<Cid> = with_s(|s| s.borrow().coros.keys().copied().collect());
     cids.sort_unstable();
     cids
 }
 
 pub fn count() -> usize {
-    S.with(|s| s.borrow().coros.len())
+    with_s(|s| s.borrow().coros.len())
 }
 
 pub fn peak() -> usize {
-    S.with(|s| s.borrow().peak)
+    with_s(|s| s.borrow().peak)
 }
 
 pub fn last_cid() -> Cid {
-    S.with(|s| s.borrow().next_cid - 1)
+    with_s(|s| s.borrow().next_cid - 1)
 }
 
 pub fn elapsed_ms(cid: Cid) -> Option<i64> {
-    S.with(|s| {
+    with_s(|s| {
         s.borrow()
             .coros
             .get(&cid)
@@ -227,7 +307,7 @@ pub fn elapsed_ms(cid: Cid) -> Option<i64> {
 
 /// True when `cid` is suspended in a wait of `kind`.
 pub fn is_waiting(cid: Cid, kind: WaitKind) -> bool {
-    S.with(|s| {
+    with_s(|s| {
         s.borrow()
             .coros
             .get(&cid)
@@ -238,7 +318,7 @@ pub fn is_waiting(cid: Cid, kind: WaitKind) -> bool {
 /// Reserves a cid for a new coroutine; the PHP layer stores its body under
 /// it, then calls `run`.
 pub fn reserve() -> Result<Cid, Error> {
-    S.with(|s| {
+    with_s(|s| {
         let mut s = s.borrow_mut();
         if s.coros.len() >= s.max {
             return Err(Error::Limit(s.max));
@@ -277,7 +357,7 @@ pub fn run(cid: Cid) -> Result<(), Error> {
     // A pooled context (the usual case) is set up in this one borrow: the
     // hand-off, the coroutine's context slot and the running stack. (One
     // thread-local access instead of four; each is a `__tls_get_addr` call.)
-    let pooled = S.with(|s| {
+    let pooled = with_s(|s| {
         let mut s = s.borrow_mut();
         s.handoff = Some(cid);
         let ctx = s.idle.pop()?;
@@ -291,11 +371,11 @@ pub fn run(cid: Cid) -> Result<(), Error> {
         Some(ctx) => ctx,
         None => {
             let Some(ctx) = Ctx::new() else {
-                S.with(|s| s.borrow_mut().handoff = None);
+                with_s(|s| s.borrow_mut().handoff = None);
                 finish(cid);
                 return Err(Error::Fiber);
             };
-            S.with(|s| {
+            with_s(|s| {
                 let mut s = s.borrow_mut();
                 if let Some(c) = s.coros.get_mut(&cid) {
                     c.ctx = Some(ctx);
@@ -318,7 +398,7 @@ fn enter(cid: Cid, ctx: Ctx) {
         Outcome::Bailout => {
             // A fatal error the body's own boundary did not catch: the
             // coroutine is gone, the bailout goes on here.
-            S.with(|s| {
+            with_s(|s| {
                 let mut s = s.borrow_mut();
                 pop_in(&mut s, cid);
                 s.coros.remove(&cid);
@@ -344,7 +424,7 @@ fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl Fn
     // Back in the switcher: whatever runs now is a new turn.
     mark_switch();
     // One borrow: off the running stack, and still there?
-    let alive = S.with(|s| {
+    let alive = with_s(|s| {
         let mut s = s.borrow_mut();
         pop_in(&mut s, cid);
         s.coros.contains_key(&cid)
@@ -352,7 +432,7 @@ fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl Fn
     if alive {
         let own = output::take();
         if own.is_some() {
-            S.with(|s| {
+            with_s(|s| {
                 if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
                     c.output = own;
                 }
@@ -376,7 +456,7 @@ fn pop_in(s: &mut Sched, cid: Cid) {
 /// The body of a coroutine on context `me` (see `context::Body`): runs
 /// the handed-off cid to its end; true when `me` went back to the pool.
 fn run_one(me: Ctx) -> bool {
-    let (cid, entry) = S.with(|s| {
+    let (cid, entry) = with_s(|s| {
         let mut s = s.borrow_mut();
         (s.handoff.take(), s.entry)
     });
@@ -386,8 +466,8 @@ fn run_one(me: Ctx) -> bool {
     if let Some(entry) = entry {
         entry(cid);
     }
-    if SHUTTING_DOWN.with(Cell::get) {
-        S.with(|s| s.borrow_mut().coros.remove(&cid));
+    if shutting_down() {
+        with_s(|s| s.borrow_mut().coros.remove(&cid));
         return false;
     }
     finish(cid);
@@ -396,9 +476,9 @@ fn run_one(me: Ctx) -> bool {
 
 /// Puts `me` back in the pool if there is room.
 fn true_if_pooled(me: Ctx) -> bool {
-    S.with(|s| {
+    with_s(|s| {
         let mut s = s.borrow_mut();
-        if s.idle.len() < POOL_MAX && !SHUTTING_DOWN.with(Cell::get) {
+        if s.idle.len() < POOL_MAX && !shutting_down() {
             s.idle.push(me);
             true
         } else {
@@ -410,7 +490,7 @@ fn true_if_pooled(me: Ctx) -> bool {
 /// Removes `cid`, wakes joiners.
 fn finish(cid: Cid) {
     preempt::forget(cid);
-    let joiners = S.with(|s| {
+    let joiners = with_s(|s| {
         let mut s = s.borrow_mut();
         s.coros.remove(&cid);
         std::mem::take(&mut s.join_waiters)
@@ -451,12 +531,12 @@ pub(crate) fn wait_cid(
     kind: WaitKind,
     timeout: Option<Duration>,
 ) -> Result<(Wake, bool), Error> {
-    if SHUTTING_DOWN.with(Cell::get) {
+    if shutting_down() {
         // Unwinding (a `finally` that waits): no more switching.
         context::throw_unwind();
         return Err(Error::Fiber);
     }
-    let found = S.with(|s| {
+    let found = with_s(|s| {
         let mut s = s.borrow_mut();
         s.seq += 1;
         let seq = s.seq;
@@ -472,7 +552,7 @@ pub(crate) fn wait_cid(
     let timer = timeout.map(|d| {
         event_loop::spawn(async move {
             tokio::time::sleep(d).await;
-            let still = S.with(|s| {
+            let still = with_s(|s| {
                 s.borrow()
                     .coros
                     .get(&cid)
@@ -495,7 +575,7 @@ pub(crate) fn wait_cid(
         context::throw_unwind();
         return Err(Error::Fiber);
     }
-    Ok(S.with(|s| {
+    Ok(with_s(|s| {
         let mut s = s.borrow_mut();
         match s.coros.get_mut(&cid) {
             Some(c) => {
@@ -519,7 +599,7 @@ fn resume_with(cid: Cid, wake: Wake) -> bool {
 
 /// Resumes `cid` if it waits (for `kind`, when given).
 fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
-    if SHUTTING_DOWN.with(Cell::get) {
+    if shutting_down() {
         return false;
     }
     if let Some(kind) = kind {
@@ -530,7 +610,7 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
     if fiber::switch_blocked() {
         // PHP forbids switching fibers here (inside a destructor, say):
         // resume from the loop's next round instead.
-        let ok = S.with(|s| {
+        let ok = with_s(|s| {
             s.borrow()
                 .coros
                 .get(&cid)
@@ -545,7 +625,7 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
     }
     // One borrow: the wait checked and cleared, the fiber, the coroutine's
     // output stack, and `cid` pushed on the running stack.
-    let found = S.with(|s| {
+    let found = with_s(|s| {
         let mut s = s.borrow_mut();
         let c = s.coros.get_mut(&cid)?;
         let (k, _) = c.waiting?;
@@ -609,7 +689,7 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
     if cid == current() {
         return Err(CancelError::CannotCancel);
     }
-    let kind = S.with(|s| {
+    let kind = with_s(|s| {
         s.borrow()
             .coros
             .get(&cid)
@@ -618,7 +698,7 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
     let Some(kind) = kind else {
         return Err(CancelError::CannotCancel);
     };
-    S.with(|s| {
+    with_s(|s| {
         if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
             c.canceled = true;
         }
@@ -632,7 +712,7 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
     }
     resume_with(cid, Wake::Timeout);
     // `resume_with` cleared the wait; the flag stays for `isCanceled()`.
-    S.with(|s| {
+    with_s(|s| {
         if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
             c.canceled = true;
         }
@@ -643,12 +723,12 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
 /// True when the running coroutine's last wait was canceled.
 pub fn is_canceled() -> bool {
     let cid = current();
-    S.with(|s| s.borrow().coros.get(&cid).is_some_and(|c| c.canceled))
+    with_s(|s| s.borrow().coros.get(&cid).is_some_and(|c| c.canceled))
 }
 
 /// The backtrace of suspended coroutine `cid` (`Coroutine::getBackTrace`).
 pub fn trace(cid: Cid, options: i64, limit: i64) -> Option<ext_php_rs::types::Zval> {
-    let ctx = S.with(|s| {
+    let ctx = with_s(|s| {
         s.borrow()
             .coros
             .get(&cid)
@@ -667,11 +747,11 @@ pub fn sleep(d: Duration) -> Result<(), Error> {
     if fiber::switch_blocked() {
         return Err(Error::SwitchBlocked);
     }
-    let seq_before = S.with(|s| s.borrow().seq);
+    let seq_before = with_s(|s| s.borrow().seq);
     let task = event_loop::spawn(async move {
         tokio::time::sleep(d).await;
         // Only the wait this sleep started (seq_before + 1).
-        let ours = S.with(|s| {
+        let ours = with_s(|s| {
             s.borrow().coros.get(&cid).is_some_and(
                 |c| matches!(c.waiting, Some((WaitKind::Sleep, q)) if q == seq_before + 1),
             )
@@ -708,9 +788,9 @@ pub fn join(cids: &[Cid], timeout: Option<Duration>) -> Result<bool, Error> {
             }
             None => None,
         };
-        S.with(|s| s.borrow_mut().join_waiters.push(me));
+        with_s(|s| s.borrow_mut().join_waiters.push(me));
         if wait(WaitKind::Join, left)? == Wake::Timeout {
-            S.with(|s| s.borrow_mut().join_waiters.retain(|c| *c != me));
+            with_s(|s| s.borrow_mut().join_waiters.retain(|c| *c != me));
             if is_canceled() || set.iter().any(|c| exists(*c)) {
                 return Ok(false);
             }
@@ -727,7 +807,7 @@ pub fn run_loop() {
 /// Coroutines alive with nothing left that could wake them, not reported
 /// before; marks them reported.
 pub fn newly_stuck() -> usize {
-    S.with(|s| {
+    with_s(|s| {
         let mut s = s.borrow_mut();
         let alive: Vec<Cid> = s.coros.keys().copied().collect();
         let mut n = 0;
@@ -742,7 +822,7 @@ pub fn newly_stuck() -> usize {
 
 /// PHP is destroying fibers (request shutdown): stop scheduling.
 pub fn set_unwinding() {
-    SHUTTING_DOWN.with(|f| f.set(true));
+    set_shutting_down();
 }
 
 /// Swoole's deadlock report, printed to stdout.
@@ -760,9 +840,9 @@ pub fn deadlock_report(n: usize) -> String {
 pub fn shutdown() {
     // SAFETY: the PHP thread; compiler_globals is PHP's (NTS) global.
     let clean = unsafe { !(*(&raw const ext_php_rs::ffi::compiler_globals)).unclean_shutdown };
-    SHUTTING_DOWN.with(|f| f.set(true));
+    set_shutting_down();
     if clean {
-        let mut waiting: Vec<Cid> = S.with(|s| {
+        let mut waiting: Vec<Cid> = with_s(|s| {
             s.borrow()
                 .coros
                 .iter()
@@ -772,7 +852,7 @@ pub fn shutdown() {
         });
         waiting.sort_unstable();
         for cid in waiting {
-            let found = S.with(|s| {
+            let found = with_s(|s| {
                 let mut s = s.borrow_mut();
                 let c = s.coros.get_mut(&cid)?;
                 let ctx = c.ctx?;
@@ -787,7 +867,7 @@ pub fn shutdown() {
             }
         }
     }
-    let idle = S.with(|s| std::mem::take(&mut s.borrow_mut().idle));
+    let idle = with_s(|s| std::mem::take(&mut s.borrow_mut().idle));
     for ctx in idle {
         if clean {
             ctx.destroy(false);
@@ -797,7 +877,7 @@ pub fn shutdown() {
     }
     // Coroutines still here could not be unwound: their contexts are only
     // forgotten (PHP frees its own memory at the end of the request).
-    let coros = S.with(|s| std::mem::take(&mut s.borrow_mut().coros));
+    let coros = with_s(|s| std::mem::take(&mut s.borrow_mut().coros));
     for (_, c) in coros {
         if let Some(ctx) = c.ctx {
             ctx.forget(false);
