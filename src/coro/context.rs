@@ -34,6 +34,8 @@ const IS_NULL: u32 = 1;
 /// Zend VM stack page of a coroutine (Swoole's is 8 KiB too); a deeper
 /// call chain gets more pages from `zend_vm_stack_extend`.
 const VM_PAGE: usize = 8 * 1024;
+/// Free stacks beyond which a fully free slab is given back.
+const RELEASE_AFTER: usize = 4 * SLAB_STACKS;
 /// C stacks per slab (one mapping).
 const SLAB_STACKS: usize = 128;
 
@@ -185,35 +187,70 @@ fn body() -> Option<Body> {
     Some(unsafe { std::mem::transmute::<*mut (), Body>(p) })
 }
 
-/// A C stack: `size` bytes below `top`.
+/// Swoole's `c_stack_size` bounds and default (2 MiB, as Swoole's).
+const MIN_STACK: usize = 64 * 1024;
+const MAX_STACK: usize = 16 * 1024 * 1024;
+static STACK_SIZE: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(2 * 1024 * 1024);
+
+/// `Coroutine::set(['c_stack_size' => n])`: the C stack of coroutines
+/// created from now on, clamped to 64 KiB..16 MiB and rounded up to 4 KiB,
+/// as Swoole does.
+pub fn set_stack_size(n: usize) {
+    let n = n.clamp(MIN_STACK, MAX_STACK).div_ceil(4096) * 4096;
+    STACK_SIZE.store(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The C stack size of new coroutines.
+pub fn stack_size() -> usize {
+    STACK_SIZE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A C stack: `size` bytes below `top`, in slab `slab`.
 #[derive(Clone, Copy)]
 struct Stack {
     top: *mut u8,
     size: usize,
+    slab: usize,
 }
 
 /// Slabs of C stacks: each slab is one anonymous `MAP_NORESERVE` mapping
 /// holding `SLAB_STACKS` stacks; only the pages a coroutine touches cost
 /// memory. Stacks have no guard page (a guard would split the mapping), as
-/// Swoole's malloc()ed ones have none.
+/// Swoole's malloc()ed ones have none. A stack given back stays committed
+/// for reuse; once every stack of a slab is free again (after a burst),
+/// the whole slab's pages go back to the kernel in one `madvise`, not one
+/// system call per coroutine.
 #[derive(Default)]
 struct Stacks {
     size: usize,
-    slabs: Vec<(*mut c_void, usize)>,
+    /// (base, length, stacks free).
+    slabs: Vec<(*mut c_void, usize, usize)>,
     free: Vec<Stack>,
 }
 
 impl Stacks {
     fn take(&mut self) -> Option<Stack> {
-        if let Some(s) = self.free.pop() {
-            return Some(s);
+        let size = stack_size();
+        if self.size != size {
+            // `c_stack_size` changed: stacks of the old size stay for the
+            // contexts that hold them; new ones come from new slabs.
+            self.size = size;
         }
-        if self.size == 0 {
-            // PHP's fiber.stack_size (2 MiB by default), at least 64 KiB.
-            // SAFETY: the PHP thread; executor_globals is PHP's (NTS) global.
-            let want = unsafe { (*(&raw const ffi::executor_globals)).fiber_stack_size };
-            let want = usize::try_from(want).unwrap_or(0).max(64 * 1024);
-            self.size = want.div_ceil(4096) * 4096;
+        let found = match self.free.last() {
+            Some(s) if s.size == size => self.free.pop(),
+            Some(_) => self
+                .free
+                .iter()
+                .rposition(|s| s.size == size)
+                .map(|i| self.free.swap_remove(i)),
+            None => None,
+        };
+        if let Some(s) = found {
+            if let Some(slab) = self.slabs.get_mut(s.slab) {
+                slab.2 -= 1;
+            }
+            return Some(s);
         }
         let len = self.size * SLAB_STACKS;
         // SAFETY: a fresh private anonymous mapping; nothing else refers to it.
@@ -230,7 +267,8 @@ impl Stacks {
         if base == libc::MAP_FAILED {
             return None;
         }
-        self.slabs.push((base, len));
+        let slab = self.slabs.len();
+        self.slabs.push((base, len, SLAB_STACKS - 1));
         // Handed out from the lowest address up (popped from the end).
         for i in (0..SLAB_STACKS).rev() {
             // SAFETY: inside the mapping just made.
@@ -238,20 +276,29 @@ impl Stacks {
             self.free.push(Stack {
                 top,
                 size: self.size,
+                slab,
             });
         }
         self.free.pop()
     }
 
+    /// Takes a stack back; `release`: the caller does not expect to reuse
+    /// it soon (its slab's pages may go back to the kernel).
     fn put(&mut self, s: Stack, release: bool) {
-        if release {
-            // SAFETY: the stack is ours and no longer in use; its pages are
-            // returned to the kernel (read back as zeros).
+        self.free.push(s);
+        let Some(slab) = self.slabs.get_mut(s.slab) else {
+            return;
+        };
+        slab.2 += 1;
+        // Only after a burst (many stacks free): a slab at the edge of
+        // the pool is not zapped and faulted in again and again.
+        if release && slab.2 == SLAB_STACKS && self.free.len() > RELEASE_AFTER {
+            // SAFETY: every stack of this slab is free (no coroutine runs
+            // on it); its pages are returned and read back as zeros.
             unsafe {
-                libc::madvise(s.top.sub(s.size).cast(), s.size, libc::MADV_DONTNEED);
+                libc::madvise(slab.0, slab.1, libc::MADV_DONTNEED);
             }
         }
-        self.free.push(s);
     }
 }
 

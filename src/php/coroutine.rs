@@ -480,6 +480,35 @@ fn is_closure(z: &Zval) -> bool {
     }
 }
 
+/// `Coroutine::sleep($seconds)` / `System::sleep($seconds)` with a number.
+fn sleep_fast_as(api: &str, ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    use super::table::{arg, argc};
+    if argc(ex) != 1 {
+        return false;
+    }
+    let Some(secs) = arg(ex, 0).and_then(|z| z.double().or_else(|| z.long().map(|l| l as f64)))
+    else {
+        return false;
+    };
+    match sleep_impl(api, secs) {
+        Ok(b) => super::table::ret_bool(ret, b),
+        Err(e) => {
+            let _ = e.throw();
+        }
+    }
+    true
+}
+
+fn co_sleep_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    sleep_fast_as("Swoole\\Coroutine::sleep()", ex, ret)
+}
+
+fn system_sleep_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    sleep_fast_as("Swoole\\Coroutine\\System::sleep()", ex, ret)
+}
+
+crate::rsw_fast_handler!(co_sleep_handler, CO_SLEEP, co_sleep_fast);
+crate::rsw_fast_handler!(system_sleep_handler, SYSTEM_SLEEP, system_sleep_fast);
 crate::rsw_fast_handler!(go_handler, GO_FN, go_fast);
 crate::rsw_fast_handler!(create_handler, CO_CREATE, go_fast);
 
@@ -488,6 +517,9 @@ pub fn after_classes() {
     use ext_php_rs::class::RegisteredClass;
     let ce = <Coroutine as RegisteredClass>::get_metadata().ce();
     super::table::install_fast(ce, "create", create_handler, &CO_CREATE);
+    super::table::install_fast(ce, "sleep", co_sleep_handler, &CO_SLEEP);
+    let ce = <System as RegisteredClass>::get_metadata().ce();
+    super::table::install_fast(ce, "sleep", system_sleep_handler, &SYSTEM_SLEEP);
     // SAFETY: MINIT, single-threaded: CG(function_table) holds `go` (an
     // internal function of this module, unless use_shortname removed it);
     // only its handler pointer changes, once the original is saved.
@@ -685,7 +717,7 @@ impl Coroutine {
             ("aio_task_num", 0),
             ("aio_worker_num", 0),
             ("aio_queue_size", 0),
-            ("c_stack_size", 2 * 1024 * 1024),
+            ("c_stack_size", coro::context::stack_size() as i64),
             ("coroutine_num", coro::count() as i64),
             ("coroutine_peak_num", coro::peak() as i64),
             ("coroutine_last_cid", coro::last_cid()),
@@ -889,6 +921,12 @@ impl Coroutine {
         for key in ["max_coroutine", "max_coro_num"] {
             if let Some(n) = options.get(key).and_then(Zval::long) {
                 coro::set_max(n.max(0) as usize);
+            }
+        }
+        for key in ["c_stack_size", "stack_size"] {
+            if let Some(n) = options.get(key).and_then(Zval::long) {
+                coro::context::set_stack_size(n.max(0) as usize);
+                break;
             }
         }
         if let Some(v) = options.get("exit_condition") {
