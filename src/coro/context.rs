@@ -372,26 +372,25 @@ impl Ctx {
         }
     }
 
-    fn get(&self) -> &mut Context {
-        // SAFETY: a live context (the scheduler owns it until `destroy`);
-        // only the PHP thread touches it, one borrow at a time.
-        unsafe { &mut *self.0 }
-    }
-
     pub fn is_finished(&self) -> bool {
-        self.get().finished
+        // SAFETY: a live context (the scheduler owns it until `destroy`),
+        // read on the PHP thread.
+        unsafe { (*self.0).finished }
     }
 
     pub fn is_disposed(&self) -> bool {
-        self.get().dispose
+        // SAFETY: as `is_finished`.
+        unsafe { (*self.0).dispose }
     }
 
     pub fn is_unwinding(&self) -> bool {
-        self.get().unwind
+        // SAFETY: as `is_finished`.
+        unsafe { (*self.0).unwind }
     }
 
     pub fn set_unwind(&self) {
-        self.get().unwind = true;
+        // SAFETY: as `is_finished`; nothing else holds a reference to it.
+        unsafe { (*self.0).unwind = true };
     }
 
     /// Runs the context (first time: its body from the start) until it
@@ -445,7 +444,8 @@ impl Ctx {
     /// The suspended coroutine's backtrace (as `debug_backtrace()` would
     /// show it at its wait).
     pub fn trace(&self, options: i64, limit: i64) -> Option<Zval> {
-        let exec = self.get().exec;
+        // SAFETY: as `is_finished`.
+        let exec = unsafe { (*self.0).exec };
         if exec.is_null() {
             return None;
         }

@@ -839,7 +839,7 @@ pub fn deadlock_report(n: usize) -> String {
 /// shutdown) nothing is run: the contexts are only forgotten.
 pub fn shutdown() {
     // SAFETY: the PHP thread; compiler_globals is PHP's (NTS) global.
-    let clean = unsafe { !(*(&raw const ext_php_rs::ffi::compiler_globals)).unclean_shutdown };
+    let clean = unsafe { !ext_php_rs::ffi::compiler_globals.unclean_shutdown };
     set_shutting_down();
     if clean {
         let mut waiting: Vec<Cid> = with_s(|s| {

@@ -227,7 +227,7 @@ fn push_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
     match this.push(data, timeout) {
         Ok(b) => super::table::ret_bool(ret, b),
         Err(e) => {
-            let _ = e.throw();
+            e.throw();
         }
     }
     true
@@ -243,7 +243,7 @@ fn pop_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
     match this.pop(timeout) {
         Ok(v) => *ret = v,
         Err(e) => {
-            let _ = e.throw();
+            e.throw();
         }
     }
     true

@@ -493,7 +493,7 @@ fn sleep_fast_as(api: &str, ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zv
     match sleep_impl(api, secs) {
         Ok(b) => super::table::ret_bool(ret, b),
         Err(e) => {
-            let _ = e.throw();
+            e.throw();
         }
     }
     true
