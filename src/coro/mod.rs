@@ -266,8 +266,9 @@ pub fn max() -> usize {
 }
 
 /// The running coroutine, or -1 outside any.
+#[inline]
 pub fn current() -> Cid {
-    with_s(|s| s.borrow().stack.last().copied().unwrap_or(-1))
+    CURRENT.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 pub fn parent(cid: Cid) -> Option<Cid> {
@@ -364,7 +365,7 @@ pub fn run(cid: Cid) -> Result<(), Error> {
         if let Some(c) = s.coros.get_mut(&cid) {
             c.ctx = Some(ctx);
         }
-        s.stack.push(cid);
+        push_in(&mut s, cid);
         Some(ctx)
     });
     let ctx = match pooled {
@@ -380,7 +381,7 @@ pub fn run(cid: Cid) -> Result<(), Error> {
                 if let Some(c) = s.coros.get_mut(&cid) {
                     c.ctx = Some(ctx);
                 }
-                s.stack.push(cid);
+                push_in(&mut s, cid);
             });
             ctx
         }
@@ -445,7 +446,30 @@ fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl Fn
     r
 }
 
+/// The running coroutine (the running stack's top, -1 for none), kept
+/// in a process-wide atomic so `current()` (called dozens of times per
+/// request by the stream hooks) is one load. Coroutines run only on the
+/// PHP thread (NTS).
+static CURRENT: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(-1);
+
+fn sync_current(s: &Sched) {
+    CURRENT.store(
+        s.stack.last().copied().unwrap_or(-1),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}
+
+fn push_in(s: &mut Sched, cid: Cid) {
+    s.stack.push(cid);
+    sync_current(s);
+}
+
 fn pop_in(s: &mut Sched, cid: Cid) {
+    pop_stack(s, cid);
+    sync_current(s);
+}
+
+fn pop_stack(s: &mut Sched, cid: Cid) {
     if s.stack.last() == Some(&cid) {
         s.stack.pop();
     } else if let Some(pos) = s.stack.iter().rposition(|c| *c == cid) {
@@ -636,7 +660,7 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
         c.waiting = None;
         c.wake = wake;
         let own = c.output.take();
-        s.stack.push(cid);
+        push_in(&mut s, cid);
         Some((ctx, own))
     });
     let Some((ctx, own)) = found else {
@@ -858,7 +882,7 @@ pub fn shutdown() {
                 let ctx = c.ctx?;
                 c.waiting = None;
                 let own = c.output.take();
-                s.stack.push(cid);
+                push_in(&mut s, cid);
                 Some((ctx, own))
             });
             if let Some((ctx, own)) = found {
