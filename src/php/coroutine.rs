@@ -273,7 +273,8 @@ pub fn schedule_loop() {
     if worker::current_worker_id() >= 0 || LOOP_RUNNING.get() {
         return;
     }
-    if LOOP_SCHEDULED.replace(true) {
+    // A load first: the swap (a locked instruction) only once.
+    if LOOP_SCHEDULED.get() || LOOP_SCHEDULED.replace(true) {
         return;
     }
     if let Ok(f) = ext_php_rs::types::ZendCallable::try_from_name("register_shutdown_function") {
