@@ -806,7 +806,11 @@ pub fn sleep(d: Duration) -> Result<(), Error> {
     });
     let r = wait(WaitKind::Sleep, None).map(|_| ());
     // A canceled sleep must not keep the loop alive until its deadline.
-    task.abort();
+    // (A sleep that ran out was resumed by that very task, which ends now:
+    // nothing to abort.)
+    if r.is_err() || is_canceled() {
+        task.abort();
+    }
     r
 }
 
