@@ -249,6 +249,11 @@ fn mark_switch() {
 /// Installs the hook that runs coroutine `cid`'s body.
 pub fn init(entry: fn(Cid)) {
     context::init(run_one);
+    // Process-wide mirrors of this thread's state start afresh: `init`
+    // also runs in a forked `Swoole\Process` child, on a new thread with a
+    // fresh scheduler, while the parent's values were copied by the fork.
+    SHUTTING_DOWN.store(false, std::sync::atomic::Ordering::Relaxed);
+    CURRENT.store(-1, std::sync::atomic::Ordering::Relaxed);
     S.with(|s| {
         // SAFETY: the boxed scheduler lives as long as this (the PHP)
         // thread; the reference is only handed out on it.
@@ -683,11 +688,7 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
     let Some((ctx, own)) = found else {
         return false;
     };
-    // A resume from the loop is a loop round running user code; one from a
-    // coroutine (a channel push) is part of the round that runs it.
-    if current() < 0 {
-        event_loop::note_activity();
-    }
+    event_loop::note_activity();
     switch_into(cid, own, || enter(cid, ctx));
     true
 }

@@ -260,6 +260,9 @@ fn exit_process(code: i32) -> ! {
 /// Installs the entry hook; called at module startup.
 pub fn init() {
     coro::init(entry);
+    // See `coro::init`: a forked child's thread starts with no loop.
+    LOOP_RUNNING.set(false);
+    LOOP_SCHEDULED.set(false);
     TABLES.with(|t| {
         // SAFETY: the boxed tables live as long as this (the PHP) thread;
         // the reference is only handed out on it.
