@@ -99,7 +99,7 @@ impl Saved {
 /// `EG(exception)`, read without ext-php-rs's globals lock (see `Saved::take`).
 fn pending_exception() -> *mut zend_object {
     // SAFETY: NTS PHP's executor globals, read on the PHP thread.
-    unsafe { (*(&raw const ffi::executor_globals)).exception }
+    unsafe { ffi::executor_globals.exception }
 }
 
 /// Puts the executor back where [`Saved::take`] found it, after a bailout.
