@@ -333,7 +333,7 @@ fn now_ns(clock: libc::clockid_t) -> i64 {
     };
     // SAFETY: clock_gettime writes the timespec we pass.
     unsafe { libc::clock_gettime(clock, &raw mut ts) };
-    ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
+    ts.tv_sec * 1_000_000_000 + ts.tv_nsec
 }
 
 /// Reserves a cid for a new coroutine; the PHP layer stores its body under
