@@ -4,8 +4,8 @@
 # The PHP process runs pinned to CPU 0 (taskset -c 0), wrk to CPU 1. Steps:
 #   1. bench/coro/create.php    1,000,000 x go(function(){}) inside Co\run: time, coroutines/s, VmHWM
 #   2. bench/coro/sleep.php     100,000 coroutines each Co::sleep(1) inside Co\run: wall time, RSS,
-#                               RSS per coroutine. If N fails, the failure point (the largest N
-#                               that works) and the error are reported and the step is re-run
+#                               RSS per coroutine, the latest wake-up after a coroutine's own
+#                               deadline. If N fails, the failure point (the largest N that works) and the error are reported and the step is re-run
 #                               1000 below it, rounded down to a multiple of 1000.
 #   3. bench/coro/pingpong.php  two coroutines, two Channel(1), 1,000,000 round trips
 #   4. bench/seed000/swoole_hello_fixed.php with RSW_COROUTINE=on and =off, 1 worker:
@@ -344,6 +344,8 @@ fi
     done
     cells=(); for i in "${IMPLS[@]}"; do s=${R[$i.sleep_final]:-none}; cells+=("$(awk -v t="${R[$i.$s.total_s]:-}" -v c="${R[$i.$s.create_s]:-}" 'BEGIN { if (t == "" || c == "") print "n/a"; else printf "%.2f s", t - c - 1 }')"); done
     row "" "wall time beyond creation + 1 s" "${cells[@]}"
+    cells=(); for i in "${IMPLS[@]}"; do s=${R[$i.sleep_final]:-none}; cells+=("$(col "$i" "$s" late_max_s secs)"); done
+    row "" "latest wake-up after its own deadline (target ≤ 0.10 s)" "${cells[@]}"
     cells=(); for i in "${IMPLS[@]}"; do s=${R[$i.sleep_final]:-none}; cells+=("$(per_coro "${R[$i.$s.hwm_kb]:-}" "${R[$i.$s.rss_start_kb]:-}" "${R[$i.$s.n]:-}")"); done
     row "" "RSS per coroutine ((VmHWM − RSS at start) / N)" "${cells[@]}"
     cells=(); for i in "${IMPLS[@]}"; do s=${R[$i.sleep_final]:-none}; cells+=("$(col "$i" "$s" maps_peak num)"); done
@@ -393,7 +395,7 @@ fi
         done
     done
     echo "- Step 2 needs \`-d memory_limit=-1\`: each coroutine's PHP VM stack is charged to memory_limit, so with \`php -n\`'s 128M both implementations stop with \"Allowed memory size exhausted\" below 10,000 sleeping coroutines. Steps 1 and 3 run with the same flag for uniformity."
-    echo "- \"memory mappings\" is the line count of /proc/self/maps with all N coroutines asleep. A PHP Fiber mmaps its C stack and mprotects a guard page, i.e. 2 mappings per live fiber, and the kernel refuses new mappings past vm.max_map_count ($MAX_MAP_COUNT), whatever fiber.stack_size is. Real Swoole allocates coroutine stacks with malloc, without a guard mapping."
+    echo "- \"memory mappings\" is the line count of /proc/self/maps with all N coroutines asleep; the kernel refuses new mappings past vm.max_map_count ($MAX_MAP_COUNT). rswoole takes coroutine C stacks from slabs of 128 (one mapping each; a PHP Fiber's stack costs 2 mappings, which capped coroutines at ~32,500 before); real Swoole mallocs them. Both use 2 MiB stacks without a guard page."
     echo "- \"other load\": share of the machine's CPU used by processes other than the benchmark's own (PHP, its workers, wrk) during that measurement, from /proc/stat; at 5% or more the cell or a note shows it."
     echo "- The VM is noisy (±20% between runs); compare on/off within one implementation and one run. Raw wrk output: bench/out/raw/coro-hello-*.wrk.txt; script output: bench/out/raw/coro-*.txt; stderr: bench/out/logs/coro-*.log."
 } >"$OUT/coro.md"

@@ -4,6 +4,7 @@
 // hits vm.max_map_count), it prints "FAIL at=i error=..." at once and stops creating; coroutines
 // already created still finish.
 // Prints: RESULT n=.. create_s=.. total_s=.. hwm_kb=.. rss_start_kb=.. rss_peak_kb=.. maps_peak=.. woke=..
+// late_max_s=.. (the latest any coroutine ran again after its own 1 s deadline)
 function vm(string $key): int
 {
     return preg_match('/^' . $key . ':\s+(\d+)/m', file_get_contents('/proc/self/status'), $m) ? (int) $m[1] : -1;
@@ -23,15 +24,25 @@ $n = (int) ($argv[1] ?? 100000);
 Swoole\Coroutine::set(['max_coroutine' => $n + 100]);
 $rssStart = vm('VmRSS');
 $woke = 0;
+$lateMax = 0.0;
 $created = 0;
 $createS = 0.0;
 $rssPeak = -1;
 $maps = -1;
 $t0 = hrtime(true);
-Co\run(function () use ($n, &$woke, &$created, &$createS, &$rssPeak, &$maps, $t0) {
+Co\run(function () use ($n, &$woke, &$lateMax, &$created, &$createS, &$rssPeak, &$maps, $t0) {
     for ($i = 0; $i < $n; $i++) {
         try {
-            $ok = go(function () use (&$woke) { Co::sleep(1); $woke++; });
+            $ok = go(function () use (&$woke, &$lateMax) {
+                $s = hrtime(true);
+                Co::sleep(1);
+                // How long after its deadline this coroutine ran again.
+                $late = (hrtime(true) - $s) / 1e9 - 1.0;
+                if ($late > $lateMax) {
+                    $lateMax = $late;
+                }
+                $woke++;
+            });
         } catch (Throwable $e) {
             echo "FAIL at=$i error=", str_replace("\n", ' ', $e->getMessage()), "\n";
             return;
@@ -48,5 +59,5 @@ Co\run(function () use ($n, &$woke, &$created, &$createS, &$rssPeak, &$maps, $t0
     $maps = map_count();
 });
 $total = (hrtime(true) - $t0) / 1e9;
-printf("RESULT n=%d create_s=%.4f total_s=%.4f hwm_kb=%d rss_start_kb=%d rss_peak_kb=%d maps_peak=%d woke=%d\n",
-    $created, $createS, $total, vm('VmHWM'), $rssStart, $rssPeak, $maps, $woke);
+printf("RESULT n=%d create_s=%.4f total_s=%.4f hwm_kb=%d rss_start_kb=%d rss_peak_kb=%d maps_peak=%d woke=%d late_max_s=%.4f\n",
+    $created, $createS, $total, vm('VmHWM'), $rssStart, $rssPeak, $maps, $woke, $lateMax);

@@ -1,11 +1,12 @@
-//! The coroutine scheduler: Swoole coroutines on PHP Fibers, one thread,
-//! woken by tasks on the engine's event loop.
+//! The coroutine scheduler: Swoole coroutines on contexts of our own kind
+//! switched by PHP's fiber switch (`context`), one thread, woken by tasks on
+//! the engine's event loop.
 //!
-//! The Fiber protocol (docs/internals.md, "Coroutines"):
-//! - a coroutine runs on a pooled fiber whose entry is `fiber_main`, a loop:
-//!   take the next cid from the hand-off slot, run it through the entry hook
-//!   the PHP layer installed, return the fiber to the pool, `Fiber::suspend()`
-//!   until reused. Creating a `\Fiber` per coroutine is avoided (~15 µs);
+//! The protocol (docs/internals.md, "Coroutines"):
+//! - a coroutine runs on a pooled context whose body is `run_one`: take the
+//!   next cid from the hand-off slot, run it through the entry hook the PHP
+//!   layer installed, return the context to the pool and switch back to the
+//!   resumer; the context waits there until reused;
 //! - `create` runs the new coroutine at once, until it first waits;
 //! - `wait` suspends the current coroutine; `resume` continues a waiting one
 //!   (from the loop, or from another coroutine, as Swoole does);
@@ -15,6 +16,7 @@
 //! This layer never holds user values: the PHP layer keeps callables, args,
 //! contexts and defers in tables keyed by cid.
 
+pub mod context;
 pub mod fdwait;
 pub mod fiber;
 pub mod io;
@@ -26,7 +28,7 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
-use fiber::Fiber;
+use context::{Ctx, Outcome};
 
 use crate::engine::rt::event_loop;
 
@@ -87,7 +89,8 @@ pub enum Error {
     NotInCoroutine,
     /// `max_coroutine` reached.
     Limit(usize),
-    /// The fiber could not be created or resumed.
+    /// The coroutine's context could not be created, or it is being
+    /// unwound (request shutdown).
     Fiber,
     /// PHP forbids switching fibers here (a destructor run by the engine).
     SwitchBlocked,
@@ -95,8 +98,9 @@ pub enum Error {
 
 struct Coro {
     pcid: Cid,
-    started: Instant,
-    fiber: Option<Fiber>,
+    /// When it was created: `CLOCK_MONOTONIC_COARSE`, in ns (see `now_ns`).
+    started: i64,
+    ctx: Option<Ctx>,
     /// Set while suspended in `wait`; bumped on every wait so a stale timeout
     /// cannot wake a later wait.
     waiting: Option<(WaitKind, u64)>,
@@ -116,19 +120,19 @@ struct Sched {
     max: usize,
     /// The coroutine each nested resume is running, innermost last.
     stack: Vec<Cid>,
-    idle: Vec<Fiber>,
-    /// cid handed to the fiber being started or reused.
+    idle: Vec<Ctx>,
+    /// cid handed to the context being started or reused.
     handoff: Option<Cid>,
     seq: u64,
     /// Coroutines waiting in `join` for any coroutine to end.
     join_waiters: Vec<Cid>,
     /// Coroutines already reported as deadlocked.
     stuck: HashSet<Cid>,
-    entry_name: &'static str,
     entry: Option<fn(Cid)>,
 }
 
-/// Idle fibers kept for reuse.
+/// Idle contexts kept for reuse (beyond, a finished coroutine's stack
+/// pages go back to the kernel).
 const POOL_MAX: usize = 1024;
 /// Swoole's default `max_coroutine`.
 pub const DEFAULT_MAX: usize = 100_000;
@@ -147,15 +151,87 @@ thread_local! {
         seq: 0,
         join_waiters: Vec::new(),
         stuck: HashSet::new(),
-        entry_name: "",
         entry: None,
     }));
-    /// True while a fiber of ours is suspended in `Fiber::suspend()` because
-    /// PHP is destroying it: no more scheduling.
-    static SHUTTING_DOWN: Cell<bool> = const { Cell::new(false) };
     /// When this thread last switched into or out of a coroutine: where
     /// the running code's turn began (read by the preemptive scheduler).
     static SWITCHED_AT: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// A thread-local value of the PHP thread, reached there without a TLS
+/// lookup: in a dlopen()ed library every thread-local access is a
+/// `__tls_get_addr` call (about 50 instructions with `LocalKey::with`), and
+/// the scheduler is touched several times per coroutine switch. `claim`
+/// records the PHP thread (at module startup, on that thread) and where its
+/// value lives; `get` hands the value out on that thread only, so other
+/// threads keep their own thread-locals. The value must live as long as the
+/// thread (a boxed thread-local does).
+pub struct Pinned<T: 'static> {
+    owner: std::sync::atomic::AtomicUsize,
+    ptr: std::sync::atomic::AtomicPtr<T>,
+}
+
+impl<T: 'static> Pinned<T> {
+    pub const fn new() -> Self {
+        Pinned {
+            owner: std::sync::atomic::AtomicUsize::new(0),
+            ptr: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+
+    /// Pins `value`, this thread's, to this thread.
+    pub fn claim(&self, value: &'static T) {
+        use std::sync::atomic::Ordering;
+        self.ptr
+            .store(std::ptr::from_ref(value).cast_mut(), Ordering::Release);
+        // SAFETY: pthread_self has no preconditions.
+        let me = unsafe { libc::pthread_self() } as usize;
+        self.owner.store(me, Ordering::Release);
+    }
+
+    /// The pinned value, when called on the thread that claimed it.
+    #[inline]
+    pub fn get(&self) -> Option<&'static T> {
+        use std::sync::atomic::Ordering;
+        // SAFETY: pthread_self has no preconditions.
+        let me = unsafe { libc::pthread_self() } as usize;
+        if self.owner.load(Ordering::Acquire) != me {
+            return None;
+        }
+        // SAFETY: stored by `claim` on this very thread, from a value that
+        // lives as long as the thread.
+        unsafe { self.ptr.load(Ordering::Acquire).as_ref() }
+    }
+}
+
+impl<T: 'static> Default for Pinned<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The scheduler of the PHP thread (see `Pinned`).
+static S_PINNED: Pinned<RefCell<Sched>> = Pinned::new();
+
+/// Runs `f` with this thread's scheduler.
+#[inline]
+fn with_s<R>(f: impl FnOnce(&RefCell<Sched>) -> R) -> R {
+    match S_PINNED.get() {
+        Some(s) => f(s),
+        None => S.with(|s| f(s)),
+    }
+}
+
+/// Request shutdown is unwinding the coroutines: no more scheduling. A
+/// process-wide flag: NTS PHP runs on one thread.
+static SHUTTING_DOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn shutting_down() -> bool {
+    SHUTTING_DOWN.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+fn set_shutting_down() {
+    SHUTTING_DOWN.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// When the running code's turn began (the last switch into or out of a
@@ -170,67 +246,75 @@ fn mark_switch() {
     }
 }
 
-/// Installs the PHP function every fiber starts in (it must call
-/// `fiber_main`) and the hook that runs coroutine `cid`'s body.
-pub fn init(entry_fn_name: &'static str, entry: fn(Cid)) {
+/// Installs the hook that runs coroutine `cid`'s body.
+pub fn init(entry: fn(Cid)) {
+    context::init(run_one);
+    // Process-wide mirrors of this thread's state start afresh: `init`
+    // also runs in a forked `Swoole\Process` child, on a new thread with a
+    // fresh scheduler, while the parent's values were copied by the fork.
+    SHUTTING_DOWN.store(false, std::sync::atomic::Ordering::Relaxed);
+    CURRENT.store(-1, std::sync::atomic::Ordering::Relaxed);
     S.with(|s| {
-        let mut s = s.borrow_mut();
-        s.entry_name = entry_fn_name;
-        s.entry = Some(entry);
+        // SAFETY: the boxed scheduler lives as long as this (the PHP)
+        // thread; the reference is only handed out on it.
+        let r: &'static RefCell<Sched> = unsafe { &*std::ptr::from_ref::<RefCell<Sched>>(&**s) };
+        S_PINNED.claim(r);
     });
+    with_s(|s| s.borrow_mut().entry = Some(entry));
 }
 
 pub fn set_max(n: usize) {
-    S.with(|s| s.borrow_mut().max = if n == 0 { DEFAULT_MAX } else { n });
+    with_s(|s| s.borrow_mut().max = if n == 0 { DEFAULT_MAX } else { n });
 }
 
 pub fn max() -> usize {
-    S.with(|s| s.borrow().max)
+    with_s(|s| s.borrow().max)
 }
 
 /// The running coroutine, or -1 outside any.
+#[inline]
 pub fn current() -> Cid {
-    S.with(|s| s.borrow().stack.last().copied().unwrap_or(-1))
+    CURRENT.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 pub fn parent(cid: Cid) -> Option<Cid> {
-    S.with(|s| s.borrow().coros.get(&cid).map(|c| c.pcid))
+    with_s(|s| s.borrow().coros.get(&cid).map(|c| c.pcid))
 }
 
 pub fn exists(cid: Cid) -> bool {
-    S.with(|s| s.borrow().coros.contains_key(&cid))
+    with_s(|s| s.borrow().coros.contains_key(&cid))
 }
 
 pub fn list() -> Vec<Cid> {
-    let mut cids: Vec<Cid> = S.with(|s| s.borrow().coros.keys().copied().collect());
+    let mut cids: Vec<Cid> = with_s(|s| s.borrow().coros.keys().copied().collect());
     cids.sort_unstable();
     cids
 }
 
 pub fn count() -> usize {
-    S.with(|s| s.borrow().coros.len())
+    with_s(|s| s.borrow().coros.len())
 }
 
 pub fn peak() -> usize {
-    S.with(|s| s.borrow().peak)
+    with_s(|s| s.borrow().peak)
 }
 
 pub fn last_cid() -> Cid {
-    S.with(|s| s.borrow().next_cid - 1)
+    with_s(|s| s.borrow().next_cid - 1)
 }
 
 pub fn elapsed_ms(cid: Cid) -> Option<i64> {
-    S.with(|s| {
+    with_s(|s| {
         s.borrow()
             .coros
             .get(&cid)
-            .map(|c| c.started.elapsed().as_millis() as i64)
+            .map(|c| (now_ns(libc::CLOCK_MONOTONIC) - c.started).max(0) / 1_000_000)
     })
 }
 
 /// True when `cid` is suspended in a wait of `kind`.
 pub fn is_waiting(cid: Cid, kind: WaitKind) -> bool {
-    S.with(|s| {
+    with_s(|s| {
         s.borrow()
             .coros
             .get(&cid)
@@ -238,10 +322,24 @@ pub fn is_waiting(cid: Cid, kind: WaitKind) -> bool {
     })
 }
 
+/// `clock` (CLOCK_MONOTONIC or its coarse twin, the same clock read at the
+/// last tick) in ns. A coroutine's creation time is read coarse (a precise
+/// read costs ~4% of a `go()` in this VM): it is at most a tick early, so
+/// `getElapsed()` (read precise) never reports less than the real age.
+fn now_ns(clock: libc::clockid_t) -> i64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we pass.
+    unsafe { libc::clock_gettime(clock, &raw mut ts) };
+    ts.tv_sec * 1_000_000_000 + ts.tv_nsec
+}
+
 /// Reserves a cid for a new coroutine; the PHP layer stores its body under
 /// it, then calls `run`.
 pub fn reserve() -> Result<Cid, Error> {
-    S.with(|s| {
+    with_s(|s| {
         let mut s = s.borrow_mut();
         if s.coros.len() >= s.max {
             return Err(Error::Limit(s.max));
@@ -253,8 +351,8 @@ pub fn reserve() -> Result<Cid, Error> {
             cid,
             Coro {
                 pcid,
-                started: Instant::now(),
-                fiber: None,
+                started: now_ns(libc::CLOCK_MONOTONIC_COARSE),
+                ctx: None,
                 waiting: None,
                 wake: Wake::Resumed,
                 canceled: false,
@@ -277,42 +375,60 @@ pub fn run(cid: Cid) -> Result<(), Error> {
         });
         return Ok(());
     }
-    // A pooled fiber (the usual case) is set up in this one borrow: the
-    // hand-off, the coroutine's fiber slot and the running stack. (One
+    // A pooled context (the usual case) is set up in this one borrow: the
+    // hand-off, the coroutine's context slot and the running stack. (One
     // thread-local access instead of four; each is a `__tls_get_addr` call.)
-    let pooled = S.with(|s| {
+    let pooled = with_s(|s| {
         let mut s = s.borrow_mut();
         s.handoff = Some(cid);
-        let fiber = s.idle.pop()?;
-        let handle = fiber.clone_ref();
+        let ctx = s.idle.pop()?;
         if let Some(c) = s.coros.get_mut(&cid) {
-            c.fiber = Some(fiber);
+            c.ctx = Some(ctx);
         }
-        s.stack.push(cid);
-        Some(handle)
+        push_in(&mut s, cid);
+        Some(ctx)
     });
-    if let Some(handle) = pooled {
-        // A coroutine starting has no output stack of its own yet.
-        let r = switch_into(cid, None, || handle.resume());
-        return r.map_err(|_| Error::Fiber);
-    }
-    // No pooled fiber: make one and start it.
-    let name = S.with(|s| s.borrow().entry_name);
-    let Some(fiber) = Fiber::new(name) else {
-        finish(cid);
-        return Err(Error::Fiber);
+    let ctx = match pooled {
+        Some(ctx) => ctx,
+        None => {
+            let Some(ctx) = Ctx::new() else {
+                with_s(|s| s.borrow_mut().handoff = None);
+                finish(cid);
+                return Err(Error::Fiber);
+            };
+            with_s(|s| {
+                let mut s = s.borrow_mut();
+                if let Some(c) = s.coros.get_mut(&cid) {
+                    c.ctx = Some(ctx);
+                }
+                push_in(&mut s, cid);
+            });
+            ctx
+        }
     };
-    // The fiber object is kept in the coroutine while it runs, so it can be
-    // resumed and, when the body ends, returned to the pool.
-    let handle = fiber.clone_ref();
-    S.with(|s| {
-        if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
-            c.fiber = Some(fiber);
+    // A coroutine starting has no output stack of its own yet.
+    switch_into(cid, None, || enter(cid, ctx));
+    Ok(())
+}
+
+/// Switches into `ctx` (coroutine `cid`) and deals with how it came back.
+fn enter(cid: Cid, ctx: Ctx) {
+    match ctx.resume() {
+        Outcome::Suspended | Outcome::Finished { dispose: false } => {}
+        Outcome::Finished { dispose: true } => ctx.destroy(true),
+        Outcome::Bailout => {
+            // A fatal error the body's own boundary did not catch: the
+            // coroutine is gone, the bailout goes on here.
+            with_s(|s| {
+                let mut s = s.borrow_mut();
+                pop_in(&mut s, cid);
+                s.coros.remove(&cid);
+            });
+            ctx.forget(true);
+            // SAFETY: PHP's bailout, to the innermost zend_try of this side.
+            unsafe { ext_php_rs::zend::bailout() };
         }
-    });
-    push(cid);
-    let r = switch_into(cid, None, || handle.start());
-    r.map_err(|_| Error::Fiber)
+    }
 }
 
 /// Runs `go` (the switch into coroutine `cid`, already pushed on the
@@ -329,7 +445,7 @@ fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl Fn
     // Back in the switcher: whatever runs now is a new turn.
     mark_switch();
     // One borrow: off the running stack, and still there?
-    let alive = S.with(|s| {
+    let alive = with_s(|s| {
         let mut s = s.borrow_mut();
         pop_in(&mut s, cid);
         s.coros.contains_key(&cid)
@@ -337,7 +453,7 @@ fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl Fn
     if alive {
         let own = output::take();
         if own.is_some() {
-            S.with(|s| {
+            with_s(|s| {
                 if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
                     c.output = own;
                 }
@@ -350,11 +466,30 @@ fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl Fn
     r
 }
 
-fn push(cid: Cid) {
-    S.with(|s| s.borrow_mut().stack.push(cid));
+/// The running coroutine (the running stack's top, -1 for none), kept
+/// in a process-wide atomic so `current()` (called dozens of times per
+/// request by the stream hooks) is one load. Coroutines run only on the
+/// PHP thread (NTS).
+static CURRENT: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(-1);
+
+fn sync_current(s: &Sched) {
+    CURRENT.store(
+        s.stack.last().copied().unwrap_or(-1),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}
+
+fn push_in(s: &mut Sched, cid: Cid) {
+    s.stack.push(cid);
+    sync_current(s);
 }
 
 fn pop_in(s: &mut Sched, cid: Cid) {
+    pop_stack(s, cid);
+    sync_current(s);
+}
+
+fn pop_stack(s: &mut Sched, cid: Cid) {
     if s.stack.last() == Some(&cid) {
         s.stack.pop();
     } else if let Some(pos) = s.stack.iter().rposition(|c| *c == cid) {
@@ -362,54 +497,47 @@ fn pop_in(s: &mut Sched, cid: Cid) {
     }
 }
 
-/// The body every pooled fiber runs (called by the PHP entry function).
-pub fn fiber_main() {
-    loop {
-        let (cid, entry) = S.with(|s| {
-            let mut s = s.borrow_mut();
-            (s.handoff.take(), s.entry)
-        });
-        let Some(cid) = cid else {
-            return;
-        };
-        if let Some(entry) = entry {
-            entry(cid);
-        }
-        if SHUTTING_DOWN.with(Cell::get) {
-            S.with(|s| s.borrow_mut().coros.remove(&cid));
-            return;
-        }
-        let fiber = finish(cid);
-        let Some(fiber) = fiber else {
-            return;
-        };
-        let pooled = S.with(|s| {
-            let mut s = s.borrow_mut();
-            if s.idle.len() < POOL_MAX {
-                s.idle.push(fiber);
-                true
-            } else {
-                false
-            }
-        });
-        if !pooled {
-            return;
-        }
-        if Fiber::suspend().is_err() {
-            // PHP is destroying this fiber: unwind out of it.
-            SHUTTING_DOWN.with(|f| f.set(true));
-            return;
-        }
+/// The body of a coroutine on context `me` (see `context::Body`): runs
+/// the handed-off cid to its end; true when `me` went back to the pool.
+fn run_one(me: Ctx) -> bool {
+    let (cid, entry) = with_s(|s| {
+        let mut s = s.borrow_mut();
+        (s.handoff.take(), s.entry)
+    });
+    let Some(cid) = cid else {
+        return true_if_pooled(me);
+    };
+    if let Some(entry) = entry {
+        entry(cid);
     }
+    if shutting_down() {
+        with_s(|s| s.borrow_mut().coros.remove(&cid));
+        return false;
+    }
+    finish(cid);
+    true_if_pooled(me)
 }
 
-/// Removes `cid`, wakes joiners; returns its fiber for reuse.
-fn finish(cid: Cid) -> Option<Fiber> {
-    preempt::forget(cid);
-    let (fiber, joiners) = S.with(|s| {
+/// Puts `me` back in the pool if there is room.
+fn true_if_pooled(me: Ctx) -> bool {
+    with_s(|s| {
         let mut s = s.borrow_mut();
-        let fiber = s.coros.remove(&cid).and_then(|c| c.fiber);
-        (fiber, std::mem::take(&mut s.join_waiters))
+        if s.idle.len() < POOL_MAX && !shutting_down() {
+            s.idle.push(me);
+            true
+        } else {
+            false
+        }
+    })
+}
+
+/// Removes `cid`, wakes joiners.
+fn finish(cid: Cid) {
+    preempt::forget(cid);
+    let joiners = with_s(|s| {
+        let mut s = s.borrow_mut();
+        s.coros.remove(&cid);
+        std::mem::take(&mut s.join_waiters)
     });
     if !joiners.is_empty() {
         // As Swoole: joiners resume from the loop (a deferred callback queued
@@ -425,7 +553,6 @@ fn finish(cid: Cid) -> Option<Fiber> {
         });
     }
     event_loop::wake();
-    fiber
 }
 
 /// Suspends the running coroutine until `resume` (or `timeout`).
@@ -448,21 +575,29 @@ pub(crate) fn wait_cid(
     kind: WaitKind,
     timeout: Option<Duration>,
 ) -> Result<(Wake, bool), Error> {
-    let seq = S.with(|s| {
+    if shutting_down() {
+        // Unwinding (a `finally` that waits): no more switching.
+        context::throw_unwind();
+        return Err(Error::Fiber);
+    }
+    let found = with_s(|s| {
         let mut s = s.borrow_mut();
         s.seq += 1;
         let seq = s.seq;
-        if let Some(c) = s.coros.get_mut(&cid) {
-            c.waiting = Some((kind, seq));
-            c.wake = Wake::Resumed;
-            c.canceled = false;
-        }
-        seq
+        let c = s.coros.get_mut(&cid)?;
+        c.waiting = Some((kind, seq));
+        c.wake = Wake::Resumed;
+        c.canceled = false;
+        Some((seq, c.ctx?))
     });
+    let Some((seq, ctx)) = found else {
+        return Err(Error::Fiber);
+    };
     let timer = timeout.map(|d| {
+        let at = deadline(d);
         event_loop::spawn(async move {
-            tokio::time::sleep(d).await;
-            let still = S.with(|s| {
+            tokio::time::sleep_until(at).await;
+            let still = with_s(|s| {
                 s.borrow()
                     .coros
                     .get(&cid)
@@ -475,15 +610,17 @@ pub(crate) fn wait_cid(
     });
     // The resumer (`run`/`resume_with`) pushed this cid and pops it when
     // the switch returns, so the stack needs no change here.
-    let suspended = Fiber::suspend();
+    ctx.suspend();
     if let Some(t) = timer {
         t.abort();
     }
-    if suspended.is_err() {
-        SHUTTING_DOWN.with(|f| f.set(true));
+    if ctx.is_unwinding() {
+        // Request shutdown resumed us only to unwind (as PHP destroys a
+        // suspended `\Fiber`): `finally` blocks run, nothing else.
+        context::throw_unwind();
         return Err(Error::Fiber);
     }
-    Ok(S.with(|s| {
+    Ok(with_s(|s| {
         let mut s = s.borrow_mut();
         match s.coros.get_mut(&cid) {
             Some(c) => {
@@ -507,18 +644,19 @@ fn resume_with(cid: Cid, wake: Wake) -> bool {
 
 /// Resumes `cid` if it waits (for `kind`, when given).
 fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
-    if SHUTTING_DOWN.with(Cell::get) {
+    if shutting_down() {
         return false;
     }
+    let blocked = fiber::switch_blocked();
     if let Some(kind) = kind {
-        if fiber::switch_blocked() && !is_waiting(cid, kind) {
+        if blocked && !is_waiting(cid, kind) {
             return false;
         }
     }
-    if fiber::switch_blocked() {
+    if blocked {
         // PHP forbids switching fibers here (inside a destructor, say):
         // resume from the loop's next round instead.
-        let ok = S.with(|s| {
+        let ok = with_s(|s| {
             s.borrow()
                 .coros
                 .get(&cid)
@@ -533,34 +671,25 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
     }
     // One borrow: the wait checked and cleared, the fiber, the coroutine's
     // output stack, and `cid` pushed on the running stack.
-    let found = S.with(|s| {
+    let found = with_s(|s| {
         let mut s = s.borrow_mut();
         let c = s.coros.get_mut(&cid)?;
         let (k, _) = c.waiting?;
         if kind.is_some_and(|want| want != k) {
             return None;
         }
-        let handle = c.fiber.as_ref().map(Fiber::clone_ref)?;
+        let ctx = c.ctx?;
         c.waiting = None;
         c.wake = wake;
         let own = c.output.take();
-        s.stack.push(cid);
-        Some((handle, own))
+        push_in(&mut s, cid);
+        Some((ctx, own))
     });
-    let Some((handle, own)) = found else {
+    let Some((ctx, own)) = found else {
         return false;
     };
     event_loop::note_activity();
-    let r = switch_into(cid, own, || handle.resume());
-    if r.is_err() {
-        let why = ext_php_rs::zend::ExecutorGlobals::take_exception()
-            .and_then(|ex| ex.try_call_method("getMessage", vec![]).ok())
-            .and_then(|m| m.string())
-            .unwrap_or_default();
-        crate::engine::log::write_raw(&format!(
-            "rswoole: could not resume coroutine {cid}: {why}\n"
-        ));
-    }
+    switch_into(cid, own, || enter(cid, ctx));
     true
 }
 
@@ -606,7 +735,7 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
     if cid == current() {
         return Err(CancelError::CannotCancel);
     }
-    let kind = S.with(|s| {
+    let kind = with_s(|s| {
         s.borrow()
             .coros
             .get(&cid)
@@ -615,7 +744,7 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
     let Some(kind) = kind else {
         return Err(CancelError::CannotCancel);
     };
-    S.with(|s| {
+    with_s(|s| {
         if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
             c.canceled = true;
         }
@@ -629,7 +758,7 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
     }
     resume_with(cid, Wake::Timeout);
     // `resume_with` cleared the wait; the flag stays for `isCanceled()`.
-    S.with(|s| {
+    with_s(|s| {
         if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
             c.canceled = true;
         }
@@ -640,19 +769,30 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
 /// True when the running coroutine's last wait was canceled.
 pub fn is_canceled() -> bool {
     let cid = current();
-    S.with(|s| s.borrow().coros.get(&cid).is_some_and(|c| c.canceled))
+    with_s(|s| s.borrow().coros.get(&cid).is_some_and(|c| c.canceled))
 }
 
 /// The backtrace of suspended coroutine `cid` (`Coroutine::getBackTrace`).
-pub fn trace(cid: Cid, options: i64, _limit: i64) -> Option<ext_php_rs::types::Zval> {
-    let fiber = S.with(|s| {
+pub fn trace(cid: Cid, options: i64, limit: i64) -> Option<ext_php_rs::types::Zval> {
+    let ctx = with_s(|s| {
         s.borrow()
             .coros
             .get(&cid)
             .filter(|c| c.waiting.is_some())
-            .and_then(|c| c.fiber.as_ref().map(Fiber::clone_ref))
+            .and_then(|c| c.ctx)
     })?;
-    fiber.trace(options)
+    ctx.trace(options, limit)
+}
+
+/// When a wait of `d` starting now ends. Taken at the call, not in the
+/// timer task: the task first runs when the loop next gets to it, which
+/// after a burst of `go()`s can be long after the coroutine went to sleep
+/// (100,000 sleeping coroutines all woke ~1 s late before).
+fn deadline(d: Duration) -> tokio::time::Instant {
+    let now = tokio::time::Instant::now();
+    // tokio's own "far future" for durations that overflow.
+    now.checked_add(d)
+        .unwrap_or_else(|| now + Duration::from_secs(86_400 * 365 * 30))
 }
 
 /// `Co::sleep()`: suspends the running coroutine for `d`.
@@ -664,11 +804,12 @@ pub fn sleep(d: Duration) -> Result<(), Error> {
     if fiber::switch_blocked() {
         return Err(Error::SwitchBlocked);
     }
-    let seq_before = S.with(|s| s.borrow().seq);
+    let seq_before = with_s(|s| s.borrow().seq);
+    let at = deadline(d);
     let task = event_loop::spawn(async move {
-        tokio::time::sleep(d).await;
+        tokio::time::sleep_until(at).await;
         // Only the wait this sleep started (seq_before + 1).
-        let ours = S.with(|s| {
+        let ours = with_s(|s| {
             s.borrow().coros.get(&cid).is_some_and(
                 |c| matches!(c.waiting, Some((WaitKind::Sleep, q)) if q == seq_before + 1),
             )
@@ -679,7 +820,11 @@ pub fn sleep(d: Duration) -> Result<(), Error> {
     });
     let r = wait(WaitKind::Sleep, None).map(|_| ());
     // A canceled sleep must not keep the loop alive until its deadline.
-    task.abort();
+    // (A sleep that ran out was resumed by that very task, which ends now:
+    // nothing to abort.)
+    if r.is_err() || is_canceled() {
+        task.abort();
+    }
     r
 }
 
@@ -705,9 +850,9 @@ pub fn join(cids: &[Cid], timeout: Option<Duration>) -> Result<bool, Error> {
             }
             None => None,
         };
-        S.with(|s| s.borrow_mut().join_waiters.push(me));
+        with_s(|s| s.borrow_mut().join_waiters.push(me));
         if wait(WaitKind::Join, left)? == Wake::Timeout {
-            S.with(|s| s.borrow_mut().join_waiters.retain(|c| *c != me));
+            with_s(|s| s.borrow_mut().join_waiters.retain(|c| *c != me));
             if is_canceled() || set.iter().any(|c| exists(*c)) {
                 return Ok(false);
             }
@@ -724,7 +869,7 @@ pub fn run_loop() {
 /// Coroutines alive with nothing left that could wake them, not reported
 /// before; marks them reported.
 pub fn newly_stuck() -> usize {
-    S.with(|s| {
+    with_s(|s| {
         let mut s = s.borrow_mut();
         let alive: Vec<Cid> = s.coros.keys().copied().collect();
         let mut n = 0;
@@ -739,7 +884,7 @@ pub fn newly_stuck() -> usize {
 
 /// PHP is destroying fibers (request shutdown): stop scheduling.
 pub fn set_unwinding() {
-    SHUTTING_DOWN.with(|f| f.set(true));
+    set_shutting_down();
 }
 
 /// Swoole's deadlock report, printed to stdout.
@@ -750,15 +895,55 @@ pub fn deadlock_report(n: usize) -> String {
     )
 }
 
-/// Drops every pooled fiber (request shutdown): PHP must free them while
-/// the engine is still up.
+/// Request shutdown: unwinds every suspended coroutine (its `finally`
+/// blocks run, its values are released, as PHP does for a suspended
+/// `\Fiber`), then frees every context. After a fatal error (an unclean
+/// shutdown) nothing is run: the contexts are only forgotten.
 pub fn shutdown() {
-    SHUTTING_DOWN.with(|f| f.set(true));
-    let idle = S.with(|s| std::mem::take(&mut s.borrow_mut().idle));
-    drop(idle);
-    let coros = S.with(|s| std::mem::take(&mut s.borrow_mut().coros));
-    // Freed in cid order, oldest first (their fibers' destructors run PHP).
-    let mut coros: Vec<(Cid, Coro)> = coros.into_iter().collect();
-    coros.sort_unstable_by_key(|(cid, _)| *cid);
-    drop(coros);
+    // SAFETY: the PHP thread; compiler_globals is PHP's (NTS) global.
+    let clean = unsafe { !ext_php_rs::ffi::compiler_globals.unclean_shutdown };
+    set_shutting_down();
+    if clean {
+        let mut waiting: Vec<Cid> = with_s(|s| {
+            s.borrow()
+                .coros
+                .iter()
+                .filter(|(_, c)| c.waiting.is_some() && c.ctx.is_some())
+                .map(|(cid, _)| *cid)
+                .collect()
+        });
+        waiting.sort_unstable();
+        for cid in waiting {
+            let found = with_s(|s| {
+                let mut s = s.borrow_mut();
+                let c = s.coros.get_mut(&cid)?;
+                let ctx = c.ctx?;
+                c.waiting = None;
+                let own = c.output.take();
+                push_in(&mut s, cid);
+                Some((ctx, own))
+            });
+            if let Some((ctx, own)) = found {
+                ctx.set_unwind();
+                switch_into(cid, own, || enter(cid, ctx));
+            }
+        }
+    }
+    let idle = with_s(|s| std::mem::take(&mut s.borrow_mut().idle));
+    for ctx in idle {
+        if clean {
+            ctx.destroy(false);
+        } else {
+            ctx.forget(false);
+        }
+    }
+    // Coroutines still here could not be unwound: their contexts are only
+    // forgotten (PHP frees its own memory at the end of the request).
+    let coros = with_s(|s| std::mem::take(&mut s.borrow_mut().coros));
+    for (_, c) in coros {
+        if let Some(ctx) = c.ctx {
+            ctx.forget(false);
+        }
+        drop(c.output);
+    }
 }

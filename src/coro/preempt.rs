@@ -100,6 +100,7 @@ pub fn exempt(cid: Cid, yes: bool) -> bool {
     with_exempt(|e| {
         let mut e = e.borrow_mut();
         if yes {
+            ANY_EXEMPT.store(true, Ordering::Relaxed);
             e.insert(cid)
         } else {
             e.remove(&cid)
@@ -107,8 +108,15 @@ pub fn exempt(cid: Cid, yes: bool) -> bool {
     })
 }
 
+/// Some coroutine was ever exempted (`disableScheduler()`): until then
+/// `forget` has nothing to look up (it runs once per coroutine).
+static ANY_EXEMPT: AtomicBool = AtomicBool::new(false);
+
 /// Forgets an ended coroutine.
 pub fn forget(cid: Cid) {
+    if !ANY_EXEMPT.load(Ordering::Relaxed) {
+        return;
+    }
     with_exempt(|e| {
         let mut e = e.borrow_mut();
         // Almost always empty: no hashing then (once per coroutine).

@@ -81,14 +81,25 @@ struct Saved(
 
 impl Saved {
     fn take() -> Self {
-        let eg = ExecutorGlobals::get();
-        Saved(
-            eg.current_execute_data,
-            eg.vm_stack_top,
-            eg.vm_stack_end,
-            eg.vm_stack,
-        )
+        // Read directly: `ExecutorGlobals::get()` takes ext-php-rs's globals
+        // lock (atomic read-modify-writes), and this runs on every call.
+        // SAFETY: NTS PHP's executor globals, read on the PHP thread.
+        unsafe {
+            let eg = &raw const ffi::executor_globals;
+            Saved(
+                (*eg).current_execute_data,
+                (*eg).vm_stack_top,
+                (*eg).vm_stack_end,
+                (*eg).vm_stack,
+            )
+        }
     }
+}
+
+/// `EG(exception)`, read without ext-php-rs's globals lock (see `Saved::take`).
+fn pending_exception() -> *mut zend_object {
+    // SAFETY: NTS PHP's executor globals, read on the PHP thread.
+    unsafe { ffi::executor_globals.exception }
 }
 
 /// Puts the executor back where [`Saved::take`] found it, after a bailout.
@@ -187,9 +198,12 @@ fn settle(
         lift_memory_limit();
         return Err(CallError::Fatal(255));
     }
-    let pending = ExecutorGlobals::get().exception;
+    let pending = pending_exception();
+    if pending.is_null() {
+        return Ok(());
+    }
     // SAFETY: a non-null EG(exception) is a live object.
-    if !pending.is_null() && unsafe { zend_is_graceful_exit(pending) } {
+    if unsafe { zend_is_graceful_exit(pending) } {
         return Err(CallError::Unwind);
     }
     if let Some(ex) = ExecutorGlobals::take_exception() {

@@ -197,6 +197,69 @@ impl Channel {
     }
 }
 
+// Fast paths (see `table::install_fast`): `push($data[, $timeout])` and
+// `pop([$timeout])` with a numeric timeout read their arguments straight
+// from the frame; anything else (a string timeout to coerce, a subclass
+// that skipped the constructor) goes to the generated handler.
+
+/// The optional timeout argument `n`: `Some(None)` when not passed.
+fn timeout_arg(ex: &ext_php_rs::zend::ExecuteData, n: u32) -> Option<Option<f64>> {
+    use super::table::{arg, argc};
+    if argc(ex) > n + 1 {
+        return None;
+    }
+    match arg(ex, n) {
+        None => Some(None),
+        Some(z) => z.double().or_else(|| z.long().map(|l| l as f64)).map(Some),
+    }
+}
+
+fn push_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    let Some(data) = super::table::arg(ex, 0) else {
+        return false;
+    };
+    let Some(timeout) = timeout_arg(ex, 1) else {
+        return false;
+    };
+    let Some(this) = super::table::this_of::<Channel>(ex) else {
+        return false;
+    };
+    match this.push(data, timeout) {
+        Ok(b) => super::table::ret_bool(ret, b),
+        Err(e) => {
+            e.throw();
+        }
+    }
+    true
+}
+
+fn pop_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    let Some(timeout) = timeout_arg(ex, 0) else {
+        return false;
+    };
+    let Some(this) = super::table::this_of::<Channel>(ex) else {
+        return false;
+    };
+    match this.pop(timeout) {
+        Ok(v) => *ret = v,
+        Err(e) => {
+            e.throw();
+        }
+    }
+    true
+}
+
+crate::rsw_fast_handler!(push_handler, CHAN_PUSH, push_fast);
+crate::rsw_fast_handler!(pop_handler, CHAN_POP, pop_fast);
+
+/// Installs the fast paths (module startup, after `args::install`).
+pub fn after_classes() {
+    use ext_php_rs::class::RegisteredClass;
+    let ce = <Channel as RegisteredClass>::get_metadata().ce();
+    super::table::install_fast(ce, "push", push_handler, &CHAN_PUSH);
+    super::table::install_fast(ce, "pop", pop_handler, &CHAN_POP);
+}
+
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     module
         .class::<Channel>()

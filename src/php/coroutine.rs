@@ -7,7 +7,7 @@
 //! does: in a server worker it is logged and the worker goes on; in a plain
 //! script it ends the script like PHP's own uncaught exception.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::time::Duration;
 
 use ext_php_rs::error::php_error;
@@ -81,6 +81,10 @@ pub struct Job {
 /// `__tls_get_addr` call, and a request touches all three.
 #[derive(Default)]
 struct Tables {
+    /// The job of the coroutine `spawn` is starting: it takes it at once
+    /// (no map insert and remove per coroutine).
+    next: Option<(Cid, Job)>,
+    /// Jobs of coroutines whose start was put off (`go()` in a destructor).
     jobs: CidMap<Job>,
     contexts: CidMap<Zval>,
     defers: CidMap<Vec<Zval>>,
@@ -89,25 +93,63 @@ struct Tables {
 thread_local! {
     /// Boxed: little static TLS room in a dlopen()ed extension.
     static TABLES: Box<RefCell<Tables>> = Box::new(RefCell::new(Tables::default()));
-    /// `Swoole\Event::wait` is registered as a shutdown function once.
-    static LOOP_SCHEDULED: Cell<bool> = const { Cell::new(false) };
-    /// A `Co\run()` / `Event::wait()` is running the loop.
-    static LOOP_RUNNING: Cell<bool> = const { Cell::new(false) };
+
+
 }
 
-/// The PHP function every pooled fiber starts in.
-pub const FIBER_ENTRY: &str = "Swoole\\Coroutine\\__fiber_entry";
+/// `Swoole\Event::wait` is registered as a shutdown function once.
+/// (Process-wide flags: NTS PHP runs on one thread; no TLS lookup on the
+/// `go()` path.)
+static LOOP_SCHEDULED: Flag = Flag::new();
+/// A `Co\run()` / `Event::wait()` is running the loop.
+static LOOP_RUNNING: Flag = Flag::new();
 
-/// Internal: the body of every coroutine fiber. Not for user code.
-#[php_function]
-#[php(name = "Swoole\\Coroutine\\__fiber_entry")]
-pub fn fiber_entry() {
-    coro::fiber_main();
+/// A process-wide bool with the `Cell` calls the loop flags use.
+struct Flag(std::sync::atomic::AtomicBool);
+
+impl Flag {
+    const fn new() -> Self {
+        Flag(std::sync::atomic::AtomicBool::new(false))
+    }
+
+    fn get(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn set(&self, v: bool) {
+        self.0.store(v, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn replace(&self, v: bool) -> bool {
+        self.0.swap(v, std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// The PHP thread's tables (see `coro::Pinned`).
+static TABLES_PINNED: coro::Pinned<RefCell<Tables>> = coro::Pinned::new();
+
+/// Runs `f` with this thread's tables.
+#[inline]
+fn with_tables<R>(f: impl FnOnce(&RefCell<Tables>) -> R) -> R {
+    match TABLES_PINNED.get() {
+        Some(t) => f(t),
+        None => TABLES.with(|t| f(t)),
+    }
 }
 
 /// Runs coroutine `cid`'s body; installed as the coro layer's entry hook.
 fn entry(cid: Cid) {
-    let Some(mut job) = TABLES.with(|t| t.borrow_mut().jobs.remove(&cid)) else {
+    let job = with_tables(|t| {
+        let mut t = t.borrow_mut();
+        match t.next.take() {
+            Some((c, job)) if c == cid => Some(job),
+            other => {
+                t.next = other;
+                t.jobs.remove(&cid)
+            }
+        }
+    });
+    let Some(mut job) = job else {
         return;
     };
     let result = boundary::call(&job.callable, &mut job.args).map(|_| ());
@@ -132,7 +174,7 @@ fn entry(cid: Cid) {
     };
     run_defers(cid);
     // The context object goes with its coroutine.
-    let ctx = TABLES.with(|t| {
+    let ctx = with_tables(|t| {
         let mut t = t.borrow_mut();
         if t.contexts.is_empty() {
             None
@@ -150,7 +192,7 @@ fn entry(cid: Cid) {
 fn run_defers(cid: Cid) {
     loop {
         // One borrow per round; the emptied list is removed in the same one.
-        let next = TABLES.with(|t| {
+        let next = with_tables(|t| {
             let mut t = t.borrow_mut();
             let next = t.defers.get_mut(&cid).and_then(Vec::pop);
             if next.is_none() && !t.defers.is_empty() {
@@ -201,7 +243,7 @@ extern "C" {
 fn end_script(code: i32) -> ! {
     // The failed coroutine is still on the stack: no loop may run again
     // (it would count that coroutine as deadlocked).
-    LOOP_RUNNING.with(|r| r.set(true));
+    LOOP_RUNNING.set(true);
     // SAFETY: the PHP thread, in a live request; PHP runs (and then frees)
     // the registered shutdown functions, catching their own bailouts.
     unsafe { php_call_shutdown_functions() };
@@ -217,15 +259,25 @@ fn exit_process(code: i32) -> ! {
 
 /// Installs the entry hook; called at module startup.
 pub fn init() {
-    coro::init(FIBER_ENTRY, entry);
+    coro::init(entry);
+    // See `coro::init`: a forked child's thread starts with no loop.
+    LOOP_RUNNING.set(false);
+    LOOP_SCHEDULED.set(false);
+    TABLES.with(|t| {
+        // SAFETY: the boxed tables live as long as this (the PHP) thread;
+        // the reference is only handed out on it.
+        let r: &'static RefCell<Tables> = unsafe { &*std::ptr::from_ref::<RefCell<Tables>>(&**t) };
+        TABLES_PINNED.claim(r);
+    });
 }
 
 /// Makes sure the loop runs at the end of a plain script (as Swoole does).
 pub fn schedule_loop() {
-    if worker::current_worker_id() >= 0 || LOOP_RUNNING.with(Cell::get) {
+    if worker::current_worker_id() >= 0 || LOOP_RUNNING.get() {
         return;
     }
-    if LOOP_SCHEDULED.with(|s| s.replace(true)) {
+    // A load first: the swap (a locked instruction) only once.
+    if LOOP_SCHEDULED.get() || LOOP_SCHEDULED.replace(true) {
         return;
     }
     if let Ok(f) = ext_php_rs::types::ZendCallable::try_from_name("register_shutdown_function") {
@@ -238,13 +290,13 @@ pub fn schedule_loop() {
 /// True inside a coroutine or a running loop (`Co\run()`, `Event::wait()`),
 /// where `Server::start()` is refused as in Swoole.
 pub fn in_event_loop() -> bool {
-    coro::current() >= 0 || LOOP_RUNNING.with(Cell::get)
+    coro::current() >= 0 || LOOP_RUNNING.get()
 }
 
 /// Runs the loop until nothing is left; reports a deadlock. False when a
 /// loop is already running.
 pub fn run_loop() -> bool {
-    if LOOP_RUNNING.with(|r| r.replace(true)) {
+    if LOOP_RUNNING.replace(true) {
         return false;
     }
     coro::run_loop();
@@ -264,7 +316,7 @@ pub fn run_loop() -> bool {
         std::thread::sleep(Duration::from_millis(10));
         coro::run_loop();
     }
-    LOOP_RUNNING.with(|r| r.set(false));
+    LOOP_RUNNING.set(false);
     // Coroutines that can never wake; each is reported once.
     let stuck = coro::newly_stuck();
     if stuck > 0 {
@@ -277,9 +329,30 @@ pub fn run_loop() -> bool {
 /// warning) at the `max_coroutine` limit.
 pub fn spawn(job: Job) -> Result<Cid, coro::Error> {
     let cid = coro::reserve()?;
-    TABLES.with(|t| t.borrow_mut().jobs.insert(cid, job));
+    let displaced = with_tables(|t| t.borrow_mut().next.replace((cid, job)));
+    drop(displaced);
     schedule_loop();
-    coro::run(cid)?;
+    let r = coro::run(cid);
+    // Not taken: the start was put off (the job waits in the map) or failed.
+    let left = with_tables(|t| {
+        let mut t = t.borrow_mut();
+        match t.next.take() {
+            Some((c, job)) if c == cid => {
+                if r.is_ok() {
+                    t.jobs.insert(c, job);
+                    None
+                } else {
+                    Some(job)
+                }
+            }
+            other => {
+                t.next = other;
+                None
+            }
+        }
+    });
+    drop(left);
+    r?;
     Ok(cid)
 }
 
@@ -359,6 +432,118 @@ fn go_impl(func: &Zval, args: &[&Zval]) -> PhpResult<Zval> {
         Err(_) => out.set_bool(false),
     }
     Ok(out)
+}
+
+// Fast paths (see `table::install_fast`): `go()` and `Coroutine::create()`
+// read their arguments straight from the frame; anything unusual (no
+// callable) falls through to the generated handler and its errors.
+fn go_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    use super::table::{arg, argc};
+    let n = argc(ex);
+    let Some(func) = arg(ex, 0) else {
+        return false;
+    };
+    // A closure (the usual argument) is callable: no lookup for it.
+    if !is_closure(func) && !func.is_callable() {
+        return false;
+    }
+    let args = (1..n)
+        .filter_map(|i| arg(ex, i).map(Zval::shallow_clone))
+        .collect();
+    let job = Job {
+        callable: func.shallow_clone(),
+        args,
+        done: None,
+    };
+    match spawn(job) {
+        Ok(cid) => super::table::ret_long(ret, cid),
+        Err(coro::Error::Limit(n)) => {
+            php_error(
+                &ErrorType::Warning,
+                &format!("exceed max number of coroutine {n}"),
+            );
+            super::table::ret_bool(ret, false);
+        }
+        Err(_) => super::table::ret_bool(ret, false),
+    }
+    true
+}
+
+extern "C" {
+    static zend_ce_closure: *mut ext_php_rs::ffi::zend_class_entry;
+}
+
+/// True for a `\Closure` object.
+fn is_closure(z: &Zval) -> bool {
+    // SAFETY: a zval of type IS_OBJECT holds a live object; zend_ce_closure
+    // is set at engine startup.
+    unsafe {
+        z.u1.type_info & 0xff == ext_php_rs::ffi::IS_OBJECT
+            && !z.value.obj.is_null()
+            && std::ptr::eq((*z.value.obj).ce, zend_ce_closure)
+    }
+}
+
+/// `Coroutine::sleep($seconds)` / `System::sleep($seconds)` with a number.
+fn sleep_fast_as(api: &str, ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    use super::table::{arg, argc};
+    if argc(ex) != 1 {
+        return false;
+    }
+    let Some(secs) = arg(ex, 0).and_then(|z| z.double().or_else(|| z.long().map(|l| l as f64)))
+    else {
+        return false;
+    };
+    match sleep_impl(api, secs) {
+        Ok(b) => super::table::ret_bool(ret, b),
+        Err(e) => {
+            e.throw();
+        }
+    }
+    true
+}
+
+fn co_sleep_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    sleep_fast_as("Swoole\\Coroutine::sleep()", ex, ret)
+}
+
+fn system_sleep_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+    sleep_fast_as("Swoole\\Coroutine\\System::sleep()", ex, ret)
+}
+
+crate::rsw_fast_handler!(co_sleep_handler, CO_SLEEP, co_sleep_fast);
+crate::rsw_fast_handler!(system_sleep_handler, SYSTEM_SLEEP, system_sleep_fast);
+crate::rsw_fast_handler!(go_handler, GO_FN, go_fast);
+crate::rsw_fast_handler!(create_handler, CO_CREATE, go_fast);
+
+/// Installs the fast paths (module startup, after `args::install`).
+pub fn after_classes() {
+    use ext_php_rs::class::RegisteredClass;
+    let ce = <Coroutine as RegisteredClass>::get_metadata().ce();
+    super::table::install_fast(ce, "create", create_handler, &CO_CREATE);
+    super::table::install_fast(ce, "sleep", co_sleep_handler, &CO_SLEEP);
+    let ce = <System as RegisteredClass>::get_metadata().ce();
+    super::table::install_fast(ce, "sleep", system_sleep_handler, &SYSTEM_SLEEP);
+    // SAFETY: MINIT, single-threaded: CG(function_table) holds `go` (an
+    // internal function of this module, unless use_shortname removed it);
+    // only its handler pointer changes, once the original is saved.
+    unsafe {
+        let table = ext_php_rs::ffi::compiler_globals.function_table;
+        if table.is_null() {
+            return;
+        }
+        let f = ext_php_rs::ffi::zend_hash_str_find_ptr_lc(table, c"go".as_ptr(), 2)
+            .cast::<ext_php_rs::ffi::zend_function>();
+        if f.is_null() || (*f).type_ != ext_php_rs::ffi::ZEND_INTERNAL_FUNCTION as u8 {
+            return;
+        }
+        let Some(orig) = (*f).internal_function.handler else {
+            return;
+        };
+        if GO_FN.set(orig).is_ok() {
+            (*f).internal_function.handler = Some(go_handler);
+        }
+    }
 }
 
 fn need_coroutine(api: &str) -> PhpException {
@@ -536,7 +721,7 @@ impl Coroutine {
             ("aio_task_num", 0),
             ("aio_worker_num", 0),
             ("aio_queue_size", 0),
-            ("c_stack_size", 2 * 1024 * 1024),
+            ("c_stack_size", coro::context::stack_size() as i64),
             ("coroutine_num", coro::count() as i64),
             ("coroutine_peak_num", coro::peak() as i64),
             ("coroutine_last_cid", coro::last_cid()),
@@ -551,13 +736,13 @@ impl Coroutine {
             z.set_null();
             return z;
         }
-        if let Some(z) = TABLES.with(|t| t.borrow().contexts.get(&cid).map(Zval::shallow_clone)) {
+        if let Some(z) = with_tables(|t| t.borrow().contexts.get(&cid).map(Zval::shallow_clone)) {
             return z;
         }
         let Some(obj) = new_object("ArrayObject", vec![]) else {
             return Zval::new();
         };
-        TABLES.with(|t| t.borrow_mut().contexts.insert(cid, obj.shallow_clone()));
+        with_tables(|t| t.borrow_mut().contexts.insert(cid, obj.shallow_clone()));
         obj
     }
 
@@ -742,6 +927,12 @@ impl Coroutine {
                 coro::set_max(n.max(0) as usize);
             }
         }
+        for key in ["c_stack_size", "stack_size"] {
+            if let Some(n) = options.get(key).and_then(Zval::long) {
+                coro::context::set_stack_size(n.max(0) as usize);
+                break;
+            }
+        }
         if let Some(v) = options.get("exit_condition") {
             let cond = v.is_callable().then(|| v.shallow_clone());
             with_exit_condition(|c| *c.borrow_mut() = cond);
@@ -793,7 +984,7 @@ fn defer_impl(callback: &Zval) -> PhpResult<()> {
             "Swoole\\Coroutine::defer(): Argument #1 ($callback) must be a valid callback",
         ));
     }
-    TABLES.with(|t| {
+    with_tables(|t| {
         t.borrow_mut()
             .defers
             .entry(cid)
@@ -1030,7 +1221,7 @@ pub fn defer(callback: &Zval) -> PhpResult<()> {
 }
 
 fn run_impl(func: &Zval, args: &[&Zval]) -> PhpResult<bool> {
-    if LOOP_RUNNING.with(Cell::get) || coro::current() >= 0 || worker::current_worker_id() >= 0 {
+    if LOOP_RUNNING.get() || coro::current() >= 0 || worker::current_worker_id() >= 0 {
         return Err(PhpException::new(
             "eventLoop has already been created. unable to create Swoole\\Coroutine\\Scheduler"
                 .into(),
@@ -1067,7 +1258,6 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     module
         .class::<Coroutine>()
         .class::<System>()
-        .function(wrap_function!(fiber_entry))
         .function(wrap_function!(go))
         .function(wrap_function!(defer))
         .function(wrap_function!(co_run))
@@ -1078,7 +1268,7 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
 pub fn shutdown() {
     // Taken out first: dropping PHP values may run destructors, which must
     // not find the tables borrowed.
-    let tables = TABLES.with(|t| std::mem::take(&mut *t.borrow_mut()));
+    let tables = with_tables(|t| std::mem::take(&mut *t.borrow_mut()));
     drop(tables);
     drop(with_exit_condition(|c| c.borrow_mut().take()));
     coro::shutdown();

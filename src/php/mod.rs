@@ -394,6 +394,8 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     table::after_classes();
     runtime::after_classes();
     atomic::after_classes();
+    coroutine::after_classes();
+    channel::after_classes();
     Ok(())
 }
 
