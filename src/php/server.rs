@@ -149,8 +149,9 @@ impl Server {
             .chain(super::server_port::PORT_EVENTS)
             .find(|e| **e == lower)
         else {
-            php_error(
-                &ErrorType::Warning,
+            // Swoole hands unknown names to the primary port's on().
+            super::errors::warning_as(
+                "Swoole\\Server\\Port::on()",
                 &format!("unknown event types[{event_name}]"),
             );
             return false;
