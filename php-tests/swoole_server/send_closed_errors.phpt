@@ -1,5 +1,5 @@
 --TEST--
-swoole_server: send() to a closed or unknown connection returns false with SWOOLE_ERROR_SESSION_NOT_EXIST and no notice; empty data and fd 0 warn with Swoole's texts
+swoole_server: send() to a closed or unknown connection returns false with SWOOLE_ERROR_SESSION_NOT_EXIST and no notice, and so does close(); empty data, fd 0 and a null fd warn with Swoole's texts
 --SKIPIF--
 <?php require __DIR__ . '/../include/skipif.inc'; ?>
 --FILE--
@@ -23,8 +23,11 @@ $s->on('workerStart', function ($s) use ($port) {
         echo json_encode([$s->send(1, "late"), swoole_last_error()]), "\n";
         swoole_clear_error();
         echo json_encode([$s->send(99999, "x"), swoole_last_error()]), "\n";
+        swoole_clear_error();
+        echo json_encode([$s->close(99999), $s->getLastError()]), "\n";
         echo json_encode([$s->send(1, ""), swoole_last_error()]), "\n";
         echo json_encode($s->send(0, "x")), "\n";
+        echo json_encode($s->send(null, "x")), "\n";
         $s->shutdown();
     });
 });
@@ -48,13 +51,18 @@ foreach (['base', 'process'] as $mode) {
 == base
 [false,1005]
 [false,1005]
+[false,1005]
 
 Warning: Swoole\Server::send(): the data sent must not be empty in %s on line %d
 [false,550]
 
 Warning: Swoole\Server::send(): invalid fd[0] in %s on line %d
 false
+
+Warning: Swoole\Server::send(): fd can not be null in %s on line %d
+false
 == process
+[false,1005]
 [false,1005]
 [false,1005]
 
@@ -62,4 +70,7 @@ Warning: Swoole\Server::send(): the data sent must not be empty in %s on line %d
 [false,550]
 
 Warning: Swoole\Server::send(): invalid fd[0] in %s on line %d
+false
+
+Warning: Swoole\Server::send(): fd can not be null in %s on line %d
 false

@@ -713,6 +713,10 @@ impl Server {
                 }
             };
         }
+        if fd.is_null() {
+            php_error(&ErrorType::Warning, "fd can not be null");
+            return false;
+        }
         let Some(fd) = fd.long() else {
             return false;
         };
@@ -794,7 +798,11 @@ impl Server {
     #[php(defaults(reset = false))]
     pub fn close(&self, fd: i64, reset: bool) -> bool {
         // A WebSocket connection gets its close frame first.
-        super::websocket_server::close(fd) || conns::close(fd, reset)
+        let closed = super::websocket_server::close(fd) || conns::close(fd, reset);
+        if !closed {
+            super::errors::set_last_error(super::errors::SWOOLE_ERROR_SESSION_NOT_EXIST);
+        }
+        closed
     }
 
     pub fn exists(&self, fd: i64) -> bool {
