@@ -1521,7 +1521,7 @@ impl Client {
                     return Ok(false);
                 };
                 opcode = ws::OP_CLOSE as i64;
-                flags = f.flags;
+                flags = frame_flags(f.flags, f.finish);
                 payload = close_payload(f.code, &f.reason.0).into();
             }
             Some(obj) if obj.instance_of(ce_of::<Frame>()) => {
@@ -1529,7 +1529,7 @@ impl Client {
                     return Ok(false);
                 };
                 opcode = f.opcode;
-                flags = f.flags;
+                flags = frame_flags(f.flags, f.finish);
                 payload = if opcode == ws::OP_CLOSE as i64 {
                     close_payload(ws::close::NORMAL as i64, &f.data.0).into()
                 } else {
@@ -1902,4 +1902,11 @@ pub fn register(module: ModuleBuilder) -> ModuleBuilder {
             ERR_CLIENT_NO_CONNECTION,
             &[],
         ))
+}
+
+/// A frame object's flags as Swoole's `FrameObject` reads them: its
+/// `flags` (the `SWOOLE_WEBSOCKET_FLAG_*` bits) with FIN taken from
+/// `finish`.
+fn frame_flags(flags: i64, finish: bool) -> i64 {
+    (flags & 0x3f & !(ws::FLAG_FIN as i64)) | if finish { ws::FLAG_FIN as i64 } else { 0 }
 }

@@ -149,8 +149,9 @@ impl Server {
             .chain(super::server_port::PORT_EVENTS)
             .find(|e| **e == lower)
         else {
-            php_error(
-                &ErrorType::Warning,
+            // Swoole hands unknown names to the primary port's on().
+            super::errors::warning_as(
+                "Swoole\\Server\\Port::on()",
                 &format!("unknown event types[{event_name}]"),
             );
             return false;
@@ -433,10 +434,7 @@ impl Server {
     pub fn add_process(&self, process: &Zval) -> PhpResult<Zval> {
         let mut out = Zval::new();
         if self.started.get() {
-            php_error(
-                &ErrorType::Warning,
-                "Swoole\\Server::addProcess(): server is running, can't add process",
-            );
+            php_error(&ErrorType::Warning, "server is running, cannot add process");
             out.set_bool(false);
             return Ok(out);
         }
@@ -715,21 +713,24 @@ impl Server {
                 }
             };
         }
+        if fd.is_null() {
+            php_error(&ErrorType::Warning, "fd can not be null");
+            return false;
+        }
         let Some(fd) = fd.long() else {
             return false;
         };
         let Some(bytes) = zval_bytes(data) else {
-            php_error(
-                &ErrorType::Warning,
-                "Swoole\\Server::send(): the data must be a string",
-            );
+            php_error(&ErrorType::Warning, "the data must be a string");
             return false;
         };
         if bytes.is_empty() {
-            php_error(
-                &ErrorType::Warning,
-                "Swoole\\Server::send(): data to send is empty",
-            );
+            super::errors::set_last_error(super::errors::SWOOLE_ERROR_NO_PAYLOAD);
+            php_error(&ErrorType::Warning, "the data sent must not be empty");
+            return false;
+        }
+        if fd <= 0 {
+            php_error(&ErrorType::Warning, &format!("invalid fd[{fd}]"));
             return false;
         }
         // Raw bytes to any connection (a WebSocket one too: they go out
@@ -747,10 +748,9 @@ impl Server {
             }
         };
         if !sent {
-            php_error(
-                &ErrorType::Notice,
-                &format!("Swoole\\Server::send(): connection[{fd}] is closed"),
-            );
+            // As Swoole: no message (its log line is at trace level), the
+            // error code says why.
+            super::errors::set_last_error(super::errors::SWOOLE_ERROR_SESSION_NOT_EXIST);
             return false;
         }
         true
@@ -768,20 +768,14 @@ impl Server {
                 Ok(_) => true,
                 Err(e) => {
                     if e.kind() != std::io::ErrorKind::WouldBlock {
-                        php_error(
-                            &ErrorType::Warning,
-                            &format!("Swoole\\Server::sendto(): {e}"),
-                        );
+                        php_error(&ErrorType::Warning, &format!("{e}"));
                     }
                     false
                 }
             };
         }
         let Ok(addr) = ip.parse::<std::net::IpAddr>() else {
-            php_error(
-                &ErrorType::Warning,
-                &format!("Swoole\\Server::sendto(): invalid IP address '{ip}'"),
-            );
+            php_error(&ErrorType::Warning, &format!("invalid IP address '{ip}'"));
             return false;
         };
         let Some(bytes) = zval_bytes(data) else {
@@ -794,10 +788,7 @@ impl Server {
         ) {
             Ok(_) => true,
             Err(e) => {
-                php_error(
-                    &ErrorType::Warning,
-                    &format!("Swoole\\Server::sendto(): {e}"),
-                );
+                php_error(&ErrorType::Warning, &format!("{e}"));
                 false
             }
         }
@@ -807,7 +798,11 @@ impl Server {
     #[php(defaults(reset = false))]
     pub fn close(&self, fd: i64, reset: bool) -> bool {
         // A WebSocket connection gets its close frame first.
-        super::websocket_server::close(fd) || conns::close(fd, reset)
+        let closed = super::websocket_server::close(fd) || conns::close(fd, reset);
+        if !closed {
+            super::errors::set_last_error(super::errors::SWOOLE_ERROR_SESSION_NOT_EXIST);
+        }
+        closed
     }
 
     pub fn exists(&self, fd: i64) -> bool {
@@ -968,7 +963,7 @@ impl Server {
         let Some(idle) = idle else {
             php_error(
                 &ErrorType::Warning,
-                "Swoole\\Server::heartbeat(): heartbeat_idle_time must be greater than 0",
+                "heartbeat_idle_time must be greater than 0",
             );
             z.set_bool(false);
             return z;
@@ -1030,10 +1025,7 @@ impl Server {
             return false;
         };
         if dst_worker_id < 0 || dst_worker_id as i32 == worker::current_worker_id() {
-            php_error(
-                &ErrorType::Warning,
-                "Swoole\\Server::sendMessage(): can't send messages to self",
-            );
+            php_error(&ErrorType::Warning, "can't send messages to self");
             return false;
         }
         let m = ipc::Msg {
@@ -1047,10 +1039,7 @@ impl Server {
         match ipc::send(dst_worker_id as usize, m) {
             Ok(()) => true,
             Err(e) => {
-                php_error(
-                    &ErrorType::Warning,
-                    &format!("Swoole\\Server::sendMessage(): {e}"),
-                );
+                php_error(&ErrorType::Warning, &format!("{e}"));
                 false
             }
         }

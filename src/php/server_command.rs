@@ -77,23 +77,20 @@ pub fn add(
     callback: &Zval,
 ) -> bool {
     if started {
-        php_error(
-            &ErrorType::Warning,
-            "Swoole\\Server::addCommand(): server is running, can't add command",
-        );
+        php_error(&ErrorType::Warning, "server is running, can't add command");
         return false;
     }
     if accepted & REACTOR_THREAD != 0 {
         php_error(
             &ErrorType::Warning,
-            "Swoole\\Server::addCommand(): only support worker/task_worker process",
+            "only support worker/task_worker process",
         );
         return false;
     }
     if !callback.is_callable() {
         php_error(
             &ErrorType::Warning,
-            "Swoole\\Server::addCommand(): Argument #3 ($callback) must be a valid callback",
+            "Argument #3 ($callback) must be a valid callback",
         );
         return false;
     }
@@ -173,10 +170,7 @@ pub fn command(
     json_decode: bool,
 ) -> Zval {
     if !started {
-        php_error(
-            &ErrorType::Warning,
-            "Swoole\\Server::command(): server is not running",
-        );
+        php_error(&ErrorType::Warning, "server is not running");
         return false_zval();
     }
     let Some((id, accepted)) = with_commands(|c| {

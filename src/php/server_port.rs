@@ -108,7 +108,7 @@ impl Port {
         let Some(name) = PORT_EVENTS.iter().find(|e| **e == lower) else {
             php_error(
                 &ErrorType::Warning,
-                &format!("Swoole\\Server\\Port::on(): unknown event types[{event_name}]"),
+                &format!("unknown event types[{event_name}]"),
             );
             return false;
         };

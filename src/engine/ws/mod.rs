@@ -35,7 +35,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::engine::hooks::Outcome;
 use crate::engine::http::body::RespBody;
-use crate::engine::http::response::simple;
+use crate::engine::http::response::{simple, ExactNames};
 use crate::engine::http::{HttpRequest, RespContext, Responder};
 use crate::engine::net::conns::{self, Cmd};
 use crate::engine::net::outflow::Outflow;
@@ -277,6 +277,19 @@ pub async fn upgrade<B>(
             .iter()
             .any(|v| v.as_bytes().starts_with(b"permessage-deflate"));
     }
+    // Swoole spells these `Sec-WebSocket-*` (hyper would write
+    // `Sec-Websocket-*`): clients that match the name with its case, as
+    // Swoole's own test client does, find them.
+    // A custom `handshake` callback's names go as it wrote them.
+    if !custom {
+        let mut exact = r
+            .extensions_mut()
+            .remove::<ExactNames>()
+            .map(|n| n.0)
+            .unwrap_or_default();
+        exact.extend(WS_SPELLINGS.iter().map(|n| Box::<[u8]>::from(*n)));
+        r.extensions_mut().insert(ExactNames(exact));
+    }
     fates(|t| t.insert(http_fd, Fate::Upgraded));
     guard.own_session();
     guard.conn().set_compress(deflate_on);
@@ -298,6 +311,14 @@ pub async fn upgrade<B>(
     });
     r
 }
+
+/// The 101's header names as Swoole spells them.
+const WS_SPELLINGS: [&[u8]; 4] = [
+    b"Sec-WebSocket-Accept",
+    b"Sec-WebSocket-Version",
+    b"Sec-WebSocket-Protocol",
+    b"Sec-WebSocket-Extensions",
+];
 
 /// rswoole's own 101 for `key`.
 fn default_response(key: &[u8], offered: &[String], ctx: &WorkerCtx) -> Response<RespBody> {
