@@ -644,7 +644,10 @@ fn resume_with(cid: Cid, wake: Wake) -> bool {
 
 /// Resumes `cid` if it waits (for `kind`, when given).
 fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
-    if shutting_down() {
+    // After a fatal error the worker runs no more PHP (`halt`): a waiting
+    // coroutine stays where it is and its request gets the drain's answer
+    // (503), not a second failure in a heap the fatal error left behind.
+    if shutting_down() || crate::engine::worker::halt::poisoned() {
         return false;
     }
     let blocked = fiber::switch_blocked();

@@ -158,6 +158,7 @@ impl WorkerCtx {
             );
             self.poisoned.set(Some(code));
             self.poisoned_at.set(Some(Instant::now()));
+            crate::engine::worker::halt::no_more_php();
             self.poison_note.notify_waiters();
         }
         self.wake.notify_one();

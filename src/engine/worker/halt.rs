@@ -74,6 +74,21 @@ pub fn poison(code: i32) -> bool {
     true
 }
 
+/// Set by either way a worker learns of a fatal error: [`poison`], and
+/// `WorkerCtx::poison` (a hook's `Outcome::Fatal`) through [`no_more_php`].
+static NO_PHP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// PHP failed fatally in this worker: no coroutine is resumed from now on
+/// (the serve loop drains; what waits gets the drain's answer).
+pub fn no_more_php() {
+    NO_PHP.store(true, Ordering::Release);
+}
+
+/// True once this worker was poisoned (a fatal error): no more PHP runs.
+pub fn poisoned() -> bool {
+    (NO_PHP.load(Ordering::Acquire) || ASKED.load(Ordering::Acquire) >= POISON_BASE) && serving()
+}
+
 /// What was asked so far, if anything.
 pub fn asked() -> Option<Asked> {
     match ASKED.load(Ordering::Acquire) {
