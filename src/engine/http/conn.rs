@@ -10,13 +10,9 @@
 
 use std::cell::{Cell, RefCell};
 use std::convert::Infallible;
-use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -25,17 +21,17 @@ use hyper::body::Incoming;
 use hyper::server::conn::{http1, http2};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 use super::body::RespBody;
+use super::exchange::{respond, Counting};
 use super::reqbody::{self, BodyError};
 use super::request::HttpRequest;
-use super::response::{simple, Coding, RespContext, Responder};
+use super::response::simple;
 use super::static_files;
+use super::stream::{Counted, IoFlags, Kill};
 use crate::engine::config::Http2Settings;
-use crate::engine::hooks::Outcome;
-use crate::engine::net::conns::{self, Conn, Guard};
+use crate::engine::net::conns::{self, Guard};
 use crate::engine::net::outflow::Outflow;
 use crate::engine::shared::stats;
 use crate::engine::tls::NetStream;
@@ -120,222 +116,6 @@ impl<F: std::future::Future + 'static> hyper::rt::Executor<F> for LocalExec {
 /// a request that may already be on its way (capped at half of
 /// `max_wait_time`).
 const DRAIN_IDLE_GRACE: Duration = Duration::from_secs(1);
-
-/// The client socket, counting bytes for `stats()` and noting when data
-/// last moved (for the heartbeat). Field 3 holds bytes already read from
-/// the socket and not yet served (left by the fast path, or by hyper when
-/// a drained connection's next request had begun): they are read first.
-/// (`Send`, because hyper's upgrade hands the socket over as a `Send` box.)
-pub(super) struct Counted(NetStream, conns::Activity, IoFlags, Bytes);
-
-/// What the hand-back of an idle connection (`drive_h1`) needs to know of
-/// the socket: whether hyper's write buffer is empty, and that hyper's
-/// closing must not shut the socket down. Also the header names the next
-/// response head must carry as spelled (`ExactNames`).
-#[derive(Clone, Default)]
-struct IoFlags(Arc<IoShared>);
-
-#[derive(Default)]
-struct IoShared {
-    bits: std::sync::atomic::AtomicU8,
-    exact: std::sync::Mutex<Vec<Box<[u8]>>>,
-}
-
-impl IoFlags {
-    /// Names wait in `exact` for the next head written.
-    const EXACT: u8 = 4;
-    /// hyper's last call was a flush that completed: it only flushes the
-    /// socket once its own write buffer is empty.
-    const FLUSHED: u8 = 1;
-    /// `poll_shutdown` sends nothing: the connection goes to another worker.
-    const KEEP_OPEN: u8 = 2;
-
-    fn set(&self, bit: u8, on: bool) {
-        if on {
-            self.0.bits.fetch_or(bit, Ordering::Relaxed);
-        } else {
-            self.0.bits.fetch_and(!bit, Ordering::Relaxed);
-        }
-    }
-
-    fn has(&self, bit: u8) -> bool {
-        self.0.bits.load(Ordering::Relaxed) & bit != 0
-    }
-
-    /// The next response head written carries `names` as spelled.
-    fn expect_exact(&self, names: Vec<Box<[u8]>>) {
-        if let Ok(mut e) = self.0.exact.lock() {
-            e.extend(names);
-        }
-        self.set(Self::EXACT, true);
-    }
-
-    /// `bufs` with the waiting names written as spelled, when they hold a
-    /// response head (`None`: write them unchanged). The spelling differs
-    /// in case only, so every byte keeps its place and a short write means
-    /// the same in both.
-    fn patch(&self, bufs: &[&[u8]]) -> Option<Vec<u8>> {
-        if !bufs.first().is_some_and(|b| b.starts_with(b"HTTP/1.")) {
-            return None;
-        }
-        let names = self
-            .0
-            .exact
-            .lock()
-            .ok()
-            .map(|mut e| std::mem::take(&mut *e))?;
-        self.set(Self::EXACT, false);
-        let mut out: Vec<u8> = bufs.concat();
-        let end = out
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .unwrap_or(out.len());
-        for name in names {
-            let title = super::response::title_case(&name);
-            let mut at = 0;
-            while let Some(i) = out[at..end].windows(title.len() + 3).position(|w| {
-                w[..2] == *b"\r\n" && w[2..2 + title.len()] == *title && w[2 + title.len()] == b':'
-            }) {
-                let start = at + i + 2;
-                out[start..start + name.len()].copy_from_slice(&name);
-                at = start + name.len();
-            }
-        }
-        Some(out)
-    }
-}
-
-impl Counted {
-    /// Clear-text TCP (the fast path does not serve TLS).
-    pub(super) fn is_plain(&self) -> bool {
-        matches!(self.0, NetStream::Plain(_))
-    }
-
-    /// Written bytes are all in the kernel (what `drive_h1` asks before it
-    /// hands a connection back): a TCP socket's flush does nothing more.
-    pub(super) fn mark_flushed(&self) {
-        self.2.set(IoFlags::FLUSHED, true);
-    }
-}
-
-impl AsyncRead for Counted {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        if !self.3.is_empty() {
-            let n = self.3.len().min(buf.remaining());
-            let head = self.3.split_to(n);
-            buf.put_slice(&head);
-            return Poll::Ready(Ok(()));
-        }
-        let before = buf.filled().len();
-        let res = Pin::new(&mut self.0).poll_read(cx, buf);
-        let n = buf.filled().len() - before;
-        if n > 0 {
-            stats::on_recv(n);
-            self.1.set();
-        }
-        res
-    }
-}
-
-impl AsyncWrite for Counted {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        if self.2.has(IoFlags::EXACT) {
-            if let Some(out) = self.2.patch(&[buf]) {
-                return self.poll_write(cx, &out);
-            }
-        }
-        let res = Pin::new(&mut self.0).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = res {
-            stats::on_send(n);
-            self.1.set();
-            self.2.set(IoFlags::FLUSHED, false);
-        }
-        res
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        if self.2.has(IoFlags::EXACT) {
-            let slices: Vec<&[u8]> = bufs.iter().map(|b| &b[..]).collect();
-            if let Some(out) = self.2.patch(&slices) {
-                return self.poll_write(cx, &out);
-            }
-        }
-        let res = Pin::new(&mut self.0).poll_write_vectored(cx, bufs);
-        if let Poll::Ready(Ok(n)) = res {
-            stats::on_send(n);
-            self.1.set();
-            self.2.set(IoFlags::FLUSHED, false);
-        }
-        res
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.0.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let res = Pin::new(&mut self.0).poll_flush(cx);
-        if let Poll::Ready(Ok(())) = res {
-            self.2.set(IoFlags::FLUSHED, true);
-        }
-        res
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        if self.2.has(IoFlags::KEEP_OPEN) {
-            return Poll::Ready(Ok(()));
-        }
-        Pin::new(&mut self.0).poll_shutdown(cx)
-    }
-}
-
-/// What tells the connection's task that the script closed it
-/// (`$server->close($request->fd)`, the heartbeat): the connection's
-/// command queue in the registry (`conns`), where only `Close` arrives.
-pub(super) struct Kill {
-    conn: Rc<Conn>,
-    rx: RefCell<conns::Receiver>,
-    /// The queue has this task's waker: until a close is asked (which
-    /// sets `conn.is_closing()` before it sends), polling it again would
-    /// only register the same waker again, on every wake-up of the task.
-    armed: Cell<bool>,
-}
-
-impl Kill {
-    /// Resolves at the next command (a close).
-    pub(super) async fn notified(&self) {
-        std::future::poll_fn(|cx| {
-            if self.armed.get() && !self.conn.is_closing() {
-                return std::task::Poll::Pending;
-            }
-            match self.rx.borrow_mut().poll_recv(cx) {
-                std::task::Poll::Ready(_) => std::task::Poll::Ready(()),
-                std::task::Poll::Pending => {
-                    self.armed.set(true);
-                    std::task::Poll::Pending
-                }
-            }
-        })
-        .await
-    }
-
-    /// A close was asked: a request being answered writes nothing.
-    pub(super) fn is_set(&self) -> bool {
-        self.conn.is_closing()
-    }
-}
 
 /// Drops HTTP connection `fd` of this worker (a response in progress is
 /// lost, as in Swoole); false when this worker has no such connection.
@@ -820,19 +600,6 @@ where
     }
 }
 
-/// The response head of a handler that did not answer before returning;
-/// `None` when the worker gave up on it after a fatal error.
-async fn wait_head(
-    head_rx: tokio::sync::oneshot::Receiver<Response<RespBody>>,
-    ctx: &WorkerCtx,
-) -> Option<Result<Response<RespBody>, ()>> {
-    tokio::select! {
-        biased;
-        r = head_rx => Some(r.map_err(|_| ())),
-        _ = ctx.gave_up() => None,
-    }
-}
-
 /// The connection ended: `disconnect` for a WebSocket server's HTTP
 /// connection that did not become a WebSocket one, then the guard's drop
 /// (registry, session slot unless a WebSocket task owns the id, drain).
@@ -906,41 +673,6 @@ async fn handle(
     Ok(resp)
 }
 
-/// What every request counts around the script's answer (`stats()`, the
-/// metrics, `max_request`), and the drain's `Connection: close`.
-pub(super) struct Counting {
-    _in_flight: stats::InFlight,
-    /// The duration histogram (metrics): one clock read each way when on.
-    began: Option<Instant>,
-}
-
-impl Counting {
-    pub(super) fn start() -> Counting {
-        stats::on_request_start();
-        Counting {
-            _in_flight: stats::InFlight::enter(),
-            began: stats::histogram_on().then(Instant::now),
-        }
-    }
-
-    pub(super) fn end(self, ctx: &WorkerCtx, resp: &mut Response<RespBody>) {
-        stats::on_request_end();
-        if let Some(t) = self.began {
-            stats::observe_duration(t.elapsed().as_micros() as u64);
-        }
-        if ctx.is_draining() {
-            // The last response on this connection: say so, and the
-            // connection closes after writing it.
-            super::response::materialize(resp);
-            resp.headers_mut().insert(
-                header::CONNECTION,
-                header::HeaderValue::from_static("close"),
-            );
-        }
-        ctx.after_request();
-    }
-}
-
 /// RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host header (an
 /// HTTP/1.0 one at most one). In absolute form (`GET http://a/b`) the
 /// target's authority is the host, whatever Host said (§3.2.2).
@@ -972,22 +704,6 @@ fn check_host(req: &mut Request<Incoming>) -> bool {
         }
     }
     true
-}
-
-/// The answer to a request with a chunked body leaves `Connection` to
-/// hyper. A request with both Content-Length and Transfer-Encoding (a
-/// smuggling attempt or a broken proxy) is read as chunked and the
-/// connection closed after the answer; hyper then adds `close`, and drops
-/// Content-Length from the head it gives us, so that request cannot be told
-/// apart here, and a `keep-alive` of ours would make `keep-alive, close`.
-fn leave_connection_to_hyper(resp: &mut Response<RespBody>) {
-    if resp
-        .headers()
-        .get(header::CONNECTION)
-        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"keep-alive"))
-    {
-        resp.headers_mut().remove(header::CONNECTION);
-    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1098,101 +814,4 @@ async fn handle_inner(
         (peer, local, port),
     );
     respond(request, ctx, keep_alive, chunked_in, flow, false).await
-}
-
-/// Hands `request` to the script and waits for the response head (the
-/// request's deadline, a fatal error meanwhile and a forgotten `end()` each
-/// have their answer). Shared by hyper's service and the fast path.
-pub(super) async fn respond(
-    request: HttpRequest,
-    ctx: &Rc<WorkerCtx>,
-    keep_alive: bool,
-    chunked_in: bool,
-    flow: Rc<Outflow>,
-    head_writer: bool,
-) -> Result<Response<RespBody>, Infallible> {
-    Ok(
-        match start(request, ctx, keep_alive, chunked_in, flow, head_writer) {
-            Answer::Now(resp) => resp,
-            Answer::Later(wait) => wait.await,
-        },
-    )
-}
-
-/// The script's answer to a request: at once (most handlers answer before
-/// they return), or a wait, boxed so that the waiting state stays out of
-/// every connection's task. (Returned once per request and taken apart at
-/// once: boxing the common answer would cost an allocation per request.)
-#[allow(clippy::large_enum_variant)]
-pub(super) enum Answer {
-    Now(Response<RespBody>),
-    Later(Pin<Box<dyn std::future::Future<Output = Response<RespBody>>>>),
-}
-
-/// Hands `request` to the script ([`respond`] without the wait).
-pub(super) fn start(
-    request: HttpRequest,
-    ctx: &Rc<WorkerCtx>,
-    keep_alive: bool,
-    chunked_in: bool,
-    flow: Rc<Outflow>,
-    head_writer: bool,
-) -> Answer {
-    let cfg = &ctx.cfg;
-    let fd = request.fd;
-    let is_head = request.method == http::Method::HEAD;
-    let coding = request
-        .headers
-        .get(header::ACCEPT_ENCODING)
-        .and_then(|v| Coding::from_accept(v.as_bytes()));
-    let (responder, head_rx) = Responder::new(RespContext {
-        is_head,
-        keep_alive,
-        coding,
-        compression: cfg
-            .http_compression
-            .then_some((cfg.http_compression_level, cfg.http_compression_min_length)),
-        compression_types: cfg.http_compression_types.clone(),
-        outflow: Some(flow),
-        head_writer,
-    });
-    ctx.requests.set(ctx.requests.get() + 1);
-    // request_timeout: armed before the handler runs (the watchdog
-    // interrupts PHP that is still running past it).
-    let deadline = crate::engine::watchdog::Deadline::start(cfg.request_timeout);
-    let outcome = ctx.hooks.on_request(request, responder);
-    if let Outcome::Fatal(code) = outcome {
-        ctx.poison(code);
-    }
-    let fix = move |mut resp: Response<RespBody>| {
-        if chunked_in {
-            leave_connection_to_hyper(&mut resp);
-        }
-        resp
-    };
-    if let Some(d) = deadline {
-        let ctx = ctx.clone();
-        return Answer::Later(Box::pin(async move {
-            fix(super::deadline::wait_head(head_rx, d, &ctx, fd, keep_alive).await)
-        }));
-    }
-    let failed =
-        move |ctx: &WorkerCtx| simple(500, "", ctx.poisoned.get().is_some() || !keep_alive);
-    let mut head_rx = head_rx;
-    match head_rx.try_recv() {
-        Ok(resp) => Answer::Now(fix(resp)),
-        // The responder was dropped unanswered: the callback failed or forgot end().
-        Err(tokio::sync::oneshot::error::TryRecvError::Closed) => Answer::Now(failed(ctx)),
-        Err(tokio::sync::oneshot::error::TryRecvError::Empty) => {
-            let ctx = ctx.clone();
-            Answer::Later(Box::pin(async move {
-                match wait_head(head_rx, &ctx).await {
-                    Some(Ok(resp)) => fix(resp),
-                    Some(Err(())) => failed(&ctx),
-                    // PHP failed fatally meanwhile: 503 rather than a lost request.
-                    None => simple(503, "", true),
-                }
-            }))
-        }
-    }
 }

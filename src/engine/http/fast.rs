@@ -37,8 +37,9 @@ use http::{Method, Response, StatusCode, Uri, Version};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::body::RespBody;
-use super::conn::{Answer, Counted, Counting, Kill};
+use super::exchange::{Answer, Counting};
 use super::request::HttpRequest;
+use super::stream::{Counted, Kill};
 use crate::engine::net::conns::Conn;
 use crate::engine::net::outflow::Outflow;
 use crate::engine::worker::ctx::WorkerCtx;
@@ -324,7 +325,7 @@ pub(super) async fn serve(
         );
         let counting = Counting::start();
         entry.begin_request();
-        let answer = match super::conn::start(request, ctx, true, false, flow.clone(), true) {
+        let answer = match super::exchange::start(request, ctx, true, false, flow.clone(), true) {
             Answer::Now(resp) => Some(resp),
             Answer::Later(wait) => tokio::select! {
                 biased;

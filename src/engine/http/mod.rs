@@ -5,6 +5,7 @@ pub mod coro;
 pub mod body;
 pub mod conn;
 pub mod deadline;
+mod exchange;
 mod fast;
 pub mod form;
 pub mod gate;
@@ -16,6 +17,7 @@ pub mod reqbody;
 pub mod request;
 pub mod response;
 pub mod static_files;
+mod stream;
 
 pub use request::HttpRequest;
 pub use response::{recycle_headers, Coding, RespContext, RespError, Responder};
