@@ -7,7 +7,7 @@
 //! per-request machinery (its dispatcher, the service future, the
 //! Title-Case head writer, the keep-alive fix-ups), not the parse. Here a
 //! complete head in the buffer is parsed with httparse (hyper's own parser),
-//! the request goes to the same `conn::respond` as hyper's service, and a
+//! the request goes to the same `exchange::start` as hyper's service, and a
 //! plain answer (a whole body, an ordinary status) is written as one buffer
 //! in the bytes hyper would have written.
 //!
