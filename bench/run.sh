@@ -298,6 +298,15 @@ if wanted go; then
     fi
 fi
 
+# The hello-world script's environment for a row: NAME is <extension>-base, -process or -base-nocoro.
+mode_envs() {
+    case "${1#*-}" in
+        base)        envs=(RSW_MODE=base) ;;
+        process)     envs=(RSW_MODE=process) ;;
+        base-nocoro) envs=(RSW_MODE=base RSW_COROUTINE=off) ;;
+    esac
+}
+
 # rswoole: the seed's Swoole script (type hint fixed) on the extension under test.
 RSW_NAMES=(rswoole-base rswoole-process rswoole-base-nocoro)
 RSW_STATE=""
@@ -317,11 +326,7 @@ for name in "${RSW_NAMES[@]}"; do
         fail:*) ORDER+=("$name"); STATUS[$name]="failed (${RSW_STATE#fail:})"; continue ;;
     esac
     port=$(free_port)
-    case "$name" in
-        rswoole-base)        envs=(RSW_MODE=base) ;;
-        rswoole-process)     envs=(RSW_MODE=process) ;;
-        rswoole-base-nocoro) envs=(RSW_MODE=base RSW_COROUTINE=off) ;;
-    esac
+    mode_envs "$name"
     bench_one "$name" "$port" env RSW_PORT="$port" RSW_WORKERS=1 "${envs[@]}" \
         php -n -d extension="$SO" "$SEED/swoole_hello_fixed.php"
 done
@@ -334,11 +339,7 @@ for name in swoole-base swoole-process swoole-base-nocoro; do
     if [ -z "$SWOOLE_SO" ]; then skip "$name" "SWOOLE_SO not given (path to a real Swoole build's swoole.so)"; continue; fi
     if [ ! -f "$SWOOLE_SO" ]; then skip "$name" "$SWOOLE_SO does not exist"; continue; fi
     port=$(free_port)
-    case "$name" in
-        swoole-base)        envs=(RSW_MODE=base) ;;
-        swoole-process)     envs=(RSW_MODE=process) ;;
-        swoole-base-nocoro) envs=(RSW_MODE=base RSW_COROUTINE=off) ;;
-    esac
+    mode_envs "$name"
     bench_one "$name" "$port" env RSW_PORT="$port" RSW_WORKERS=1 "${envs[@]}" \
         php -n -d extension="$SWOOLE_SO" "$SEED/swoole_hello_fixed.php"
 done
