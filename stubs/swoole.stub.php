@@ -1637,7 +1637,6 @@ namespace {
     class_alias(\Swoole\Server::class, 'swoole_server');
     class_alias(\Swoole\Http\Server::class, 'swoole_http_server');
     class_alias(\Swoole\WebSocket\Server::class, 'swoole_websocket_server');
-    function Swoole\Coroutine\__fiber_entry(): void {}
     function go(mixed $func, mixed ...$args): mixed {}
     function defer(callable $callback): void {}
     function Swoole\Coroutine\run(callable $fn, ...$args) {}
