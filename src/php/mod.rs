@@ -8,6 +8,7 @@
 pub mod arginfo;
 pub mod args;
 pub mod atomic;
+pub mod autoload;
 pub mod boundary;
 pub mod callbacks;
 pub mod channel;
@@ -395,6 +396,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     runtime::after_classes();
     atomic::after_classes();
     coroutine::after_classes();
+    autoload::install();
     channel::after_classes();
     Ok(())
 }
