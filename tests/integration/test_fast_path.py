@@ -125,7 +125,11 @@ class FastPathTest(unittest.TestCase):
                 mark = len(self.fast.read_log())
                 self.same([get(path), 0.1, get(b"/")], expect_closed=None, min_responses=1)
                 lines = self.log_lines(self.fast, mark)
-                if path not in (b"/throw", b"/forget"):
+                if path == b"/date":
+                    # A script's own Date stays on the fast path (written where the script put it,
+                    # as hyper does; the default Date comes after Server, as in Swoole).
+                    self.assertEqual(lines, [])
+                elif path not in (b"/throw", b"/forget"):
                     self.assertTrue(any("(answer)" in l for l in lines), lines)
 
     def test_connection_close_answers(self):

@@ -29,7 +29,6 @@
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -447,6 +446,7 @@ fn encode(resp: &mut Response<RespBody>, version: Version, out: &mut Vec<u8>) ->
         out.extend_from_slice(b"\r\n");
     }
     let mut keep = None;
+    let mut wrote_date = false;
     for (name, value) in resp.headers() {
         if *name == header::CONNECTION {
             // One value, one token: anything else is hyper's to merge.
@@ -461,11 +461,10 @@ fn encode(resp: &mut Response<RespBody>, version: Version, out: &mut Vec<u8>) ->
             } else {
                 return None;
             });
-        } else if *name == header::CONTENT_LENGTH
-            || *name == header::TRANSFER_ENCODING
-            || *name == header::DATE
-        {
+        } else if *name == header::CONTENT_LENGTH || *name == header::TRANSFER_ENCODING {
             return None;
+        } else if *name == header::DATE {
+            wrote_date = true;
         }
         title_case(out, name.as_str().as_bytes());
         out.extend_from_slice(b": ");
@@ -478,13 +477,16 @@ fn encode(resp: &mut Response<RespBody>, version: Version, out: &mut Vec<u8>) ->
         if set & super::response::SET_CONNECTION == 0 {
             keep = Some(true);
         }
+        wrote_date |= set & super::response::SET_DATE == 0;
     }
     // hyper adds `Connection: keep-alive` itself where it is missing.
     let keep = keep?;
     out.extend_from_slice(b"Content-Length: ");
     out.extend_from_slice(itoa(len, &mut [0u8; 20]));
-    out.extend_from_slice(b"\r\nDate: ");
-    date(out);
+    if !wrote_date {
+        out.extend_from_slice(b"\r\nDate: ");
+        super::response::date(out);
+    }
     out.extend_from_slice(b"\r\n\r\n");
     Some(keep)
 }
@@ -517,32 +519,6 @@ fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
     &buf[i..]
 }
 
-/// The `Date` value for now, formatted once a second (as hyper caches it).
-fn date(out: &mut Vec<u8>) {
-    use std::sync::Mutex;
-    use std::time::{SystemTime, UNIX_EPOCH};
-    // (second, its HTTP date); a worker's connections share one thread, so
-    // the lock is never contended.
-    static CACHE: Mutex<(u64, [u8; 29])> = Mutex::new((0, [0u8; 29]));
-    let now = SystemTime::now();
-    let secs = now
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or(Duration::ZERO)
-        .as_secs();
-    let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if c.0 != secs {
-        let s = httpdate::fmt_http_date(now);
-        if s.len() == 29 {
-            c.1.copy_from_slice(s.as_bytes());
-            c.0 = secs;
-        } else {
-            out.extend_from_slice(s.as_bytes());
-            return;
-        }
-    }
-    out.extend_from_slice(&c.1);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -573,8 +549,8 @@ mod tests {
     #[test]
     fn date_is_an_http_date() {
         let mut out = Vec::new();
-        date(&mut out);
-        date(&mut out);
+        super::super::response::date(&mut out);
+        super::super::response::date(&mut out);
         assert_eq!(out.len(), 58);
         assert!(out.ends_with(b" GMT"));
     }

@@ -243,6 +243,9 @@ pub const SET_CONTENT_TYPE: u8 = 2;
 pub const SET_CONNECTION: u8 = 4;
 /// A header name must be sent as spelled (`exact`).
 const SET_EXACT: u8 = 8;
+pub const SET_DATE: u8 = 16;
+/// The script set a cookie: `build` moves them after its other headers.
+const SET_COOKIES: u8 = 32;
 
 /// Header names a script asked to be sent exactly as spelled
 /// (`header($k, $v, false)`), carried to the connection in the response's
@@ -338,6 +341,14 @@ impl Responder {
             let name = String::from_utf8_lossy(name);
             return Err(RespError::Invalid(format!("invalid header name '{name}'")));
         };
+        // As Swoole: trailing white space (a line break too) is dropped.
+        let mut value = value;
+        while let [rest @ .., last] = value {
+            if !last.is_ascii_whitespace() {
+                break;
+            }
+            value = rest;
+        }
         let v = HeaderValue::from_bytes(value).map_err(|_| {
             let name = String::from_utf8_lossy(name);
             RespError::Invalid(format!("invalid value for header '{name}'"))
@@ -540,6 +551,10 @@ impl State {
             self.defaults_set |= SET_CONTENT_TYPE;
         } else if *n == http::header::CONNECTION {
             self.defaults_set |= SET_CONNECTION;
+        } else if *n == http::header::DATE {
+            self.defaults_set |= SET_DATE;
+        } else if *n == http::header::SET_COOKIE {
+            self.defaults_set |= SET_COOKIES;
         }
     }
 
@@ -588,6 +603,18 @@ impl State {
             }
         }
         *resp.headers_mut() = std::mem::take(&mut self.headers);
+        if self.defaults_set & SET_COOKIES != 0 {
+            // Swoole writes the cookies after every other header the
+            // script set (a map keeps them where the first one went).
+            let h = resp.headers_mut();
+            if let http::header::Entry::Occupied(e) = h.entry(http::header::SET_COOKIE) {
+                let (_, values) = e.remove_entry_mult();
+                let values: Vec<HeaderValue> = values.collect();
+                for v in values {
+                    h.append(http::header::SET_COOKIE, v);
+                }
+            }
+        }
         if self.defaults_set & SET_EXACT != 0 {
             resp.extensions_mut()
                 .insert(ExactNames(std::mem::take(&mut self.exact)));
@@ -613,20 +640,25 @@ impl State {
 }
 
 /// The default headers the script did not set (`set`: `SET_*` bits), at
-/// the end of `h`. Appended, not inserted: the bits say these names are
-/// absent, so there is nothing to replace (same order, one hash each).
+/// the end of `h`, in Swoole's order (`Server`, `Date`, `Connection`,
+/// `Content-Type`; hyper adds `Content-Length` after them). Appended, not
+/// inserted: the bits say these names are absent, so there is nothing to
+/// replace (same order, one hash each).
 fn append_defaults(h: &mut HeaderMap, set: u8, keep_alive: bool) {
     if set & SET_SERVER == 0 {
         h.append(http::header::SERVER, SERVER_VALUE);
     }
-    if set & SET_CONTENT_TYPE == 0 {
-        h.append(http::header::CONTENT_TYPE, TEXT_HTML);
+    if set & SET_DATE == 0 {
+        h.append(http::header::DATE, date_value());
     }
     if set & SET_CONNECTION == 0 {
         h.append(
             http::header::CONNECTION,
             if keep_alive { KEEP_ALIVE } else { CLOSE },
         );
+    }
+    if set & SET_CONTENT_TYPE == 0 {
+        h.append(http::header::CONTENT_TYPE, TEXT_HTML);
     }
 }
 
@@ -648,12 +680,51 @@ pub fn default_lines(out: &mut Vec<u8>, set: u8) {
     if set & SET_SERVER == 0 {
         out.extend_from_slice(b"Server: swoole-http-server\r\n");
     }
-    if set & SET_CONTENT_TYPE == 0 {
-        out.extend_from_slice(b"Content-Type: text/html\r\n");
+    if set & SET_DATE == 0 {
+        out.extend_from_slice(b"Date: ");
+        date(out);
+        out.extend_from_slice(b"\r\n");
     }
     if set & SET_CONNECTION == 0 {
         out.extend_from_slice(b"Connection: keep-alive\r\n");
     }
+    if set & SET_CONTENT_TYPE == 0 {
+        out.extend_from_slice(b"Content-Type: text/html\r\n");
+    }
+}
+
+/// The `Date` value for now, formatted once a second (as hyper caches it).
+pub fn date(out: &mut Vec<u8>) {
+    use std::sync::Mutex;
+    use std::time::{SystemTime, UNIX_EPOCH};
+    // (second, its HTTP date); a worker's connections share one thread, so
+    // the lock is never contended.
+    static CACHE: Mutex<(u64, [u8; 29])> = Mutex::new((0, [0u8; 29]));
+    let now = SystemTime::now();
+    let secs = now
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(std::time::Duration::ZERO)
+        .as_secs();
+    let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if c.0 != secs {
+        let s = httpdate::fmt_http_date(now);
+        if s.len() == 29 {
+            c.1.copy_from_slice(s.as_bytes());
+            c.0 = secs;
+        } else {
+            out.extend_from_slice(s.as_bytes());
+            return;
+        }
+    }
+    out.extend_from_slice(&c.1);
+}
+
+/// The `Date` header value for now (see `date`).
+fn date_value() -> HeaderValue {
+    let mut v = Vec::with_capacity(29);
+    date(&mut v);
+    HeaderValue::from_maybe_shared(Bytes::from(v))
+        .unwrap_or_else(|_| HeaderValue::from_static("Thu, 01 Jan 1970 00:00:00 GMT"))
 }
 
 /// A small engine-made response (errors, 304s) with the default headers.
