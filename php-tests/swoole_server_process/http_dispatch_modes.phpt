@@ -27,7 +27,7 @@ function get(RswConn $c, string $path = '/'): string
 {
     $c->buf = '';
     $c->send("GET $path HTTP/1.1\r\nHost: x\r\n\r\n");
-    rsw_read_until($c, fn($b) => preg_match('/Content-Length: (\d+)\r\n.*\r\n\r\n/s', $b, $m) && strlen($b) >= strpos($b, "\r\n\r\n") + 4 + (int) $m[1], 5);
+    rsw_read_until($c, fn($b) => str_contains($b, "\r\n\r\n") && preg_match('/Content-Length: (\d+)\r\n/', $b, $m) && strlen($b) >= strpos($b, "\r\n\r\n") + 4 + (int) $m[1], 5);
     return substr($c->buf, strpos($c->buf, "\r\n\r\n") + 4);
 }
 

@@ -871,17 +871,14 @@ pub fn run_loop() {
 
 /// Coroutines alive with nothing left that could wake them, not reported
 /// before; marks them reported.
-pub fn newly_stuck() -> usize {
+pub fn newly_stuck() -> Vec<Cid> {
     with_s(|s| {
         let mut s = s.borrow_mut();
         let alive: Vec<Cid> = s.coros.keys().copied().collect();
-        let mut n = 0;
-        for cid in alive {
-            if s.stuck.insert(cid) {
-                n += 1;
-            }
-        }
-        n
+        alive
+            .into_iter()
+            .filter(|cid| s.stuck.insert(*cid))
+            .collect()
     })
 }
 
@@ -890,11 +887,15 @@ pub fn set_unwinding() {
     set_shutting_down();
 }
 
-/// Swoole's deadlock report, printed to stdout.
-pub fn deadlock_report(n: usize) -> String {
+/// The head of Swoole's deadlock report (printed to stdout), and the rule
+/// that ends it.
+pub fn deadlock_report(n: usize) -> (String, String) {
     let rule = "=".repeat(64 + n.to_string().len());
-    format!(
-        "\n {rule}\n  [FATAL ERROR]: all coroutines (count: {n}) are asleep - deadlock!\n {rule}\n"
+    (
+        format!(
+            "\n {rule}\n  [FATAL ERROR]: all coroutines (count: {n}) are asleep - deadlock!\n {rule}\n"
+        ),
+        format!("\n {rule}\n"),
     )
 }
 

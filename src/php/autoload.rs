@@ -53,10 +53,10 @@ pub fn install() {
     // function-pointer global of the engine, read and replaced before any
     // request runs.
     unsafe {
-        let cur = *(&raw const zend_autoload);
+        let cur = zend_autoload;
         if let Some(f) = cur {
             ORIGINAL.store(f as usize, Ordering::Relaxed);
-            *(&raw mut zend_autoload) = Some(coroutine_autoload);
+            zend_autoload = Some(coroutine_autoload);
         }
     }
 }
@@ -91,7 +91,7 @@ unsafe fn autoload_body(
     // SAFETY: EG(in_autoload) is the set the engine added `lc_name` to
     // before calling us (PHP thread); deleting a key is always allowed.
     unsafe {
-        let set = (*(&raw const ext_php_rs::ffi::executor_globals)).in_autoload;
+        let set = ext_php_rs::ffi::executor_globals.in_autoload;
         if !set.is_null() {
             zend_hash_del(set, lc_name);
         }
@@ -160,7 +160,7 @@ unsafe fn loaded_class(lc_name: *mut zend_string) -> *mut zend_class_entry {
     // SAFETY: EG(class_table) maps lower-case names to class entries
     // (IS_PTR zvals), as the engine's own lookup reads it.
     unsafe {
-        let table = (*(&raw const ext_php_rs::ffi::executor_globals)).class_table;
+        let table = ext_php_rs::ffi::executor_globals.class_table;
         if table.is_null() {
             return std::ptr::null_mut();
         }

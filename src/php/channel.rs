@@ -30,6 +30,28 @@ pub struct Channel {
     closed: Cell<bool>,
 }
 
+/// `SW_ERROR_CO_HAS_BEEN_DISCARDED`.
+const ERR_CO_HAS_BEEN_DISCARDED: i64 = 10003;
+
+impl Drop for Channel {
+    /// A channel freed while coroutines still wait on it (request shutdown
+    /// unwinding a deadlocked coroutine): Swoole's warning for each side.
+    fn drop(&mut self) {
+        for (list, who) in [
+            (&self.producers, "producers"),
+            (&self.consumers, "consumers"),
+        ] {
+            let n = list.borrow().len();
+            if n > 0 {
+                crate::rlog!(
+                    Warning,
+                    "Channel::~Channel() (ERRNO {ERR_CO_HAS_BEEN_DISCARDED}): channel is destroyed, {n} {who} will be discarded"
+                );
+            }
+        }
+    }
+}
+
 /// Swoole waits without a limit for any timeout that is not above 0.
 fn timeout_of(t: Option<f64>) -> Option<Duration> {
     t.filter(|t| *t > 0.0 && t.is_finite())

@@ -237,6 +237,14 @@ extern "C" {
     fn php_call_shutdown_functions();
 }
 
+/// Runs (and frees) the registered shutdown functions, as PHP's request
+/// shutdown does; for a process that leaves with `_exit`.
+pub fn call_shutdown_functions() {
+    // SAFETY: the PHP thread, in a live request; PHP catches the functions'
+    // own bailouts.
+    unsafe { php_call_shutdown_functions() };
+}
+
 /// A script whose coroutine failed with an uncaught exception ends as PHP
 /// ends one after a fatal error: shutdown functions run, then the output
 /// is flushed and the process exits.
@@ -293,6 +301,15 @@ pub fn in_event_loop() -> bool {
     coro::current() >= 0 || LOOP_RUNNING.get()
 }
 
+/// Whether `Coroutine::set(['exit_condition' => ...])` holds a callable.
+pub fn has_exit_condition() -> bool {
+    with_exit_condition(|c| c.borrow().is_some())
+}
+
+/// `enable_deadlock_check` (on by default): whether `run_loop` reports
+/// coroutines left waiting forever.
+static DEADLOCK_CHECK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
 /// Runs the loop until nothing is left; reports a deadlock. False when a
 /// loop is already running.
 pub fn run_loop() -> bool {
@@ -318,11 +335,50 @@ pub fn run_loop() -> bool {
     }
     LOOP_RUNNING.set(false);
     // Coroutines that can never wake; each is reported once.
-    let stuck = coro::newly_stuck();
-    if stuck > 0 {
-        ext_php_rs::php_print!("{}", coro::deadlock_report(stuck));
+    let mut stuck = coro::newly_stuck();
+    if !stuck.is_empty() && DEADLOCK_CHECK.load(std::sync::atomic::Ordering::Relaxed) {
+        // As Swoole: the newest coroutine first, each with its backtrace.
+        stuck.sort_unstable_by(|a, b| b.cmp(a));
+        let (head, end) = coro::deadlock_report(stuck.len());
+        let mut out = head;
+        for cid in stuck {
+            out.push_str(&format!("\n  [Coroutine-{cid}]\n {}\n", "-".repeat(65)));
+            // DEBUG_BACKTRACE_IGNORE_ARGS
+            if let Some(t) = coro::trace(cid, 2, 0) {
+                out.push_str(&trace_text(&t));
+            }
+        }
+        out.push_str(&end);
+        ext_php_rs::php_print!("{}", out);
     }
     true
+}
+
+/// A backtrace array as `debug_print_backtrace()` prints it without
+/// arguments: `#0 file(line): Class::function()` per frame.
+fn trace_text(t: &Zval) -> String {
+    let mut out = String::new();
+    let Some(frames) = t.array() else {
+        return out;
+    };
+    for (i, (_, f)) in frames.iter().enumerate() {
+        let Some(f) = f.array() else { continue };
+        let get = |k: &str| f.get(k).and_then(Zval::string).unwrap_or_default();
+        let place = match (
+            f.get("file").and_then(Zval::string),
+            f.get("line").and_then(Zval::long),
+        ) {
+            (Some(file), Some(line)) => format!("{file}({line})"),
+            _ => "[internal function]".to_string(),
+        };
+        out.push_str(&format!(
+            "#{i} {place}: {}{}{}()\n",
+            get("class"),
+            get("type"),
+            get("function")
+        ));
+    }
+    out
 }
 
 /// Starts a coroutine running `job`; returns its cid, or false (with a
@@ -932,6 +988,10 @@ impl Coroutine {
                 coro::context::set_stack_size(n.max(0) as usize);
                 break;
             }
+        }
+        if let Some(v) = options.get("enable_deadlock_check") {
+            let on = v.bool().or(v.long().map(|n| n != 0)).unwrap_or(true);
+            DEADLOCK_CHECK.store(on, std::sync::atomic::Ordering::Relaxed);
         }
         if let Some(v) = options.get("exit_condition") {
             let cond = v.is_callable().then(|| v.shallow_clone());

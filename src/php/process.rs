@@ -232,18 +232,29 @@ impl Process {
         } else {
             match boundary::call(&cb, &mut [zobj]) {
                 Ok(_) => 0,
-                Err(CallError::Exit(c)) | Err(CallError::Fatal(c)) => return c,
+                // As Swoole: `exit()` in the callback still lets the loop
+                // run what it left (and wait for `exit_condition`).
+                Err(CallError::Exit(c)) => c,
+                Err(CallError::Fatal(c)) => return c,
                 Err(CallError::Exception) => return 255,
                 Err(CallError::Unwind) => return 255,
             }
         };
         // Timers, coroutines or deferred work the callback left: run them,
         // as Swoole's loop does at the end of the child.
-        if event_loop::live_tasks() > 0 {
+        if event_loop::live_tasks() > 0 || coroutine::has_exit_condition() {
             coroutine::run_loop();
         }
         code
     }
+}
+
+/// The end of a child whose callback returned: the shutdown functions run,
+/// then the output is flushed (Swoole's child ends the request as `exit()`
+/// would; ours leaves with `_exit`).
+pub fn end_child(code: i32) {
+    coroutine::call_shutdown_functions();
+    flush_output(code);
 }
 
 /// Flushes PHP's output (the child leaves with `_exit`).
@@ -377,7 +388,7 @@ impl Process {
                         // thread holds it in this very call until _exit).
                         unsafe { Process::run_body(obj, &*this) }
                     }),
-                    Box::new(flush_output),
+                    Box::new(end_child),
                 )
             }
         }
