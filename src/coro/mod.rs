@@ -16,6 +16,7 @@
 //! This layer never holds user values: the PHP layer keeps callables, args,
 //! contexts and defers in tables keyed by cid.
 
+pub mod cidtable;
 pub mod context;
 pub mod fdwait;
 pub mod fiber;
@@ -114,7 +115,7 @@ struct Coro {
 struct Sched {
     /// By cid; a hash map (a coroutine is added and removed per request).
     /// Where order shows (`list`, shutdown) the cids are sorted.
-    coros: CidMap<Coro>,
+    coros: cidtable::CidTable<Coro>,
     next_cid: Cid,
     peak: usize,
     max: usize,
@@ -141,7 +142,7 @@ thread_local! {
     /// Boxed: a dlopen()ed extension gets little static TLS (glibc's surplus
     /// is ~1.6 KiB for every module), and the scheduler is 240 bytes.
     static S: Box<RefCell<Sched>> = Box::new(RefCell::new(Sched {
-        coros: CidMap::default(),
+        coros: cidtable::CidTable::default(),
         next_cid: 1,
         peak: 0,
         max: DEFAULT_MAX,
@@ -286,7 +287,7 @@ pub fn exists(cid: Cid) -> bool {
 }
 
 pub fn list() -> Vec<Cid> {
-    let mut cids: Vec<Cid> = with_s(|s| s.borrow().coros.keys().copied().collect());
+    let mut cids: Vec<Cid> = with_s(|s| s.borrow().coros.keys().collect());
     cids.sort_unstable();
     cids
 }
@@ -874,7 +875,7 @@ pub fn run_loop() {
 pub fn newly_stuck() -> usize {
     with_s(|s| {
         let mut s = s.borrow_mut();
-        let alive: Vec<Cid> = s.coros.keys().copied().collect();
+        let alive: Vec<Cid> = s.coros.keys().collect();
         let mut n = 0;
         for cid in alive {
             if s.stuck.insert(cid) {
@@ -912,7 +913,7 @@ pub fn shutdown() {
                 .coros
                 .iter()
                 .filter(|(_, c)| c.waiting.is_some() && c.ctx.is_some())
-                .map(|(cid, _)| *cid)
+                .map(|(cid, _)| cid)
                 .collect()
         });
         waiting.sort_unstable();
@@ -943,7 +944,7 @@ pub fn shutdown() {
     // Coroutines still here could not be unwound: their contexts are only
     // forgotten (PHP frees its own memory at the end of the request).
     let coros = with_s(|s| std::mem::take(&mut s.borrow_mut().coros));
-    for (_, c) in coros {
+    for c in coros.into_values() {
         if let Some(ctx) = c.ctx {
             ctx.forget(false);
         }

@@ -76,6 +76,102 @@ pub struct Job {
     pub done: Option<OnDone>,
 }
 
+/// A coroutine's arguments: a vector, or (a request's) two values kept
+/// inline, with no allocation.
+enum Args {
+    Vec(Vec<Zval>),
+    Two([Zval; 2]),
+}
+
+impl Args {
+    fn as_mut_slice(&mut self) -> &mut [Zval] {
+        match self {
+            Args::Vec(v) => v,
+            Args::Two(a) => a,
+        }
+    }
+}
+
+/// A coroutine's completion callback (`Job::done`), stored inline when it
+/// fits in two words (a boxed `OnDone` does): no allocation for the small
+/// closures of the request path.
+struct Done {
+    data: std::mem::MaybeUninit<[usize; 2]>,
+    call: unsafe fn(*mut [usize; 2], Result<(), CallError>),
+    drop: unsafe fn(*mut [usize; 2]),
+}
+
+impl Done {
+    fn new<F: FnOnce(Result<(), CallError>) + 'static>(f: F) -> Done {
+        if std::mem::size_of::<F>() > std::mem::size_of::<[usize; 2]>()
+            || std::mem::align_of::<F>() > std::mem::align_of::<usize>()
+        {
+            // A boxed closure is two words: it fits.
+            let boxed: OnDone = Box::new(f);
+            return Done::new(boxed);
+        }
+        let mut data = std::mem::MaybeUninit::<[usize; 2]>::uninit();
+        // SAFETY: `F` fits `data` (size and alignment checked above); it is
+        // read back exactly once, by `run` or by `drop`.
+        unsafe { data.as_mut_ptr().cast::<F>().write(f) };
+        Done {
+            data,
+            call: done_call::<F>,
+            drop: done_drop::<F>,
+        }
+    }
+
+    fn run(self, result: Result<(), CallError>) {
+        let mut me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `data` holds the `F` `new` stored for this `call`; the
+        // `ManuallyDrop` keeps `drop` from reading it a second time.
+        unsafe { (me.call)(me.data.as_mut_ptr(), result) }
+    }
+}
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        // SAFETY: `data` holds the `F` `new` stored for this `drop`, not
+        // taken by `run` (which does not drop `self`).
+        unsafe { (self.drop)(self.data.as_mut_ptr()) }
+    }
+}
+
+/// # Safety
+/// `p` holds an `F` written by `Done::new`, read here once.
+unsafe fn done_call<F: FnOnce(Result<(), CallError>)>(
+    p: *mut [usize; 2],
+    result: Result<(), CallError>,
+) {
+    // SAFETY: see the function's contract.
+    let f = unsafe { p.cast::<F>().read() };
+    f(result);
+}
+
+/// # Safety
+/// `p` holds an `F` written by `Done::new`, dropped here once.
+unsafe fn done_drop<F>(p: *mut [usize; 2]) {
+    // SAFETY: see the function's contract.
+    unsafe { p.cast::<F>().drop_in_place() };
+}
+
+/// A coroutine's body as kept until it starts (see `Job`).
+struct Pending {
+    callable: Zval,
+    args: Args,
+    done: Option<Done>,
+}
+
+impl From<Job> for Pending {
+    fn from(job: Job) -> Self {
+        Pending {
+            callable: job.callable,
+            args: Args::Vec(job.args),
+            done: job.done.map(Done::new),
+        }
+    }
+}
+
 /// The PHP values kept per coroutine. One thread-local for the three
 /// tables: in a dlopen'ed extension every thread-local access is a
 /// `__tls_get_addr` call, and a request touches all three.
@@ -83,9 +179,9 @@ pub struct Job {
 struct Tables {
     /// The job of the coroutine `spawn` is starting: it takes it at once
     /// (no map insert and remove per coroutine).
-    next: Option<(Cid, Job)>,
+    next: Option<(Cid, Pending)>,
     /// Jobs of coroutines whose start was put off (`go()` in a destructor).
-    jobs: CidMap<Job>,
+    jobs: CidMap<Pending>,
     contexts: CidMap<Zval>,
     defers: CidMap<Vec<Zval>>,
 }
@@ -152,7 +248,7 @@ fn entry(cid: Cid) {
     let Some(mut job) = job else {
         return;
     };
-    let result = boundary::call(&job.callable, &mut job.args).map(|_| ());
+    let result = boundary::call(&job.callable, job.args.as_mut_slice()).map(|_| ());
     if result == Err(CallError::Unwind) {
         // PHP is tearing the fiber down: no defers, no more PHP here.
         coro::set_unwinding();
@@ -160,7 +256,7 @@ fn entry(cid: Cid) {
     }
     // The arguments' last references may run a `__destruct` (user code);
     // after a fatal error or `exit()` nothing more is decided here.
-    let values = (std::mem::take(&mut job.args), job.callable);
+    let values = (job.args, job.callable);
     let result = match result {
         Ok(()) => boundary::release(values),
         Err(e @ CallError::Exception) => match boundary::release(values) {
@@ -183,8 +279,8 @@ fn entry(cid: Cid) {
         }
     });
     drop(ctx);
-    match job.done.take() {
-        Some(done) => done(result),
+    match job.done {
+        Some(done) => done.run(result),
         None => after_failure(result),
     }
 }
@@ -194,8 +290,12 @@ fn run_defers(cid: Cid) {
         // One borrow per round; the emptied list is removed in the same one.
         let next = with_tables(|t| {
             let mut t = t.borrow_mut();
+            if t.defers.is_empty() {
+                // The usual case: no hashing.
+                return None;
+            }
             let next = t.defers.get_mut(&cid).and_then(Vec::pop);
-            if next.is_none() && !t.defers.is_empty() {
+            if next.is_none() {
                 t.defers.remove(&cid);
             }
             next
@@ -328,6 +428,24 @@ pub fn run_loop() -> bool {
 /// Starts a coroutine running `job`; returns its cid, or false (with a
 /// warning) at the `max_coroutine` limit.
 pub fn spawn(job: Job) -> Result<Cid, coro::Error> {
+    spawn_pending(job.into())
+}
+
+/// `spawn` for a body with two arguments (a request's) and a small `done`:
+/// nothing of it is allocated.
+pub fn spawn_two(
+    callable: Zval,
+    args: [Zval; 2],
+    done: impl FnOnce(Result<(), CallError>) + 'static,
+) -> Result<Cid, coro::Error> {
+    spawn_pending(Pending {
+        callable,
+        args: Args::Two(args),
+        done: Some(Done::new(done)),
+    })
+}
+
+fn spawn_pending(job: Pending) -> Result<Cid, coro::Error> {
     let cid = coro::reserve()?;
     let displaced = with_tables(|t| t.borrow_mut().next.replace((cid, job)));
     drop(displaced);
