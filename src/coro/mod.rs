@@ -366,15 +366,15 @@ pub fn reserve() -> Result<Cid, Error> {
 }
 
 /// Starts coroutine `cid` (from `reserve`) and runs it until it first waits
-/// or ends.
-pub fn run(cid: Cid) -> Result<(), Error> {
+/// or ends: `Ok(true)`; `Ok(false)` when the start was put off to the loop.
+pub fn run(cid: Cid) -> Result<bool, Error> {
     if fiber::switch_blocked() {
         // PHP forbids starting a fiber here (inside a destructor, say):
         // the coroutine starts on the loop's next round instead.
         event_loop::spawn(async move {
             let _ = run(cid);
         });
-        return Ok(());
+        return Ok(false);
     }
     // A pooled context (the usual case) is set up in this one borrow: the
     // hand-off, the coroutine's context slot and the running stack. (One
@@ -409,7 +409,7 @@ pub fn run(cid: Cid) -> Result<(), Error> {
     };
     // A coroutine starting has no output stack of its own yet.
     switch_into(cid, None, || enter(cid, ctx));
-    Ok(())
+    Ok(true)
 }
 
 /// Switches into `ctx` (coroutine `cid`) and deals with how it came back.
@@ -515,8 +515,20 @@ fn run_one(me: Ctx) -> bool {
         with_s(|s| s.borrow_mut().coros.remove(&cid));
         return false;
     }
-    finish(cid);
-    true_if_pooled(me)
+    // `finish` and `true_if_pooled` in one borrow.
+    preempt::forget(cid);
+    let (joiners, pooled) = with_s(|s| {
+        let mut s = s.borrow_mut();
+        s.coros.remove(&cid);
+        let joiners = std::mem::take(&mut s.join_waiters);
+        let pooled = s.idle.len() < POOL_MAX && !shutting_down();
+        if pooled {
+            s.idle.push(me);
+        }
+        (joiners, pooled)
+    });
+    wake_joiners(joiners);
+    pooled
 }
 
 /// Puts `me` back in the pool if there is room.
@@ -540,6 +552,11 @@ fn finish(cid: Cid) {
         s.coros.remove(&cid);
         std::mem::take(&mut s.join_waiters)
     });
+    wake_joiners(joiners);
+}
+
+/// After a coroutine ended: `joiners` wait in `join` for any to end.
+fn wake_joiners(joiners: Vec<Cid>) {
     if !joiners.is_empty() {
         // As Swoole: joiners resume from the loop (a deferred callback queued
         // before may cancel them first).

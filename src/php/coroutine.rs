@@ -451,6 +451,10 @@ fn spawn_pending(job: Pending) -> Result<Cid, coro::Error> {
     drop(displaced);
     schedule_loop();
     let r = coro::run(cid);
+    if matches!(r, Ok(true)) {
+        // Started: its entry took the job.
+        return Ok(cid);
+    }
     // Not taken: the start was put off (the job waits in the map) or failed.
     let left = with_tables(|t| {
         let mut t = t.borrow_mut();
