@@ -2,47 +2,46 @@
 //! common path.
 //!
 //! Cids are handed out in order and most coroutines are short-lived, so the
-//! live ones are nearly all among the most recent cids: those sit in a
-//! window (a ring buffer indexed by `cid - base`), and a lookup, insert or
-//! remove there is an index operation. The window's front advances past
-//! ended coroutines; a coroutine that lives long enough to hold the front
-//! back while the window is full moves to an overflow hash map, so the
-//! window never grows beyond `WINDOW` slots however long a coroutine lives.
-
-use std::collections::VecDeque;
+//! live ones are nearly all among the most recent `SLOTS` cids. Each cid has
+//! a slot of its own there (`cid % SLOTS`, direct-mapped); a coroutine that
+//! finds its slot still held by one `SLOTS` cids older (a long-lived one)
+//! goes to an overflow hash map instead. A lookup, insert or remove is then
+//! an index and a compare; the map is consulted only when not empty.
 
 use super::{Cid, CidMap};
 
-/// Slots in the window before the oldest live entry moves to the overflow.
-const WINDOW: usize = 1024;
+/// Direct-mapped slots (a power of two).
+const SLOTS: usize = 1024;
 
-pub struct CidTable<V> {
-    /// The cid of `window[0]`.
-    base: Cid,
-    window: VecDeque<Option<V>>,
-    /// Entries that held the window's front back too long, or that could
-    /// not be placed in it.
+#[derive(Clone, Copy)]
+struct Slot<V> {
+    /// The cid held, 0 for none (cids start at 1).
+    cid: Cid,
+    v: Option<V>,
+}
+
+pub struct CidTable<V: Copy> {
+    /// Empty until the first insert.
+    slots: Vec<Slot<V>>,
+    /// Entries whose slot was taken (or whose cid is not positive).
     overflow: CidMap<V>,
     len: usize,
 }
 
-impl<V> Default for CidTable<V> {
+impl<V: Copy> Default for CidTable<V> {
     fn default() -> Self {
         CidTable {
-            base: 0,
-            window: VecDeque::new(),
+            slots: Vec::new(),
             overflow: CidMap::default(),
             len: 0,
         }
     }
 }
 
-impl<V> CidTable<V> {
-    /// The window index of `cid`, if it falls inside the window.
+impl<V: Copy> CidTable<V> {
     #[inline]
-    fn slot(&self, cid: Cid) -> Option<usize> {
-        let i = cid.wrapping_sub(self.base);
-        (i >= 0 && (i as u64) < self.window.len() as u64).then_some(i as usize)
+    fn index(cid: Cid) -> usize {
+        (cid as usize) & (SLOTS - 1)
     }
 
     pub fn len(&self) -> usize {
@@ -54,23 +53,16 @@ impl<V> CidTable<V> {
     }
 
     #[inline]
-    pub fn get(&self, cid: &Cid) -> Option<&V> {
-        if let Some(v) = self.slot(*cid).and_then(|i| self.window[i].as_ref()) {
-            return Some(v);
+    pub fn get(&self, cid: &Cid) -> Option<V> {
+        if let Some(s) = self.slots.get(Self::index(*cid)) {
+            if s.cid == *cid && *cid > 0 {
+                return s.v;
+            }
         }
         if self.overflow.is_empty() {
             return None;
         }
-        self.overflow.get(cid)
-    }
-
-    #[inline]
-    pub fn get_mut(&mut self, cid: &Cid) -> Option<&mut V> {
-        match self.slot(*cid) {
-            Some(i) if self.window[i].is_some() => self.window[i].as_mut(),
-            _ if self.overflow.is_empty() => None,
-            _ => self.overflow.get_mut(cid),
-        }
+        self.overflow.get(cid).copied()
     }
 
     #[inline]
@@ -80,56 +72,33 @@ impl<V> CidTable<V> {
 
     /// Adds (or replaces) `cid`'s entry; the previous one is returned.
     pub fn insert(&mut self, cid: Cid, v: V) -> Option<V> {
-        if let Some(i) = self.slot(cid) {
-            if self.window[i].is_some() {
-                return self.window[i].replace(v);
-            }
-            if let Some(old) = self.overflow.remove(&cid) {
-                self.window[i] = Some(v);
-                return Some(old);
-            }
-            self.window[i] = Some(v);
+        if self.slots.is_empty() {
+            self.slots = vec![Slot { cid: 0, v: None }; SLOTS];
+        }
+        let i = Self::index(cid);
+        let s = &mut self.slots[i];
+        if cid > 0 && s.cid == cid {
+            return s.v.replace(v);
+        }
+        if cid > 0 && s.cid == 0 && (self.overflow.is_empty() || !self.overflow.contains_key(&cid))
+        {
+            *s = Slot { cid, v: Some(v) };
             self.len += 1;
             return None;
         }
-        if self.window.is_empty() {
-            self.base = cid;
+        let old = self.overflow.insert(cid, v);
+        if old.is_none() {
+            self.len += 1;
         }
-        let end = self.base.wrapping_add(self.window.len() as Cid);
-        let gap = cid.wrapping_sub(end);
-        if !(0..WINDOW as Cid).contains(&gap)
-            || (!self.overflow.is_empty() && self.overflow.contains_key(&cid))
-        {
-            // Below the window, or far beyond it (not a fresh cid).
-            let old = self.overflow.insert(cid, v);
-            if old.is_none() {
-                self.len += 1;
-            }
-            return old;
-        }
-        for _ in 0..gap {
-            self.window.push_back(None);
-        }
-        self.window.push_back(Some(v));
-        self.len += 1;
-        while self.window.len() > WINDOW {
-            if let Some(Some(old)) = self.window.pop_front() {
-                self.overflow.insert(self.base, old);
-            }
-            self.base += 1;
-        }
-        self.trim();
-        None
+        old
     }
 
     pub fn remove(&mut self, cid: &Cid) -> Option<V> {
-        let v = match self.slot(*cid) {
-            Some(i) if self.window[i].is_some() => {
-                let v = self.window[i].take();
-                if i == 0 {
-                    self.trim();
-                }
-                v
+        let i = Self::index(*cid);
+        let v = match self.slots.get_mut(i) {
+            Some(s) if s.cid == *cid && *cid > 0 => {
+                s.cid = 0;
+                s.v.take()
             }
             _ if self.overflow.is_empty() => None,
             _ => self.overflow.remove(cid),
@@ -140,22 +109,12 @@ impl<V> CidTable<V> {
         v
     }
 
-    /// Drops the ended entries at the window's front.
-    fn trim(&mut self) {
-        while matches!(self.window.front(), Some(None)) {
-            self.window.pop_front();
-            self.base += 1;
-        }
-    }
-
     /// Every entry, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = (Cid, &V)> {
-        let base = self.base;
-        self.window
+    pub fn iter(&self) -> impl Iterator<Item = (Cid, V)> + '_ {
+        self.slots
             .iter()
-            .enumerate()
-            .filter_map(move |(i, v)| v.as_ref().map(|v| (base + i as Cid, v)))
-            .chain(self.overflow.iter().map(|(k, v)| (*k, v)))
+            .filter_map(|s| s.v.map(|v| (s.cid, v)))
+            .chain(self.overflow.iter().map(|(k, v)| (*k, *v)))
     }
 
     /// Every cid, in no particular order.
@@ -165,9 +124,9 @@ impl<V> CidTable<V> {
 
     /// Every entry, taken out, in no particular order.
     pub fn into_values(self) -> impl Iterator<Item = V> {
-        self.window
+        self.slots
             .into_iter()
-            .flatten()
+            .filter_map(|s| s.v)
             .chain(self.overflow.into_values())
     }
 }
@@ -182,24 +141,27 @@ mod tests {
         t.insert(1, 1);
         for cid in 2..5000 {
             t.insert(cid, cid);
+            if cid == 1025 {
+                // Slot 1 is cid 1's (long-lived): this one overflows.
+                assert!(t.overflow.contains_key(&1025));
+            }
             if cid > 10 {
                 assert_eq!(t.remove(&(cid - 5)), Some(cid - 5));
             }
         }
-        // cid 1 (long-lived) went to the overflow; the window stayed small.
-        assert!(t.window.len() <= WINDOW);
-        assert_eq!(t.get(&1), Some(&1));
-        assert_eq!(t.get(&4999), Some(&4999));
+        assert_eq!(t.get(&1), Some(1));
+        assert_eq!(t.get(&4999), Some(4999));
         assert_eq!(t.get(&100), None);
-        assert!(t.contains_key(&7));
+        assert!(t.contains_key(&4995));
+        assert!(!t.contains_key(&7));
         let mut keys: Vec<Cid> = t.keys().collect();
         keys.sort_unstable();
         assert_eq!(keys.len(), t.len());
-        assert_eq!(keys[..6], [1, 2, 3, 4, 5, 6]);
+        assert_eq!(keys, [1, 2, 3, 4, 5, 4995, 4996, 4997, 4998, 4999]);
         assert_eq!(t.remove(&1), Some(1));
         assert_eq!(t.get(&1), None);
-        *t.get_mut(&4999).unwrap_or(&mut 0) = 7;
-        assert_eq!(t.get(&4999), Some(&7));
+        assert_eq!(t.insert(4999, 7), Some(4999));
+        assert_eq!(t.get(&4999), Some(7));
         let n = t.len();
         assert_eq!(t.into_values().count(), n);
     }
@@ -212,8 +174,8 @@ mod tests {
         t.insert(3000, 'c');
         t.insert(11, 'd');
         assert_eq!(t.len(), 4);
-        assert_eq!(t.get(&5), Some(&'b'));
-        assert_eq!(t.get(&3000), Some(&'c'));
+        assert_eq!(t.get(&5), Some('b'));
+        assert_eq!(t.get(&3000), Some('c'));
         assert_eq!(t.insert(5, 'e'), Some('b'));
         assert_eq!(t.remove(&10), Some('a'));
         assert_eq!(t.remove(&10), None);
@@ -222,6 +184,6 @@ mod tests {
         assert_eq!(t.remove(&11), Some('d'));
         assert!(t.is_empty());
         t.insert(20, 'x');
-        assert_eq!(t.get(&20), Some(&'x'));
+        assert_eq!(t.get(&20), Some('x'));
     }
 }

@@ -141,6 +141,9 @@ pub struct Context {
     pub(super) dispose: bool,
     /// Resumed only to be unwound (request shutdown).
     pub(super) unwind: bool,
+    /// The scheduler's record of the coroutine on this context (in the
+    /// context, so the scheduler's table of coroutines holds a pointer).
+    rec: super::Coro,
 }
 
 /// How a `resume` came back.
@@ -370,6 +373,7 @@ impl Ctx {
             finished: false,
             dispose: false,
             unwind: false,
+            rec: super::Coro::blank(),
         });
         let raw = Box::into_raw(ctx);
         // SAFETY: `raw` is the live context just made.
@@ -406,6 +410,17 @@ impl Ctx {
             let stack = b.stack;
             STACKS.with(|s| s.borrow_mut().put(stack, release));
         }
+    }
+
+    /// The coroutine record this context holds.
+    ///
+    /// # Safety
+    /// The context is live (owned by the scheduler), and no other reference
+    /// to its record exists while the returned one is used (the scheduler
+    /// hands it out only under its own `RefCell` borrow).
+    pub(super) unsafe fn rec<'a>(self) -> &'a mut super::Coro {
+        // SAFETY: see the function's contract.
+        unsafe { &mut (*self.0).rec }
     }
 
     pub fn is_finished(&self) -> bool {

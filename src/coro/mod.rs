@@ -97,6 +97,7 @@ pub enum Error {
     SwitchBlocked,
 }
 
+/// A coroutine's record; it lives in its context (`Context::rec`).
 struct Coro {
     pcid: Cid,
     /// When it was created: `CLOCK_MONOTONIC_COARSE`, in ns (see `now_ns`).
@@ -112,10 +113,24 @@ struct Coro {
     output: Option<Box<output::OutputGlobals>>,
 }
 
+impl Coro {
+    fn blank() -> Coro {
+        Coro {
+            pcid: -1,
+            started: 0,
+            ctx: None,
+            waiting: None,
+            wake: Wake::Resumed,
+            canceled: false,
+            output: None,
+        }
+    }
+}
+
 struct Sched {
-    /// By cid; a hash map (a coroutine is added and removed per request).
-    /// Where order shows (`list`, shutdown) the cids are sorted.
-    coros: cidtable::CidTable<Coro>,
+    /// The context of each coroutine, by cid (its record is in the
+    /// context). Where order shows (`list`, shutdown) the cids are sorted.
+    coros: cidtable::CidTable<Ctx>,
     next_cid: Cid,
     peak: usize,
     max: usize,
@@ -123,13 +138,31 @@ struct Sched {
     stack: Vec<Cid>,
     idle: Vec<Ctx>,
     /// cid handed to the context being started or reused.
-    handoff: Option<Cid>,
+    /// With the caller's opaque payload for the entry hook (see `run`).
+    handoff: Option<(Cid, usize)>,
     seq: u64,
     /// Coroutines waiting in `join` for any coroutine to end.
     join_waiters: Vec<Cid>,
     /// Coroutines already reported as deadlocked.
     stuck: HashSet<Cid>,
-    entry: Option<fn(Cid)>,
+    entry: Option<fn(Cid, usize)>,
+}
+
+impl Sched {
+    /// Coroutine `cid`'s record.
+    #[inline]
+    fn coro(&self, cid: Cid) -> Option<&Coro> {
+        // SAFETY: a context in the table is live (the scheduler owns it);
+        // its record is reached only through the scheduler, borrowed here.
+        self.coros.get(&cid).map(|c| unsafe { &*c.rec() })
+    }
+
+    /// Coroutine `cid`'s record, to change.
+    #[inline]
+    fn coro_mut(&mut self, cid: Cid) -> Option<&mut Coro> {
+        // SAFETY: as `coro`, with the scheduler borrowed mutably.
+        self.coros.get(&cid).map(|c| unsafe { c.rec() })
+    }
 }
 
 /// Idle contexts kept for reuse (beyond, a finished coroutine's stack
@@ -248,7 +281,7 @@ fn mark_switch() {
 }
 
 /// Installs the hook that runs coroutine `cid`'s body.
-pub fn init(entry: fn(Cid)) {
+pub fn init(entry: fn(Cid, usize)) {
     context::init(run_one);
     // Process-wide mirrors of this thread's state start afresh: `init`
     // also runs in a forked `Swoole\Process` child, on a new thread with a
@@ -279,7 +312,7 @@ pub fn current() -> Cid {
 }
 
 pub fn parent(cid: Cid) -> Option<Cid> {
-    with_s(|s| s.borrow().coros.get(&cid).map(|c| c.pcid))
+    with_s(|s| s.borrow().coro(cid).map(|c| c.pcid))
 }
 
 pub fn exists(cid: Cid) -> bool {
@@ -307,8 +340,7 @@ pub fn last_cid() -> Cid {
 pub fn elapsed_ms(cid: Cid) -> Option<i64> {
     with_s(|s| {
         s.borrow()
-            .coros
-            .get(&cid)
+            .coro(cid)
             .map(|c| (now_ns(libc::CLOCK_MONOTONIC) - c.started).max(0) / 1_000_000)
     })
 }
@@ -317,8 +349,7 @@ pub fn elapsed_ms(cid: Cid) -> Option<i64> {
 pub fn is_waiting(cid: Cid, kind: WaitKind) -> bool {
     with_s(|s| {
         s.borrow()
-            .coros
-            .get(&cid)
+            .coro(cid)
             .is_some_and(|c| matches!(c.waiting, Some((k, _)) if k == kind))
     })
 }
@@ -337,75 +368,69 @@ fn now_ns(clock: libc::clockid_t) -> i64 {
     ts.tv_sec * 1_000_000_000 + ts.tv_nsec
 }
 
-/// Reserves a cid for a new coroutine; the PHP layer stores its body under
-/// it, then calls `run`.
+/// Reserves a cid (and a context) for a new coroutine; the PHP layer
+/// stores its body under it, then calls `run`.
 pub fn reserve() -> Result<Cid, Error> {
-    with_s(|s| {
+    // A pooled context (the usual case) is taken in the same borrow.
+    let pooled = with_s(|s| {
         let mut s = s.borrow_mut();
         if s.coros.len() >= s.max {
             return Err(Error::Limit(s.max));
         }
-        let cid = s.next_cid;
-        s.next_cid += 1;
-        let pcid = s.stack.last().copied().unwrap_or(-1);
-        s.coros.insert(
-            cid,
-            Coro {
-                pcid,
-                started: now_ns(libc::CLOCK_MONOTONIC_COARSE),
-                ctx: None,
-                waiting: None,
-                wake: Wake::Resumed,
-                canceled: false,
-                output: None,
-            },
-        );
-        s.peak = s.peak.max(s.coros.len());
-        Ok(cid)
-    })
+        Ok(s.idle.pop().map(|ctx| add(&mut s, ctx)))
+    })?;
+    if let Some(cid) = pooled {
+        return Ok(cid);
+    }
+    let ctx = Ctx::new().ok_or(Error::Fiber)?;
+    Ok(with_s(|s| add(&mut s.borrow_mut(), ctx)))
+}
+
+/// Adds a coroutine on `ctx` under the next cid.
+fn add(s: &mut Sched, ctx: Ctx) -> Cid {
+    let cid = s.next_cid;
+    s.next_cid += 1;
+    let pcid = s.stack.last().copied().unwrap_or(-1);
+    // SAFETY: `ctx` is live and in no table yet: nothing else refers to
+    // its record.
+    let rec = unsafe { ctx.rec() };
+    *rec = Coro {
+        pcid,
+        started: now_ns(libc::CLOCK_MONOTONIC_COARSE),
+        ctx: Some(ctx),
+        waiting: None,
+        wake: Wake::Resumed,
+        canceled: false,
+        output: None,
+    };
+    s.coros.insert(cid, ctx);
+    s.peak = s.peak.max(s.coros.len());
+    cid
 }
 
 /// Starts coroutine `cid` (from `reserve`) and runs it until it first waits
 /// or ends: `Ok(true)`; `Ok(false)` when the start was put off to the loop.
-pub fn run(cid: Cid) -> Result<bool, Error> {
+/// `payload` is handed to the entry hook as is when it starts now (0 when
+/// it starts later): an opaque word of the caller's, valid for the call.
+pub fn run(cid: Cid, payload: usize) -> Result<bool, Error> {
     if fiber::switch_blocked() {
         // PHP forbids starting a fiber here (inside a destructor, say):
         // the coroutine starts on the loop's next round instead.
         event_loop::spawn(async move {
-            let _ = run(cid);
+            let _ = run(cid, 0);
         });
         return Ok(false);
     }
-    // A pooled context (the usual case) is set up in this one borrow: the
-    // hand-off, the coroutine's context slot and the running stack. (One
-    // thread-local access instead of four; each is a `__tls_get_addr` call.)
-    let pooled = with_s(|s| {
+    // One borrow: the hand-off, the context and the running stack.
+    let ctx = with_s(|s| {
         let mut s = s.borrow_mut();
-        s.handoff = Some(cid);
-        let ctx = s.idle.pop()?;
-        if let Some(c) = s.coros.get_mut(&cid) {
-            c.ctx = Some(ctx);
-        }
+        let ctx = s.coros.get(&cid)?;
+        s.handoff = Some((cid, payload));
         push_in(&mut s, cid);
         Some(ctx)
     });
-    let ctx = match pooled {
-        Some(ctx) => ctx,
-        None => {
-            let Some(ctx) = Ctx::new() else {
-                with_s(|s| s.borrow_mut().handoff = None);
-                finish(cid);
-                return Err(Error::Fiber);
-            };
-            with_s(|s| {
-                let mut s = s.borrow_mut();
-                if let Some(c) = s.coros.get_mut(&cid) {
-                    c.ctx = Some(ctx);
-                }
-                push_in(&mut s, cid);
-            });
-            ctx
-        }
+    let Some(ctx) = ctx else {
+        return Err(Error::Fiber);
     };
     // A coroutine starting has no output stack of its own yet.
     switch_into(cid, None, || enter(cid, ctx));
@@ -455,7 +480,7 @@ fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl Fn
         let own = output::take();
         if own.is_some() {
             with_s(|s| {
-                if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
+                if let Some(c) = s.borrow_mut().coro_mut(cid) {
                     c.output = own;
                 }
             });
@@ -501,15 +526,15 @@ fn pop_stack(s: &mut Sched, cid: Cid) {
 /// The body of a coroutine on context `me` (see `context::Body`): runs
 /// the handed-off cid to its end; true when `me` went back to the pool.
 fn run_one(me: Ctx) -> bool {
-    let (cid, entry) = with_s(|s| {
+    let (handoff, entry) = with_s(|s| {
         let mut s = s.borrow_mut();
         (s.handoff.take(), s.entry)
     });
-    let Some(cid) = cid else {
+    let Some((cid, payload)) = handoff else {
         return true_if_pooled(me);
     };
     if let Some(entry) = entry {
-        entry(cid);
+        entry(cid, payload);
     }
     if shutting_down() {
         with_s(|s| s.borrow_mut().coros.remove(&cid));
@@ -542,17 +567,6 @@ fn true_if_pooled(me: Ctx) -> bool {
             false
         }
     })
-}
-
-/// Removes `cid`, wakes joiners.
-fn finish(cid: Cid) {
-    preempt::forget(cid);
-    let joiners = with_s(|s| {
-        let mut s = s.borrow_mut();
-        s.coros.remove(&cid);
-        std::mem::take(&mut s.join_waiters)
-    });
-    wake_joiners(joiners);
 }
 
 /// After a coroutine ended: `joiners` wait in `join` for any to end.
@@ -602,7 +616,7 @@ pub(crate) fn wait_cid(
         let mut s = s.borrow_mut();
         s.seq += 1;
         let seq = s.seq;
-        let c = s.coros.get_mut(&cid)?;
+        let c = s.coro_mut(cid)?;
         c.waiting = Some((kind, seq));
         c.wake = Wake::Resumed;
         c.canceled = false;
@@ -617,8 +631,7 @@ pub(crate) fn wait_cid(
             tokio::time::sleep_until(at).await;
             let still = with_s(|s| {
                 s.borrow()
-                    .coros
-                    .get(&cid)
+                    .coro(cid)
                     .is_some_and(|c| c.waiting.is_some_and(|(_, q)| q == seq))
             });
             if still {
@@ -640,7 +653,7 @@ pub(crate) fn wait_cid(
     }
     Ok(with_s(|s| {
         let mut s = s.borrow_mut();
-        match s.coros.get_mut(&cid) {
+        match s.coro_mut(cid) {
             Some(c) => {
                 c.waiting = None;
                 (c.wake, c.canceled)
@@ -679,8 +692,7 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
         // resume from the loop's next round instead.
         let ok = with_s(|s| {
             s.borrow()
-                .coros
-                .get(&cid)
+                .coro(cid)
                 .is_some_and(|c| c.waiting.is_some())
         });
         if ok {
@@ -694,7 +706,7 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
     // output stack, and `cid` pushed on the running stack.
     let found = with_s(|s| {
         let mut s = s.borrow_mut();
-        let c = s.coros.get_mut(&cid)?;
+        let c = s.coro_mut(cid)?;
         let (k, _) = c.waiting?;
         if kind.is_some_and(|want| want != k) {
             return None;
@@ -758,15 +770,14 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
     }
     let kind = with_s(|s| {
         s.borrow()
-            .coros
-            .get(&cid)
+            .coro(cid)
             .and_then(|c| c.waiting.map(|(k, _)| k))
     });
     let Some(kind) = kind else {
         return Err(CancelError::CannotCancel);
     };
     with_s(|s| {
-        if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
+        if let Some(c) = s.borrow_mut().coro_mut(cid) {
             c.canceled = true;
         }
     });
@@ -780,7 +791,7 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
     resume_with(cid, Wake::Timeout);
     // `resume_with` cleared the wait; the flag stays for `isCanceled()`.
     with_s(|s| {
-        if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
+        if let Some(c) = s.borrow_mut().coro_mut(cid) {
             c.canceled = true;
         }
     });
@@ -790,15 +801,14 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
 /// True when the running coroutine's last wait was canceled.
 pub fn is_canceled() -> bool {
     let cid = current();
-    with_s(|s| s.borrow().coros.get(&cid).is_some_and(|c| c.canceled))
+    with_s(|s| s.borrow().coro(cid).is_some_and(|c| c.canceled))
 }
 
 /// The backtrace of suspended coroutine `cid` (`Coroutine::getBackTrace`).
 pub fn trace(cid: Cid, options: i64, limit: i64) -> Option<ext_php_rs::types::Zval> {
     let ctx = with_s(|s| {
         s.borrow()
-            .coros
-            .get(&cid)
+            .coro(cid)
             .filter(|c| c.waiting.is_some())
             .and_then(|c| c.ctx)
     })?;
@@ -831,7 +841,7 @@ pub fn sleep(d: Duration) -> Result<(), Error> {
         tokio::time::sleep_until(at).await;
         // Only the wait this sleep started (seq_before + 1).
         let ours = with_s(|s| {
-            s.borrow().coros.get(&cid).is_some_and(
+            s.borrow().coro(cid).is_some_and(
                 |c| matches!(c.waiting, Some((WaitKind::Sleep, q)) if q == seq_before + 1),
             )
         });
@@ -926,18 +936,17 @@ pub fn shutdown() {
     set_shutting_down();
     if clean {
         let mut waiting: Vec<Cid> = with_s(|s| {
-            s.borrow()
-                .coros
-                .iter()
-                .filter(|(_, c)| c.waiting.is_some() && c.ctx.is_some())
-                .map(|(cid, _)| cid)
+            let s = s.borrow();
+            s.coros
+                .keys()
+                .filter(|cid| s.coro(*cid).is_some_and(|c| c.waiting.is_some()))
                 .collect()
         });
         waiting.sort_unstable();
         for cid in waiting {
             let found = with_s(|s| {
                 let mut s = s.borrow_mut();
-                let c = s.coros.get_mut(&cid)?;
+                let c = s.coro_mut(cid)?;
                 let ctx = c.ctx?;
                 c.waiting = None;
                 let own = c.output.take();
@@ -961,10 +970,8 @@ pub fn shutdown() {
     // Coroutines still here could not be unwound: their contexts are only
     // forgotten (PHP frees its own memory at the end of the request).
     let coros = with_s(|s| std::mem::take(&mut s.borrow_mut().coros));
-    for c in coros.into_values() {
-        if let Some(ctx) = c.ctx {
-            ctx.forget(false);
-        }
-        drop(c.output);
+    for ctx in coros.into_values() {
+        // Its record (a suspended output stack too) goes with it.
+        ctx.forget(false);
     }
 }

@@ -177,9 +177,6 @@ impl From<Job> for Pending {
 /// `__tls_get_addr` call, and a request touches all three.
 #[derive(Default)]
 struct Tables {
-    /// The job of the coroutine `spawn` is starting: it takes it at once
-    /// (no map insert and remove per coroutine).
-    next: Option<(Cid, Pending)>,
     /// Jobs of coroutines whose start was put off (`go()` in a destructor).
     jobs: CidMap<Pending>,
     contexts: CidMap<Zval>,
@@ -234,17 +231,15 @@ fn with_tables<R>(f: impl FnOnce(&RefCell<Tables>) -> R) -> R {
 }
 
 /// Runs coroutine `cid`'s body; installed as the coro layer's entry hook.
-fn entry(cid: Cid) {
-    let job = with_tables(|t| {
-        let mut t = t.borrow_mut();
-        match t.next.take() {
-            Some((c, job)) if c == cid => Some(job),
-            other => {
-                t.next = other;
-                t.jobs.remove(&cid)
-            }
-        }
-    });
+fn entry(cid: Cid, payload: usize) {
+    let job = if payload != 0 {
+        // SAFETY: `spawn_pending` passed its live `Option<Pending>` slot,
+        // on its stack for the whole start (the `coro::run` call).
+        unsafe { (*(payload as *mut Option<Pending>)).take() }
+    } else {
+        // A start put off: the job waits in the map.
+        with_tables(|t| t.borrow_mut().jobs.remove(&cid))
+    };
     let Some(mut job) = job else {
         return;
     };
@@ -268,17 +263,25 @@ fn entry(cid: Cid) {
             Err(e)
         }
     };
-    run_defers(cid);
-    // The context object goes with its coroutine.
-    let ctx = with_tables(|t| {
-        let mut t = t.borrow_mut();
-        if t.contexts.is_empty() {
-            None
-        } else {
-            t.contexts.remove(&cid)
-        }
+    // No defers and no context objects anywhere (the usual case): one
+    // look at the tables.
+    let busy = with_tables(|t| {
+        let t = t.borrow();
+        !t.defers.is_empty() || !t.contexts.is_empty()
     });
-    drop(ctx);
+    if busy {
+        run_defers(cid);
+        // The context object goes with its coroutine.
+        let ctx = with_tables(|t| {
+            let mut t = t.borrow_mut();
+            if t.contexts.is_empty() {
+                None
+            } else {
+                t.contexts.remove(&cid)
+            }
+        });
+        drop(ctx);
+    }
     match job.done {
         Some(done) => done.run(result),
         None => after_failure(result),
@@ -447,33 +450,19 @@ pub fn spawn_two(
 
 fn spawn_pending(job: Pending) -> Result<Cid, coro::Error> {
     let cid = coro::reserve()?;
-    let displaced = with_tables(|t| t.borrow_mut().next.replace((cid, job)));
-    drop(displaced);
     schedule_loop();
-    let r = coro::run(cid);
-    if matches!(r, Ok(true)) {
-        // Started: its entry took the job.
-        return Ok(cid);
-    }
-    // Not taken: the start was put off (the job waits in the map) or failed.
-    let left = with_tables(|t| {
-        let mut t = t.borrow_mut();
-        match t.next.take() {
-            Some((c, job)) if c == cid => {
-                if r.is_ok() {
-                    t.jobs.insert(c, job);
-                    None
-                } else {
-                    Some(job)
-                }
-            }
-            other => {
-                t.next = other;
-                None
-            }
+    // Handed to `entry` by address: no table on the way.
+    let mut slot = Some(job);
+    let r = coro::run(cid, (&raw mut slot) as usize);
+    if let Some(job) = slot {
+        // Not taken: the start was put off (the job waits in the map), or
+        // it failed.
+        if matches!(r, Ok(false)) {
+            with_tables(|t| t.borrow_mut().jobs.insert(cid, job));
+        } else {
+            drop(job);
         }
-    });
-    drop(left);
+    }
     r?;
     Ok(cid)
 }
