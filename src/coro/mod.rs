@@ -386,6 +386,35 @@ pub fn reserve() -> Result<Cid, Error> {
     Ok(with_s(|s| add(&mut s.borrow_mut(), ctx)))
 }
 
+/// Reserves a cid and starts it (`reserve` and `run` in one borrow of the
+/// scheduler when a pooled context is free): `(cid, started now)`.
+pub fn start(payload: usize) -> Result<(Cid, bool), Error> {
+    if fiber::switch_blocked() {
+        let cid = reserve()?;
+        return Ok((cid, run(cid, payload)?));
+    }
+    let pooled = with_s(|s| {
+        let mut s = s.borrow_mut();
+        if s.coros.len() >= s.max {
+            return Err(Error::Limit(s.max));
+        }
+        let Some(ctx) = s.idle.pop() else {
+            return Ok(None);
+        };
+        let cid = add(&mut s, ctx);
+        s.handoff = Some((cid, payload));
+        push_in(&mut s, cid);
+        Ok(Some((cid, ctx)))
+    })?;
+    let Some((cid, ctx)) = pooled else {
+        let cid = reserve()?;
+        return Ok((cid, run(cid, payload)?));
+    };
+    // A coroutine starting has no output stack of its own yet.
+    switch_into(cid, None, || enter(cid, ctx));
+    Ok((cid, true))
+}
+
 /// Adds a coroutine on `ctx` under the next cid.
 fn add(s: &mut Sched, ctx: Ctx) -> Cid {
     let cid = s.next_cid;
@@ -690,11 +719,7 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
     if blocked {
         // PHP forbids switching fibers here (inside a destructor, say):
         // resume from the loop's next round instead.
-        let ok = with_s(|s| {
-            s.borrow()
-                .coro(cid)
-                .is_some_and(|c| c.waiting.is_some())
-        });
+        let ok = with_s(|s| s.borrow().coro(cid).is_some_and(|c| c.waiting.is_some()));
         if ok {
             event_loop::spawn(async move {
                 resume_with(cid, wake);
@@ -768,11 +793,7 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
     if cid == current() {
         return Err(CancelError::CannotCancel);
     }
-    let kind = with_s(|s| {
-        s.borrow()
-            .coro(cid)
-            .and_then(|c| c.waiting.map(|(k, _)| k))
-    });
+    let kind = with_s(|s| s.borrow().coro(cid).and_then(|c| c.waiting.map(|(k, _)| k)));
     let Some(kind) = kind else {
         return Err(CancelError::CannotCancel);
     };

@@ -155,6 +155,53 @@ unsafe fn done_drop<F>(p: *mut [usize; 2]) {
     unsafe { p.cast::<F>().drop_in_place() };
 }
 
+/// A finished body's arguments and callable, released (in that order) with
+/// `Zval`'s own drop inlined: a refcounted value goes to `zval_ptr_dtor`,
+/// any other needs nothing.
+struct JobValues(std::mem::ManuallyDrop<Args>, std::mem::ManuallyDrop<Zval>);
+
+impl Drop for JobValues {
+    fn drop(&mut self) {
+        // SAFETY: each field is taken once, here, and never used again.
+        let (args, callable) = unsafe {
+            (
+                std::mem::ManuallyDrop::take(&mut self.0),
+                std::mem::ManuallyDrop::take(&mut self.1),
+            )
+        };
+        match args {
+            Args::Two([a, b]) => {
+                release_zval(a);
+                release_zval(b);
+            }
+            Args::Vec(v) => v.into_iter().for_each(release_zval),
+        }
+        release_zval(callable);
+    }
+}
+
+/// What dropping `z` does (ext-php-rs: `change_type(Null)`), inline for
+/// what a job holds (objects, arrays; a string keeps ext-php-rs's drop,
+/// which knows persistent strings).
+#[inline]
+fn release_zval(z: Zval) {
+    /// `IS_TYPE_REFCOUNTED << Z_TYPE_FLAGS_SHIFT`.
+    const REFCOUNTED: u32 = 1 << 8;
+    // SAFETY: every zval's `u1` holds its type info.
+    let ty = unsafe { z.u1.type_info };
+    if ty & 0xff == ext_php_rs::ffi::IS_STRING {
+        drop(z);
+        return;
+    }
+    let mut z = std::mem::ManuallyDrop::new(z);
+    if ty & REFCOUNTED != 0 {
+        // SAFETY: a refcounted array, object, resource or reference: it
+        // gives up the one reference this zval holds (the zval is forgotten
+        // after).
+        unsafe { ext_php_rs::ffi::zval_ptr_dtor(&raw mut *z) };
+    }
+}
+
 /// A coroutine's body as kept until it starts (see `Job`).
 struct Pending {
     callable: Zval,
@@ -251,7 +298,10 @@ fn entry(cid: Cid, payload: usize) {
     }
     // The arguments' last references may run a `__destruct` (user code);
     // after a fatal error or `exit()` nothing more is decided here.
-    let values = (job.args, job.callable);
+    let values = JobValues(
+        std::mem::ManuallyDrop::new(job.args),
+        std::mem::ManuallyDrop::new(job.callable),
+    );
     let result = match result {
         Ok(()) => boundary::release(values),
         Err(e @ CallError::Exception) => match boundary::release(values) {
@@ -375,7 +425,15 @@ pub fn init() {
 }
 
 /// Makes sure the loop runs at the end of a plain script (as Swoole does).
+#[inline]
 pub fn schedule_loop() {
+    if worker::current_worker_id() >= 0 || LOOP_RUNNING.get() || LOOP_SCHEDULED.get() {
+        return;
+    }
+    schedule_loop_slow();
+}
+
+fn schedule_loop_slow() {
     if worker::current_worker_id() >= 0 || LOOP_RUNNING.get() {
         return;
     }
@@ -449,22 +507,20 @@ pub fn spawn_two(
 }
 
 fn spawn_pending(job: Pending) -> Result<Cid, coro::Error> {
-    let cid = coro::reserve()?;
     schedule_loop();
     // Handed to `entry` by address: no table on the way.
     let mut slot = Some(job);
-    let r = coro::run(cid, (&raw mut slot) as usize);
+    let r = coro::start((&raw mut slot) as usize);
     if let Some(job) = slot {
         // Not taken: the start was put off (the job waits in the map), or
         // it failed.
-        if matches!(r, Ok(false)) {
+        if let Ok((cid, false)) = r {
             with_tables(|t| t.borrow_mut().jobs.insert(cid, job));
         } else {
             drop(job);
         }
     }
-    r?;
-    Ok(cid)
+    r.map(|(cid, _)| cid)
 }
 
 /// PHP's words for a `[class or object, method]` that is not callable.
