@@ -27,6 +27,7 @@ pub mod preempt;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicI64, AtomicPtr, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use context::{Ctx, Outcome};
@@ -137,15 +138,11 @@ struct Sched {
     /// The coroutine each nested resume is running, innermost last.
     stack: Vec<Cid>,
     idle: Vec<Ctx>,
-    /// cid handed to the context being started or reused.
-    /// With the caller's opaque payload for the entry hook (see `run`).
-    handoff: Option<(Cid, usize)>,
     seq: u64,
     /// Coroutines waiting in `join` for any coroutine to end.
     join_waiters: Vec<Cid>,
     /// Coroutines already reported as deadlocked.
     stuck: HashSet<Cid>,
-    entry: Option<fn(Cid, usize)>,
 }
 
 impl Sched {
@@ -181,11 +178,9 @@ thread_local! {
         max: DEFAULT_MAX,
         stack: Vec::new(),
         idle: Vec::new(),
-        handoff: None,
         seq: 0,
         join_waiters: Vec::new(),
         stuck: HashSet::new(),
-        entry: None,
     }));
     /// When this thread last switched into or out of a coroutine: where
     /// the running code's turn began (read by the preemptive scheduler).
@@ -288,13 +283,43 @@ pub fn init(entry: fn(Cid, usize)) {
     // fresh scheduler, while the parent's values were copied by the fork.
     SHUTTING_DOWN.store(false, std::sync::atomic::Ordering::Relaxed);
     CURRENT.store(-1, std::sync::atomic::Ordering::Relaxed);
+    HANDOFF_CID.store(0, Ordering::Relaxed);
     S.with(|s| {
         // SAFETY: the boxed scheduler lives as long as this (the PHP)
         // thread; the reference is only handed out on it.
         let r: &'static RefCell<Sched> = unsafe { &*std::ptr::from_ref::<RefCell<Sched>>(&**s) };
         S_PINNED.claim(r);
     });
-    with_s(|s| s.borrow_mut().entry = Some(entry));
+    ENTRY.store(entry as *mut (), Ordering::Release);
+}
+
+/// The PHP layer's entry hook (set once by `init`), and the hand-off to the
+/// context being started or reused: the cid (0 for none) and the caller's
+/// opaque payload for the hook (see `run`). Process-wide, read without a
+/// TLS access: NTS PHP runs coroutines on one thread, and a hand-off is
+/// set and taken within one switch.
+static ENTRY: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+static HANDOFF_CID: AtomicI64 = AtomicI64::new(0);
+static HANDOFF_PAYLOAD: AtomicUsize = AtomicUsize::new(0);
+
+fn set_handoff(cid: Cid, payload: usize) {
+    HANDOFF_CID.store(cid, Ordering::Relaxed);
+    HANDOFF_PAYLOAD.store(payload, Ordering::Relaxed);
+}
+
+fn take_handoff() -> Option<(Cid, usize)> {
+    let cid = HANDOFF_CID.load(Ordering::Relaxed);
+    HANDOFF_CID.store(0, Ordering::Relaxed);
+    (cid != 0).then(|| (cid, HANDOFF_PAYLOAD.load(Ordering::Relaxed)))
+}
+
+fn entry_hook() -> Option<fn(Cid, usize)> {
+    let p = ENTRY.load(Ordering::Acquire);
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: only ever set from a `fn(Cid, usize)` pointer in `init`.
+    Some(unsafe { std::mem::transmute::<*mut (), fn(Cid, usize)>(p) })
 }
 
 pub fn set_max(n: usize) {
@@ -402,7 +427,7 @@ pub fn start(payload: usize) -> Result<(Cid, bool), Error> {
             return Ok(None);
         };
         let cid = add(&mut s, ctx);
-        s.handoff = Some((cid, payload));
+        set_handoff(cid, payload);
         push_in(&mut s, cid);
         Ok(Some((cid, ctx)))
     })?;
@@ -454,7 +479,7 @@ pub fn run(cid: Cid, payload: usize) -> Result<bool, Error> {
     let ctx = with_s(|s| {
         let mut s = s.borrow_mut();
         let ctx = s.coros.get(&cid)?;
-        s.handoff = Some((cid, payload));
+        set_handoff(cid, payload);
         push_in(&mut s, cid);
         Some(ctx)
     });
@@ -555,10 +580,7 @@ fn pop_stack(s: &mut Sched, cid: Cid) {
 /// The body of a coroutine on context `me` (see `context::Body`): runs
 /// the handed-off cid to its end; true when `me` went back to the pool.
 fn run_one(me: Ctx) -> bool {
-    let (handoff, entry) = with_s(|s| {
-        let mut s = s.borrow_mut();
-        (s.handoff.take(), s.entry)
-    });
+    let (handoff, entry) = (take_handoff(), entry_hook());
     let Some((cid, payload)) = handoff else {
         return true_if_pooled(me);
     };

@@ -243,6 +243,9 @@ thread_local! {
 static LOOP_SCHEDULED: Flag = Flag::new();
 /// A `Co\run()` / `Event::wait()` is running the loop.
 static LOOP_RUNNING: Flag = Flag::new();
+/// A defer or a context object was ever stored: until then a coroutine's
+/// end skips the tables.
+static TABLES_USED: Flag = Flag::new();
 
 /// A process-wide bool with the `Cell` calls the loop flags use.
 struct Flag(std::sync::atomic::AtomicBool);
@@ -315,10 +318,11 @@ fn entry(cid: Cid, payload: usize) {
     };
     // No defers and no context objects anywhere (the usual case): one
     // look at the tables.
-    let busy = with_tables(|t| {
-        let t = t.borrow();
-        !t.defers.is_empty() || !t.contexts.is_empty()
-    });
+    let busy = TABLES_USED.get()
+        && with_tables(|t| {
+            let t = t.borrow();
+            !t.defers.is_empty() || !t.contexts.is_empty()
+        });
     if busy {
         run_defers(cid);
         // The context object goes with its coroutine.
@@ -909,6 +913,7 @@ impl Coroutine {
         let Some(obj) = new_object("ArrayObject", vec![]) else {
             return Zval::new();
         };
+        TABLES_USED.set(true);
         with_tables(|t| t.borrow_mut().contexts.insert(cid, obj.shallow_clone()));
         obj
     }
@@ -1151,6 +1156,7 @@ fn defer_impl(callback: &Zval) -> PhpResult<()> {
             "Swoole\\Coroutine::defer(): Argument #1 ($callback) must be a valid callback",
         ));
     }
+    TABLES_USED.set(true);
     with_tables(|t| {
         t.borrow_mut()
             .defers
