@@ -162,44 +162,41 @@ struct JobValues(std::mem::ManuallyDrop<Args>, std::mem::ManuallyDrop<Zval>);
 
 impl Drop for JobValues {
     fn drop(&mut self) {
-        // SAFETY: each field is taken once, here, and never used again.
-        let (args, callable) = unsafe {
-            (
-                std::mem::ManuallyDrop::take(&mut self.0),
-                std::mem::ManuallyDrop::take(&mut self.1),
-            )
-        };
-        match args {
+        // Released in place; what is left (null zvals, an empty vector)
+        // owns nothing, and the fields are never dropped.
+        match &mut *self.0 {
             Args::Two([a, b]) => {
                 release_zval(a);
                 release_zval(b);
             }
-            Args::Vec(v) => v.into_iter().for_each(release_zval),
+            Args::Vec(v) => std::mem::take(v)
+                .into_iter()
+                .for_each(|mut z| release_zval(&mut z)),
         }
-        release_zval(callable);
+        release_zval(&mut self.1);
     }
 }
 
 /// What dropping `z` does (ext-php-rs: `change_type(Null)`), inline for
 /// what a job holds (objects, arrays; a string keeps ext-php-rs's drop,
-/// which knows persistent strings).
+/// which knows persistent strings). `z` is null after.
 #[inline]
-fn release_zval(z: Zval) {
+fn release_zval(z: &mut Zval) {
     /// `IS_TYPE_REFCOUNTED << Z_TYPE_FLAGS_SHIFT`.
     const REFCOUNTED: u32 = 1 << 8;
     // SAFETY: every zval's `u1` holds its type info.
     let ty = unsafe { z.u1.type_info };
     if ty & 0xff == ext_php_rs::ffi::IS_STRING {
-        drop(z);
+        z.set_null();
         return;
     }
-    let mut z = std::mem::ManuallyDrop::new(z);
     if ty & REFCOUNTED != 0 {
         // SAFETY: a refcounted array, object, resource or reference: it
-        // gives up the one reference this zval holds (the zval is forgotten
-        // after).
-        unsafe { ext_php_rs::ffi::zval_ptr_dtor(&raw mut *z) };
+        // gives up the one reference this zval holds, and the zval is made
+        // null at once.
+        unsafe { ext_php_rs::ffi::zval_ptr_dtor(z) };
     }
+    z.u1.type_info = ext_php_rs::ffi::IS_NULL;
 }
 
 /// A coroutine's body as kept until it starts (see `Job`).
@@ -493,7 +490,7 @@ pub fn run_loop() -> bool {
 /// Starts a coroutine running `job`; returns its cid, or false (with a
 /// warning) at the `max_coroutine` limit.
 pub fn spawn(job: Job) -> Result<Cid, coro::Error> {
-    spawn_pending(job.into())
+    spawn_pending(&mut Some(job.into()))
 }
 
 /// `spawn` for a body with two arguments (a request's) and a small `done`:
@@ -503,19 +500,19 @@ pub fn spawn_two(
     args: [Zval; 2],
     done: impl FnOnce(Result<(), CallError>) + 'static,
 ) -> Result<Cid, coro::Error> {
-    spawn_pending(Pending {
+    spawn_pending(&mut Some(Pending {
         callable,
         args: Args::Two(args),
         done: Some(Done::new(done)),
-    })
+    }))
 }
 
-fn spawn_pending(job: Pending) -> Result<Cid, coro::Error> {
+/// Starts the job in `slot` (by reference: built in place by the caller).
+fn spawn_pending(slot: &mut Option<Pending>) -> Result<Cid, coro::Error> {
     schedule_loop();
     // Handed to `entry` by address: no table on the way.
-    let mut slot = Some(job);
-    let r = coro::start((&raw mut slot) as usize);
-    if let Some(job) = slot {
+    let r = coro::start(std::ptr::from_mut(slot) as usize);
+    if let Some(job) = slot.take() {
         // Not taken: the start was put off (the job waits in the map), or
         // it failed.
         if let Ok((cid, false)) = r {
