@@ -493,6 +493,15 @@ pub fn spawn(job: Job) -> Result<Cid, coro::Error> {
     spawn_pending(&mut Some(job.into()))
 }
 
+/// `spawn` for a body with no `done` (`go()`), built in place.
+fn spawn_go(callable: Zval, args: Vec<Zval>) -> Result<Cid, coro::Error> {
+    spawn_pending(&mut Some(Pending {
+        callable,
+        args: Args::Vec(args),
+        done: None,
+    }))
+}
+
 /// `spawn` for a body with two arguments (a request's) and a small `done`:
 /// nothing of it is allocated.
 pub fn spawn_two(
@@ -582,13 +591,9 @@ fn go_impl(func: &Zval, args: &[&Zval]) -> PhpResult<Zval> {
             callable_problem(func)
         )));
     }
-    let job = Job {
-        callable: func.shallow_clone(),
-        args: args.iter().map(|z| z.shallow_clone()).collect(),
-        done: None,
-    };
+    let args = args.iter().map(|z| z.shallow_clone()).collect();
     let mut out = Zval::new();
-    match spawn(job) {
+    match spawn_go(func.shallow_clone(), args) {
         Ok(cid) => out.set_long(cid),
         Err(coro::Error::Limit(n)) => {
             php_error(
@@ -618,12 +623,7 @@ fn go_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
     let args = (1..n)
         .filter_map(|i| arg(ex, i).map(Zval::shallow_clone))
         .collect();
-    let job = Job {
-        callable: func.shallow_clone(),
-        args,
-        done: None,
-    };
-    match spawn(job) {
+    match spawn_go(func.shallow_clone(), args) {
         Ok(cid) => super::table::ret_long(ret, cid),
         Err(coro::Error::Limit(n)) => {
             php_error(
