@@ -141,6 +141,9 @@ pub struct Context {
     pub(super) dispose: bool,
     /// Resumed only to be unwound (request shutdown).
     pub(super) unwind: bool,
+    /// The scheduler's record of the coroutine on this context (in the
+    /// context, so the scheduler's table of coroutines holds a pointer).
+    rec: super::Coro,
 }
 
 /// How a `resume` came back.
@@ -370,6 +373,7 @@ impl Ctx {
             finished: false,
             dispose: false,
             unwind: false,
+            rec: super::Coro::blank(),
         });
         let raw = Box::into_raw(ctx);
         // SAFETY: `raw` is the live context just made.
@@ -406,6 +410,17 @@ impl Ctx {
             let stack = b.stack;
             STACKS.with(|s| s.borrow_mut().put(stack, release));
         }
+    }
+
+    /// The coroutine record this context holds.
+    ///
+    /// # Safety
+    /// The context is live (owned by the scheduler), and no other reference
+    /// to its record exists while the returned one is used (the scheduler
+    /// hands it out only under its own `RefCell` borrow).
+    pub(super) unsafe fn rec<'a>(self) -> &'a mut super::Coro {
+        // SAFETY: see the function's contract.
+        unsafe { &mut (*self.0).rec }
     }
 
     pub fn is_finished(&self) -> bool {
@@ -539,17 +554,30 @@ extern "C" fn trampoline(data: BoostData) {
         let _ = ext_php_rs::zend::try_catch(run);
         // A bailout (or a panic) the body did not catch: the context is
         // dead; the resumer forgets it and goes on with the bailout.
+        switch_to_caller(c, true, FLAG_BAILOUT);
+        std::process::abort();
+    }
+}
+
+/// Ends the coroutine running on `c`: marks the context finished (and
+/// to be disposed by the resumer when `dispose`) and switches back to whoever
+/// resumed it, with transfer `flags`. Returns only if the context is reused.
+///
+/// # Safety
+/// `c` is the running context, on its own stack; its `caller` is live.
+unsafe fn switch_to_caller(c: *mut Context, dispose: bool, flags: u8) {
+    // SAFETY: see the function's contract.
+    unsafe {
         (*c).finished = true;
-        (*c).dispose = true;
+        (*c).dispose = dispose;
         (*c).resume_at = &raw mut (*c).zctx;
         let mut t = Transfer {
             context: (*c).caller,
             value: null_zval(),
-            flags: FLAG_BAILOUT,
+            flags,
         };
         (*c).caller = ptr::null_mut();
         zend_fiber_switch_context(&raw mut t);
-        std::process::abort();
     }
 }
 
@@ -589,16 +617,7 @@ unsafe fn serve(c: *mut Context) {
             (*e).current_execute_data = frame;
             (*e).active_fiber = ptr::null_mut();
             let pooled = body().is_some_and(|b| b(me));
-            (*c).finished = true;
-            (*c).dispose = !pooled;
-            (*c).resume_at = &raw mut (*c).zctx;
-            let mut t = Transfer {
-                context: (*c).caller,
-                value: null_zval(),
-                flags: 0,
-            };
-            (*c).caller = ptr::null_mut();
-            zend_fiber_switch_context(&raw mut t);
+            switch_to_caller(c, !pooled, 0);
             if (*c).dispose {
                 // Nobody may resume a disposed context.
                 std::process::abort();

@@ -16,6 +16,7 @@
 //! This layer never holds user values: the PHP layer keeps callables, args,
 //! contexts and defers in tables keyed by cid.
 
+pub mod cidtable;
 pub mod context;
 pub mod fdwait;
 pub mod fiber;
@@ -26,6 +27,7 @@ pub mod preempt;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicI64, AtomicPtr, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use context::{Ctx, Outcome};
@@ -96,6 +98,7 @@ pub enum Error {
     SwitchBlocked,
 }
 
+/// A coroutine's record; it lives in its context (`Context::rec`).
 struct Coro {
     pcid: Cid,
     /// When it was created: `CLOCK_MONOTONIC_COARSE`, in ns (see `now_ns`).
@@ -111,24 +114,52 @@ struct Coro {
     output: Option<Box<output::OutputGlobals>>,
 }
 
+impl Coro {
+    fn blank() -> Coro {
+        Coro {
+            pcid: -1,
+            started: 0,
+            ctx: None,
+            waiting: None,
+            wake: Wake::Resumed,
+            canceled: false,
+            output: None,
+        }
+    }
+}
+
 struct Sched {
-    /// By cid; a hash map (a coroutine is added and removed per request).
-    /// Where order shows (`list`, shutdown) the cids are sorted.
-    coros: CidMap<Coro>,
+    /// The context of each coroutine, by cid (its record is in the
+    /// context). Where order shows (`list`, shutdown) the cids are sorted.
+    coros: cidtable::CidTable<Ctx>,
     next_cid: Cid,
     peak: usize,
     max: usize,
     /// The coroutine each nested resume is running, innermost last.
     stack: Vec<Cid>,
     idle: Vec<Ctx>,
-    /// cid handed to the context being started or reused.
-    handoff: Option<Cid>,
     seq: u64,
     /// Coroutines waiting in `join` for any coroutine to end.
     join_waiters: Vec<Cid>,
     /// Coroutines already reported as deadlocked.
     stuck: HashSet<Cid>,
-    entry: Option<fn(Cid)>,
+}
+
+impl Sched {
+    /// Coroutine `cid`'s record.
+    #[inline]
+    fn coro(&self, cid: Cid) -> Option<&Coro> {
+        // SAFETY: a context in the table is live (the scheduler owns it);
+        // its record is reached only through the scheduler, borrowed here.
+        self.coros.get(&cid).map(|c| unsafe { &*c.rec() })
+    }
+
+    /// Coroutine `cid`'s record, to change.
+    #[inline]
+    fn coro_mut(&mut self, cid: Cid) -> Option<&mut Coro> {
+        // SAFETY: as `coro`, with the scheduler borrowed mutably.
+        self.coros.get(&cid).map(|c| unsafe { c.rec() })
+    }
 }
 
 /// Idle contexts kept for reuse (beyond, a finished coroutine's stack
@@ -141,17 +172,15 @@ thread_local! {
     /// Boxed: a dlopen()ed extension gets little static TLS (glibc's surplus
     /// is ~1.6 KiB for every module), and the scheduler is 240 bytes.
     static S: Box<RefCell<Sched>> = Box::new(RefCell::new(Sched {
-        coros: CidMap::default(),
+        coros: cidtable::CidTable::default(),
         next_cid: 1,
         peak: 0,
         max: DEFAULT_MAX,
         stack: Vec::new(),
         idle: Vec::new(),
-        handoff: None,
         seq: 0,
         join_waiters: Vec::new(),
         stuck: HashSet::new(),
-        entry: None,
     }));
     /// When this thread last switched into or out of a coroutine: where
     /// the running code's turn began (read by the preemptive scheduler).
@@ -247,20 +276,50 @@ fn mark_switch() {
 }
 
 /// Installs the hook that runs coroutine `cid`'s body.
-pub fn init(entry: fn(Cid)) {
+pub fn init(entry: fn(Cid, usize)) {
     context::init(run_one);
     // Process-wide mirrors of this thread's state start afresh: `init`
     // also runs in a forked `Swoole\Process` child, on a new thread with a
     // fresh scheduler, while the parent's values were copied by the fork.
     SHUTTING_DOWN.store(false, std::sync::atomic::Ordering::Relaxed);
     CURRENT.store(-1, std::sync::atomic::Ordering::Relaxed);
+    HANDOFF_CID.store(0, Ordering::Relaxed);
     S.with(|s| {
         // SAFETY: the boxed scheduler lives as long as this (the PHP)
         // thread; the reference is only handed out on it.
         let r: &'static RefCell<Sched> = unsafe { &*std::ptr::from_ref::<RefCell<Sched>>(&**s) };
         S_PINNED.claim(r);
     });
-    with_s(|s| s.borrow_mut().entry = Some(entry));
+    ENTRY.store(entry as *mut (), Ordering::Release);
+}
+
+/// The PHP layer's entry hook (set once by `init`), and the hand-off to the
+/// context being started or reused: the cid (0 for none) and the caller's
+/// opaque payload for the hook (see `run`). Process-wide, read without a
+/// TLS access: NTS PHP runs coroutines on one thread, and a hand-off is
+/// set and taken within one switch.
+static ENTRY: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+static HANDOFF_CID: AtomicI64 = AtomicI64::new(0);
+static HANDOFF_PAYLOAD: AtomicUsize = AtomicUsize::new(0);
+
+fn set_handoff(cid: Cid, payload: usize) {
+    HANDOFF_CID.store(cid, Ordering::Relaxed);
+    HANDOFF_PAYLOAD.store(payload, Ordering::Relaxed);
+}
+
+fn take_handoff() -> Option<(Cid, usize)> {
+    let cid = HANDOFF_CID.load(Ordering::Relaxed);
+    HANDOFF_CID.store(0, Ordering::Relaxed);
+    (cid != 0).then(|| (cid, HANDOFF_PAYLOAD.load(Ordering::Relaxed)))
+}
+
+fn entry_hook() -> Option<fn(Cid, usize)> {
+    let p = ENTRY.load(Ordering::Acquire);
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: only ever set from a `fn(Cid, usize)` pointer in `init`.
+    Some(unsafe { std::mem::transmute::<*mut (), fn(Cid, usize)>(p) })
 }
 
 pub fn set_max(n: usize) {
@@ -278,7 +337,7 @@ pub fn current() -> Cid {
 }
 
 pub fn parent(cid: Cid) -> Option<Cid> {
-    with_s(|s| s.borrow().coros.get(&cid).map(|c| c.pcid))
+    with_s(|s| s.borrow().coro(cid).map(|c| c.pcid))
 }
 
 pub fn exists(cid: Cid) -> bool {
@@ -286,7 +345,7 @@ pub fn exists(cid: Cid) -> bool {
 }
 
 pub fn list() -> Vec<Cid> {
-    let mut cids: Vec<Cid> = with_s(|s| s.borrow().coros.keys().copied().collect());
+    let mut cids: Vec<Cid> = with_s(|s| s.borrow().coros.keys().collect());
     cids.sort_unstable();
     cids
 }
@@ -306,8 +365,7 @@ pub fn last_cid() -> Cid {
 pub fn elapsed_ms(cid: Cid) -> Option<i64> {
     with_s(|s| {
         s.borrow()
-            .coros
-            .get(&cid)
+            .coro(cid)
             .map(|c| (now_ns(libc::CLOCK_MONOTONIC) - c.started).max(0) / 1_000_000)
     })
 }
@@ -316,8 +374,7 @@ pub fn elapsed_ms(cid: Cid) -> Option<i64> {
 pub fn is_waiting(cid: Cid, kind: WaitKind) -> bool {
     with_s(|s| {
         s.borrow()
-            .coros
-            .get(&cid)
+            .coro(cid)
             .is_some_and(|c| matches!(c.waiting, Some((k, _)) if k == kind))
     })
 }
@@ -336,79 +393,102 @@ fn now_ns(clock: libc::clockid_t) -> i64 {
     ts.tv_sec * 1_000_000_000 + ts.tv_nsec
 }
 
-/// Reserves a cid for a new coroutine; the PHP layer stores its body under
-/// it, then calls `run`.
+/// Reserves a cid (and a context) for a new coroutine; the PHP layer
+/// stores its body under it, then calls `run`.
 pub fn reserve() -> Result<Cid, Error> {
-    with_s(|s| {
+    // A pooled context (the usual case) is taken in the same borrow.
+    let pooled = with_s(|s| {
         let mut s = s.borrow_mut();
         if s.coros.len() >= s.max {
             return Err(Error::Limit(s.max));
         }
-        let cid = s.next_cid;
-        s.next_cid += 1;
-        let pcid = s.stack.last().copied().unwrap_or(-1);
-        s.coros.insert(
-            cid,
-            Coro {
-                pcid,
-                started: now_ns(libc::CLOCK_MONOTONIC_COARSE),
-                ctx: None,
-                waiting: None,
-                wake: Wake::Resumed,
-                canceled: false,
-                output: None,
-            },
-        );
-        s.peak = s.peak.max(s.coros.len());
-        Ok(cid)
-    })
+        Ok(s.idle.pop().map(|ctx| add(&mut s, ctx)))
+    })?;
+    if let Some(cid) = pooled {
+        return Ok(cid);
+    }
+    let ctx = Ctx::new().ok_or(Error::Fiber)?;
+    Ok(with_s(|s| add(&mut s.borrow_mut(), ctx)))
+}
+
+/// Reserves a cid and starts it (`reserve` and `run` in one borrow of the
+/// scheduler when a pooled context is free): `(cid, started now)`.
+pub fn start(payload: usize) -> Result<(Cid, bool), Error> {
+    if fiber::switch_blocked() {
+        let cid = reserve()?;
+        return Ok((cid, run(cid, payload)?));
+    }
+    let pooled = with_s(|s| {
+        let mut s = s.borrow_mut();
+        if s.coros.len() >= s.max {
+            return Err(Error::Limit(s.max));
+        }
+        let Some(ctx) = s.idle.pop() else {
+            return Ok(None);
+        };
+        let cid = add(&mut s, ctx);
+        set_handoff(cid, payload);
+        push_in(&mut s, cid);
+        Ok(Some((cid, ctx)))
+    })?;
+    let Some((cid, ctx)) = pooled else {
+        let cid = reserve()?;
+        return Ok((cid, run(cid, payload)?));
+    };
+    // A coroutine starting has no output stack of its own yet.
+    switch_into(cid, None, || enter(cid, ctx));
+    Ok((cid, true))
+}
+
+/// Adds a coroutine on `ctx` under the next cid.
+fn add(s: &mut Sched, ctx: Ctx) -> Cid {
+    let cid = s.next_cid;
+    s.next_cid += 1;
+    let pcid = s.stack.last().copied().unwrap_or(-1);
+    // SAFETY: `ctx` is live and in no table yet: nothing else refers to
+    // its record.
+    let rec = unsafe { ctx.rec() };
+    *rec = Coro {
+        pcid,
+        started: now_ns(libc::CLOCK_MONOTONIC_COARSE),
+        ctx: Some(ctx),
+        waiting: None,
+        wake: Wake::Resumed,
+        canceled: false,
+        output: None,
+    };
+    s.coros.insert(cid, ctx);
+    s.peak = s.peak.max(s.coros.len());
+    cid
 }
 
 /// Starts coroutine `cid` (from `reserve`) and runs it until it first waits
-/// or ends.
-pub fn run(cid: Cid) -> Result<(), Error> {
+/// or ends: `Ok(true)`; `Ok(false)` when the start was put off to the loop.
+/// `payload` is handed to the entry hook as is when it starts now (0 when
+/// it starts later): an opaque word of the caller's, valid for the call.
+pub fn run(cid: Cid, payload: usize) -> Result<bool, Error> {
     if fiber::switch_blocked() {
         // PHP forbids starting a fiber here (inside a destructor, say):
         // the coroutine starts on the loop's next round instead.
         event_loop::spawn(async move {
-            let _ = run(cid);
+            let _ = run(cid, 0);
         });
-        return Ok(());
+        return Ok(false);
     }
-    // A pooled context (the usual case) is set up in this one borrow: the
-    // hand-off, the coroutine's context slot and the running stack. (One
-    // thread-local access instead of four; each is a `__tls_get_addr` call.)
-    let pooled = with_s(|s| {
+    // One borrow: the hand-off, the context and the running stack.
+    let ctx = with_s(|s| {
         let mut s = s.borrow_mut();
-        s.handoff = Some(cid);
-        let ctx = s.idle.pop()?;
-        if let Some(c) = s.coros.get_mut(&cid) {
-            c.ctx = Some(ctx);
-        }
+        let ctx = s.coros.get(&cid)?;
+        set_handoff(cid, payload);
         push_in(&mut s, cid);
         Some(ctx)
     });
-    let ctx = match pooled {
-        Some(ctx) => ctx,
-        None => {
-            let Some(ctx) = Ctx::new() else {
-                with_s(|s| s.borrow_mut().handoff = None);
-                finish(cid);
-                return Err(Error::Fiber);
-            };
-            with_s(|s| {
-                let mut s = s.borrow_mut();
-                if let Some(c) = s.coros.get_mut(&cid) {
-                    c.ctx = Some(ctx);
-                }
-                push_in(&mut s, cid);
-            });
-            ctx
-        }
+    let Some(ctx) = ctx else {
+        return Err(Error::Fiber);
     };
     // A coroutine starting has no output stack of its own yet.
     switch_into(cid, None, || enter(cid, ctx));
-    Ok(())
+    Ok(true)
 }
 
 /// Switches into `ctx` (coroutine `cid`) and deals with how it came back.
@@ -454,7 +534,7 @@ fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl Fn
         let own = output::take();
         if own.is_some() {
             with_s(|s| {
-                if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
+                if let Some(c) = s.borrow_mut().coro_mut(cid) {
                     c.output = own;
                 }
             });
@@ -500,22 +580,31 @@ fn pop_stack(s: &mut Sched, cid: Cid) {
 /// The body of a coroutine on context `me` (see `context::Body`): runs
 /// the handed-off cid to its end; true when `me` went back to the pool.
 fn run_one(me: Ctx) -> bool {
-    let (cid, entry) = with_s(|s| {
-        let mut s = s.borrow_mut();
-        (s.handoff.take(), s.entry)
-    });
-    let Some(cid) = cid else {
+    let (handoff, entry) = (take_handoff(), entry_hook());
+    let Some((cid, payload)) = handoff else {
         return true_if_pooled(me);
     };
     if let Some(entry) = entry {
-        entry(cid);
+        entry(cid, payload);
     }
     if shutting_down() {
         with_s(|s| s.borrow_mut().coros.remove(&cid));
         return false;
     }
-    finish(cid);
-    true_if_pooled(me)
+    // `finish` and `true_if_pooled` in one borrow.
+    preempt::forget(cid);
+    let (joiners, pooled) = with_s(|s| {
+        let mut s = s.borrow_mut();
+        s.coros.remove(&cid);
+        let joiners = std::mem::take(&mut s.join_waiters);
+        let pooled = s.idle.len() < POOL_MAX && !shutting_down();
+        if pooled {
+            s.idle.push(me);
+        }
+        (joiners, pooled)
+    });
+    wake_joiners(joiners);
+    pooled
 }
 
 /// Puts `me` back in the pool if there is room.
@@ -531,14 +620,8 @@ fn true_if_pooled(me: Ctx) -> bool {
     })
 }
 
-/// Removes `cid`, wakes joiners.
-fn finish(cid: Cid) {
-    preempt::forget(cid);
-    let joiners = with_s(|s| {
-        let mut s = s.borrow_mut();
-        s.coros.remove(&cid);
-        std::mem::take(&mut s.join_waiters)
-    });
+/// After a coroutine ended: `joiners` wait in `join` for any to end.
+fn wake_joiners(joiners: Vec<Cid>) {
     if !joiners.is_empty() {
         // As Swoole: joiners resume from the loop (a deferred callback queued
         // before may cancel them first).
@@ -584,7 +667,7 @@ pub(crate) fn wait_cid(
         let mut s = s.borrow_mut();
         s.seq += 1;
         let seq = s.seq;
-        let c = s.coros.get_mut(&cid)?;
+        let c = s.coro_mut(cid)?;
         c.waiting = Some((kind, seq));
         c.wake = Wake::Resumed;
         c.canceled = false;
@@ -599,8 +682,7 @@ pub(crate) fn wait_cid(
             tokio::time::sleep_until(at).await;
             let still = with_s(|s| {
                 s.borrow()
-                    .coros
-                    .get(&cid)
+                    .coro(cid)
                     .is_some_and(|c| c.waiting.is_some_and(|(_, q)| q == seq))
             });
             if still {
@@ -622,7 +704,7 @@ pub(crate) fn wait_cid(
     }
     Ok(with_s(|s| {
         let mut s = s.borrow_mut();
-        match s.coros.get_mut(&cid) {
+        match s.coro_mut(cid) {
             Some(c) => {
                 c.waiting = None;
                 (c.wake, c.canceled)
@@ -659,12 +741,7 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
     if blocked {
         // PHP forbids switching fibers here (inside a destructor, say):
         // resume from the loop's next round instead.
-        let ok = with_s(|s| {
-            s.borrow()
-                .coros
-                .get(&cid)
-                .is_some_and(|c| c.waiting.is_some())
-        });
+        let ok = with_s(|s| s.borrow().coro(cid).is_some_and(|c| c.waiting.is_some()));
         if ok {
             event_loop::spawn(async move {
                 resume_with(cid, wake);
@@ -676,7 +753,7 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
     // output stack, and `cid` pushed on the running stack.
     let found = with_s(|s| {
         let mut s = s.borrow_mut();
-        let c = s.coros.get_mut(&cid)?;
+        let c = s.coro_mut(cid)?;
         let (k, _) = c.waiting?;
         if kind.is_some_and(|want| want != k) {
             return None;
@@ -738,17 +815,12 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
     if cid == current() {
         return Err(CancelError::CannotCancel);
     }
-    let kind = with_s(|s| {
-        s.borrow()
-            .coros
-            .get(&cid)
-            .and_then(|c| c.waiting.map(|(k, _)| k))
-    });
+    let kind = with_s(|s| s.borrow().coro(cid).and_then(|c| c.waiting.map(|(k, _)| k)));
     let Some(kind) = kind else {
         return Err(CancelError::CannotCancel);
     };
     with_s(|s| {
-        if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
+        if let Some(c) = s.borrow_mut().coro_mut(cid) {
             c.canceled = true;
         }
     });
@@ -762,7 +834,7 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
     resume_with(cid, Wake::Timeout);
     // `resume_with` cleared the wait; the flag stays for `isCanceled()`.
     with_s(|s| {
-        if let Some(c) = s.borrow_mut().coros.get_mut(&cid) {
+        if let Some(c) = s.borrow_mut().coro_mut(cid) {
             c.canceled = true;
         }
     });
@@ -772,15 +844,14 @@ pub fn cancel(cid: Cid) -> Result<(), CancelError> {
 /// True when the running coroutine's last wait was canceled.
 pub fn is_canceled() -> bool {
     let cid = current();
-    with_s(|s| s.borrow().coros.get(&cid).is_some_and(|c| c.canceled))
+    with_s(|s| s.borrow().coro(cid).is_some_and(|c| c.canceled))
 }
 
 /// The backtrace of suspended coroutine `cid` (`Coroutine::getBackTrace`).
 pub fn trace(cid: Cid, options: i64, limit: i64) -> Option<ext_php_rs::types::Zval> {
     let ctx = with_s(|s| {
         s.borrow()
-            .coros
-            .get(&cid)
+            .coro(cid)
             .filter(|c| c.waiting.is_some())
             .and_then(|c| c.ctx)
     })?;
@@ -813,7 +884,7 @@ pub fn sleep(d: Duration) -> Result<(), Error> {
         tokio::time::sleep_until(at).await;
         // Only the wait this sleep started (seq_before + 1).
         let ours = with_s(|s| {
-            s.borrow().coros.get(&cid).is_some_and(
+            s.borrow().coro(cid).is_some_and(
                 |c| matches!(c.waiting, Some((WaitKind::Sleep, q)) if q == seq_before + 1),
             )
         });
@@ -874,7 +945,7 @@ pub fn run_loop() {
 pub fn newly_stuck() -> Vec<Cid> {
     with_s(|s| {
         let mut s = s.borrow_mut();
-        let alive: Vec<Cid> = s.coros.keys().copied().collect();
+        let alive: Vec<Cid> = s.coros.keys().collect();
         alive
             .into_iter()
             .filter(|cid| s.stuck.insert(*cid))
@@ -909,18 +980,17 @@ pub fn shutdown() {
     set_shutting_down();
     if clean {
         let mut waiting: Vec<Cid> = with_s(|s| {
-            s.borrow()
-                .coros
-                .iter()
-                .filter(|(_, c)| c.waiting.is_some() && c.ctx.is_some())
-                .map(|(cid, _)| *cid)
+            let s = s.borrow();
+            s.coros
+                .keys()
+                .filter(|cid| s.coro(*cid).is_some_and(|c| c.waiting.is_some()))
                 .collect()
         });
         waiting.sort_unstable();
         for cid in waiting {
             let found = with_s(|s| {
                 let mut s = s.borrow_mut();
-                let c = s.coros.get_mut(&cid)?;
+                let c = s.coro_mut(cid)?;
                 let ctx = c.ctx?;
                 c.waiting = None;
                 let own = c.output.take();
@@ -944,10 +1014,8 @@ pub fn shutdown() {
     // Coroutines still here could not be unwound: their contexts are only
     // forgotten (PHP frees its own memory at the end of the request).
     let coros = with_s(|s| std::mem::take(&mut s.borrow_mut().coros));
-    for (_, c) in coros {
-        if let Some(ctx) = c.ctx {
-            ctx.forget(false);
-        }
-        drop(c.output);
+    for ctx in coros.into_values() {
+        // Its record (a suspended output stack too) goes with it.
+        ctx.forget(false);
     }
 }

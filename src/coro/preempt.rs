@@ -113,6 +113,7 @@ pub fn exempt(cid: Cid, yes: bool) -> bool {
 static ANY_EXEMPT: AtomicBool = AtomicBool::new(false);
 
 /// Forgets an ended coroutine.
+#[inline]
 pub fn forget(cid: Cid) {
     if !ANY_EXEMPT.load(Ordering::Relaxed) {
         return;

@@ -272,22 +272,21 @@ impl PhpHooks {
     ) -> Outcome {
         let fatal = self.fatal.clone();
         let refused = resp.clone();
-        let job = Job {
-            callable: cb.shallow_clone(),
-            args: args.into(),
-            done: Some(Box::new(move |result| match result {
-                Ok(()) => {}
-                Err(CallError::Exception) | Err(CallError::Unwind) => resp.fail(500),
-                Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
-                    resp.fail(500);
-                    fatal.report(code);
-                }
-            })),
+        // Two arguments and a two-word `done`: started with no allocation.
+        let done = move |result| match result {
+            Ok(()) => {}
+            Err(CallError::Exception) | Err(CallError::Unwind) => resp.fail(500),
+            Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+                resp.fail(500);
+                fatal.report(code);
+            }
         };
-        let spawned = self.fatal.spawning(|| coroutine::spawn(job));
+        let spawned = self
+            .fatal
+            .spawning(|| coroutine::spawn_two(cb.shallow_clone(), args, done));
         if let Ok(cid) = spawned {
             // request_timeout: the coroutine to wake when it passes.
-            if coro::exists(cid) {
+            if super::watchdog::tracking() && coro::exists(cid) {
                 super::watchdog::track(fd, cid);
             }
         }

@@ -82,7 +82,11 @@ impl Channel {
         // As Swoole: only a timeout above 0 sets a limit (0 waits too).
         let wake = coro::wait(WaitKind::Channel, timeout_of(timeout))
             .map_err(|_| not_in_coroutine(api))?;
-        list.borrow_mut().retain(|c| *c != me);
+        if wake == Wake::Timeout {
+            // A timeout or a cancel: still listed. (Whoever resumes a
+            // channel wait normally, `wake_one` or `close`, took us off.)
+            list.borrow_mut().retain(|c| *c != me);
+        }
         Ok(wake)
     }
 

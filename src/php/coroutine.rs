@@ -76,16 +76,153 @@ pub struct Job {
     pub done: Option<OnDone>,
 }
 
+/// A coroutine's arguments: a vector, or (a request's) two values kept
+/// inline, with no allocation.
+enum Args {
+    Vec(Vec<Zval>),
+    Two([Zval; 2]),
+}
+
+impl Args {
+    fn as_mut_slice(&mut self) -> &mut [Zval] {
+        match self {
+            Args::Vec(v) => v,
+            Args::Two(a) => a,
+        }
+    }
+}
+
+/// A coroutine's completion callback (`Job::done`), stored inline when it
+/// fits in two words (a boxed `OnDone` does): no allocation for the small
+/// closures of the request path.
+struct Done {
+    data: std::mem::MaybeUninit<[usize; 2]>,
+    call: unsafe fn(*mut [usize; 2], Result<(), CallError>),
+    drop: unsafe fn(*mut [usize; 2]),
+}
+
+impl Done {
+    fn new<F: FnOnce(Result<(), CallError>) + 'static>(f: F) -> Done {
+        if std::mem::size_of::<F>() > std::mem::size_of::<[usize; 2]>()
+            || std::mem::align_of::<F>() > std::mem::align_of::<usize>()
+        {
+            // A boxed closure is two words: it fits.
+            let boxed: OnDone = Box::new(f);
+            return Done::new(boxed);
+        }
+        let mut data = std::mem::MaybeUninit::<[usize; 2]>::uninit();
+        // SAFETY: `F` fits `data` (size and alignment checked above); it is
+        // read back exactly once, by `run` or by `drop`.
+        unsafe { data.as_mut_ptr().cast::<F>().write(f) };
+        Done {
+            data,
+            call: done_call::<F>,
+            drop: done_drop::<F>,
+        }
+    }
+
+    fn run(self, result: Result<(), CallError>) {
+        let mut me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `data` holds the `F` `new` stored for this `call`; the
+        // `ManuallyDrop` keeps `drop` from reading it a second time.
+        unsafe { (me.call)(me.data.as_mut_ptr(), result) }
+    }
+}
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        // SAFETY: `data` holds the `F` `new` stored for this `drop`, not
+        // taken by `run` (which does not drop `self`).
+        unsafe { (self.drop)(self.data.as_mut_ptr()) }
+    }
+}
+
+/// # Safety
+/// `p` holds an `F` written by `Done::new`, read here once.
+unsafe fn done_call<F: FnOnce(Result<(), CallError>)>(
+    p: *mut [usize; 2],
+    result: Result<(), CallError>,
+) {
+    // SAFETY: see the function's contract.
+    let f = unsafe { p.cast::<F>().read() };
+    f(result);
+}
+
+/// # Safety
+/// `p` holds an `F` written by `Done::new`, dropped here once.
+unsafe fn done_drop<F>(p: *mut [usize; 2]) {
+    // SAFETY: see the function's contract.
+    unsafe { p.cast::<F>().drop_in_place() };
+}
+
+/// A finished body's arguments and callable, released (in that order) with
+/// `Zval`'s own drop inlined: a refcounted value goes to `zval_ptr_dtor`,
+/// any other needs nothing.
+struct JobValues(std::mem::ManuallyDrop<Args>, std::mem::ManuallyDrop<Zval>);
+
+impl Drop for JobValues {
+    fn drop(&mut self) {
+        // Released in place; what is left (null zvals, an empty vector)
+        // owns nothing, and the fields are never dropped.
+        match &mut *self.0 {
+            Args::Two([a, b]) => {
+                release_zval(a);
+                release_zval(b);
+            }
+            Args::Vec(v) => std::mem::take(v)
+                .into_iter()
+                .for_each(|mut z| release_zval(&mut z)),
+        }
+        release_zval(&mut self.1);
+    }
+}
+
+/// What dropping `z` does (ext-php-rs: `change_type(Null)`), inline for
+/// what a job holds (objects, arrays; a string keeps ext-php-rs's drop,
+/// which knows persistent strings). `z` is null after.
+#[inline]
+fn release_zval(z: &mut Zval) {
+    /// `IS_TYPE_REFCOUNTED << Z_TYPE_FLAGS_SHIFT`.
+    const REFCOUNTED: u32 = 1 << 8;
+    // SAFETY: every zval's `u1` holds its type info.
+    let ty = unsafe { z.u1.type_info };
+    if ty & 0xff == ext_php_rs::ffi::IS_STRING {
+        z.set_null();
+        return;
+    }
+    if ty & REFCOUNTED != 0 {
+        // SAFETY: a refcounted array, object, resource or reference: it
+        // gives up the one reference this zval holds, and the zval is made
+        // null at once.
+        unsafe { ext_php_rs::ffi::zval_ptr_dtor(z) };
+    }
+    z.u1.type_info = ext_php_rs::ffi::IS_NULL;
+}
+
+/// A coroutine's body as kept until it starts (see `Job`).
+struct Pending {
+    callable: Zval,
+    args: Args,
+    done: Option<Done>,
+}
+
+impl From<Job> for Pending {
+    fn from(job: Job) -> Self {
+        Pending {
+            callable: job.callable,
+            args: Args::Vec(job.args),
+            done: job.done.map(Done::new),
+        }
+    }
+}
+
 /// The PHP values kept per coroutine. One thread-local for the three
 /// tables: in a dlopen'ed extension every thread-local access is a
 /// `__tls_get_addr` call, and a request touches all three.
 #[derive(Default)]
 struct Tables {
-    /// The job of the coroutine `spawn` is starting: it takes it at once
-    /// (no map insert and remove per coroutine).
-    next: Option<(Cid, Job)>,
     /// Jobs of coroutines whose start was put off (`go()` in a destructor).
-    jobs: CidMap<Job>,
+    jobs: CidMap<Pending>,
     contexts: CidMap<Zval>,
     defers: CidMap<Vec<Zval>>,
 }
@@ -103,6 +240,9 @@ thread_local! {
 static LOOP_SCHEDULED: Flag = Flag::new();
 /// A `Co\run()` / `Event::wait()` is running the loop.
 static LOOP_RUNNING: Flag = Flag::new();
+/// A defer or a context object was ever stored: until then a coroutine's
+/// end skips the tables.
+static TABLES_USED: Flag = Flag::new();
 
 /// A process-wide bool with the `Cell` calls the loop flags use.
 struct Flag(std::sync::atomic::AtomicBool);
@@ -138,21 +278,19 @@ fn with_tables<R>(f: impl FnOnce(&RefCell<Tables>) -> R) -> R {
 }
 
 /// Runs coroutine `cid`'s body; installed as the coro layer's entry hook.
-fn entry(cid: Cid) {
-    let job = with_tables(|t| {
-        let mut t = t.borrow_mut();
-        match t.next.take() {
-            Some((c, job)) if c == cid => Some(job),
-            other => {
-                t.next = other;
-                t.jobs.remove(&cid)
-            }
-        }
-    });
+fn entry(cid: Cid, payload: usize) {
+    let job = if payload != 0 {
+        // SAFETY: `spawn_pending` passed its live `Option<Pending>` slot,
+        // on its stack for the whole start (the `coro::run` call).
+        unsafe { (*(payload as *mut Option<Pending>)).take() }
+    } else {
+        // A start put off: the job waits in the map.
+        with_tables(|t| t.borrow_mut().jobs.remove(&cid))
+    };
     let Some(mut job) = job else {
         return;
     };
-    let result = boundary::call(&job.callable, &mut job.args).map(|_| ());
+    let result = boundary::call(&job.callable, job.args.as_mut_slice()).map(|_| ());
     if result == Err(CallError::Unwind) {
         // PHP is tearing the fiber down: no defers, no more PHP here.
         coro::set_unwinding();
@@ -160,7 +298,10 @@ fn entry(cid: Cid) {
     }
     // The arguments' last references may run a `__destruct` (user code);
     // after a fatal error or `exit()` nothing more is decided here.
-    let values = (std::mem::take(&mut job.args), job.callable);
+    let values = JobValues(
+        std::mem::ManuallyDrop::new(job.args),
+        std::mem::ManuallyDrop::new(job.callable),
+    );
     let result = match result {
         Ok(()) => boundary::release(values),
         Err(e @ CallError::Exception) => match boundary::release(values) {
@@ -172,19 +313,28 @@ fn entry(cid: Cid) {
             Err(e)
         }
     };
-    run_defers(cid);
-    // The context object goes with its coroutine.
-    let ctx = with_tables(|t| {
-        let mut t = t.borrow_mut();
-        if t.contexts.is_empty() {
-            None
-        } else {
-            t.contexts.remove(&cid)
-        }
-    });
-    drop(ctx);
-    match job.done.take() {
-        Some(done) => done(result),
+    // No defers and no context objects anywhere (the usual case): one
+    // look at the tables.
+    let busy = TABLES_USED.get()
+        && with_tables(|t| {
+            let t = t.borrow();
+            !t.defers.is_empty() || !t.contexts.is_empty()
+        });
+    if busy {
+        run_defers(cid);
+        // The context object goes with its coroutine.
+        let ctx = with_tables(|t| {
+            let mut t = t.borrow_mut();
+            if t.contexts.is_empty() {
+                None
+            } else {
+                t.contexts.remove(&cid)
+            }
+        });
+        drop(ctx);
+    }
+    match job.done {
+        Some(done) => done.run(result),
         None => after_failure(result),
     }
 }
@@ -194,8 +344,12 @@ fn run_defers(cid: Cid) {
         // One borrow per round; the emptied list is removed in the same one.
         let next = with_tables(|t| {
             let mut t = t.borrow_mut();
+            if t.defers.is_empty() {
+                // The usual case: no hashing.
+                return None;
+            }
             let next = t.defers.get_mut(&cid).and_then(Vec::pop);
-            if next.is_none() && !t.defers.is_empty() {
+            if next.is_none() {
                 t.defers.remove(&cid);
             }
             next
@@ -280,7 +434,15 @@ pub fn init() {
 }
 
 /// Makes sure the loop runs at the end of a plain script (as Swoole does).
+#[inline]
 pub fn schedule_loop() {
+    if worker::current_worker_id() >= 0 || LOOP_RUNNING.get() || LOOP_SCHEDULED.get() {
+        return;
+    }
+    schedule_loop_slow();
+}
+
+fn schedule_loop_slow() {
     if worker::current_worker_id() >= 0 || LOOP_RUNNING.get() {
         return;
     }
@@ -384,32 +546,47 @@ fn trace_text(t: &Zval) -> String {
 /// Starts a coroutine running `job`; returns its cid, or false (with a
 /// warning) at the `max_coroutine` limit.
 pub fn spawn(job: Job) -> Result<Cid, coro::Error> {
-    let cid = coro::reserve()?;
-    let displaced = with_tables(|t| t.borrow_mut().next.replace((cid, job)));
-    drop(displaced);
+    spawn_pending(&mut Some(job.into()))
+}
+
+/// `spawn` for a body with no `done` (`go()`), built in place.
+fn spawn_go(callable: Zval, args: Vec<Zval>) -> Result<Cid, coro::Error> {
+    spawn_pending(&mut Some(Pending {
+        callable,
+        args: Args::Vec(args),
+        done: None,
+    }))
+}
+
+/// `spawn` for a body with two arguments (a request's) and a small `done`:
+/// nothing of it is allocated.
+pub fn spawn_two(
+    callable: Zval,
+    args: [Zval; 2],
+    done: impl FnOnce(Result<(), CallError>) + 'static,
+) -> Result<Cid, coro::Error> {
+    spawn_pending(&mut Some(Pending {
+        callable,
+        args: Args::Two(args),
+        done: Some(Done::new(done)),
+    }))
+}
+
+/// Starts the job in `slot` (by reference: built in place by the caller).
+fn spawn_pending(slot: &mut Option<Pending>) -> Result<Cid, coro::Error> {
     schedule_loop();
-    let r = coro::run(cid);
-    // Not taken: the start was put off (the job waits in the map) or failed.
-    let left = with_tables(|t| {
-        let mut t = t.borrow_mut();
-        match t.next.take() {
-            Some((c, job)) if c == cid => {
-                if r.is_ok() {
-                    t.jobs.insert(c, job);
-                    None
-                } else {
-                    Some(job)
-                }
-            }
-            other => {
-                t.next = other;
-                None
-            }
+    // Handed to `entry` by address: no table on the way.
+    let r = coro::start(std::ptr::from_mut(slot) as usize);
+    if let Some(job) = slot.take() {
+        // Not taken: the start was put off (the job waits in the map), or
+        // it failed.
+        if let Ok((cid, false)) = r {
+            with_tables(|t| t.borrow_mut().jobs.insert(cid, job));
+        } else {
+            drop(job);
         }
-    });
-    drop(left);
-    r?;
-    Ok(cid)
+    }
+    r.map(|(cid, _)| cid)
 }
 
 /// PHP's words for a `[class or object, method]` that is not callable.
@@ -470,13 +647,9 @@ fn go_impl(func: &Zval, args: &[&Zval]) -> PhpResult<Zval> {
             callable_problem(func)
         )));
     }
-    let job = Job {
-        callable: func.shallow_clone(),
-        args: args.iter().map(|z| z.shallow_clone()).collect(),
-        done: None,
-    };
+    let args = args.iter().map(|z| z.shallow_clone()).collect();
     let mut out = Zval::new();
-    match spawn(job) {
+    match spawn_go(func.shallow_clone(), args) {
         Ok(cid) => out.set_long(cid),
         Err(coro::Error::Limit(n)) => {
             php_error(
@@ -506,12 +679,7 @@ fn go_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
     let args = (1..n)
         .filter_map(|i| arg(ex, i).map(Zval::shallow_clone))
         .collect();
-    let job = Job {
-        callable: func.shallow_clone(),
-        args,
-        done: None,
-    };
-    match spawn(job) {
+    match spawn_go(func.shallow_clone(), args) {
         Ok(cid) => super::table::ret_long(ret, cid),
         Err(coro::Error::Limit(n)) => {
             php_error(
@@ -798,6 +966,7 @@ impl Coroutine {
         let Some(obj) = new_object("ArrayObject", vec![]) else {
             return Zval::new();
         };
+        TABLES_USED.set(true);
         with_tables(|t| t.borrow_mut().contexts.insert(cid, obj.shallow_clone()));
         obj
     }
@@ -1044,6 +1213,7 @@ fn defer_impl(callback: &Zval) -> PhpResult<()> {
             "Swoole\\Coroutine::defer(): Argument #1 ($callback) must be a valid callback",
         ));
     }
+    TABLES_USED.set(true);
     with_tables(|t| {
         t.borrow_mut()
             .defers

@@ -314,6 +314,12 @@ pub fn configure(timeout: Option<Duration>, from_ini: bool) {
     );
 }
 
+/// Whether requests are tracked (a `request_timeout` is set).
+#[inline]
+pub fn tracking() -> bool {
+    TRACK.load(Ordering::Relaxed)
+}
+
 /// A request's coroutine `cid` answers connection `fd` (only with a deadline).
 /// Entries of ended coroutines are dropped when the table grows past
 /// twice what was live at the last sweep (amortised O(1) per request).

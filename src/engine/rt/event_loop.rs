@@ -22,11 +22,16 @@ thread_local! {
     static CHANGED: Rc<Notify> = Rc::new(Notify::new());
     /// Set by `Swoole\Event::exit()`.
     static EXIT: Cell<bool> = const { Cell::new(false) };
-    /// Counts callbacks into user code (timers, defers, resumed coroutines):
-    /// one loop round ran something when it moved (`Event::cycle`).
-    static ACTIVITY: Cell<u64> = const { Cell::new(0) };
     static ACTIVITY_NOTIFY: Rc<Notify> = Rc::new(Notify::new());
 }
+
+/// Counts callbacks into user code (timers, defers, resumed coroutines):
+/// one loop round ran something when it moved (`Event::cycle`). Process-wide
+/// (no TLS lookup on every call into PHP): only the PHP thread calls PHP.
+static ACTIVITY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// `next_round` futures waiting on `ACTIVITY_NOTIFY` (none, nearly always:
+/// `note_activity` then skips the notify).
+static ACTIVITY_WAITERS: AtomicUsize = AtomicUsize::new(0);
 
 /// How many `run_until_idle` loops wait on `CHANGED` now (a worker's loop
 /// never does: `wake` then skips the notify, a lock per task). One count
@@ -36,14 +41,21 @@ thread_local! {
 static IDLE_WAITERS: AtomicUsize = AtomicUsize::new(0);
 
 /// User code ran (called by the layers that call it).
+#[inline]
 pub fn note_activity() {
-    let _ = ACTIVITY.try_with(|a| a.set(a.get().wrapping_add(1)));
-    let _ = ACTIVITY_NOTIFY.try_with(|n| n.notify_one());
+    // A load and a store, not a locked add: one thread writes it.
+    ACTIVITY.store(
+        ACTIVITY.load(Ordering::Relaxed).wrapping_add(1),
+        Ordering::Relaxed,
+    );
+    if ACTIVITY_WAITERS.load(Ordering::Relaxed) != 0 {
+        let _ = ACTIVITY_NOTIFY.try_with(|n| n.notify_waiters());
+    }
 }
 
 /// How often `note_activity` was called.
 pub fn activity() -> u64 {
-    ACTIVITY.with(Cell::get)
+    ACTIVITY.load(Ordering::Relaxed)
 }
 
 /// Resolves once `activity()` differs from `seen`, and every task that
@@ -51,9 +63,24 @@ pub fn activity() -> u64 {
 pub async fn next_round(seen: u64) {
     let n = ACTIVITY_NOTIFY.with(Rc::clone);
     while activity() == seen {
-        n.notified().await;
+        // Registered (first poll) before anything else runs on this
+        // thread, so a `note_activity` after the check wakes it.
+        let wait = n.notified();
+        ACTIVITY_WAITERS.fetch_add(1, Ordering::Relaxed);
+        let _count = WaiterCount;
+        wait.await;
     }
     tokio::task::yield_now().await;
+}
+
+/// Counts a `next_round` wait for as long as it lives (also when its
+/// future is dropped mid-wait).
+struct WaiterCount;
+
+impl Drop for WaiterCount {
+    fn drop(&mut self) {
+        ACTIVITY_WAITERS.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// Decrements the live-task count when the task ends or is aborted.
