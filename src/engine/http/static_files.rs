@@ -290,7 +290,8 @@ pub enum Ranges {
 /// Parses a `Range` value as Swoole does: `bytes=` then `a-b`, `a-` or
 /// `-n` specs split by commas (spaces allowed around them); specs past the
 /// end are clipped, empty ones skipped; a syntax error or an overflowing
-/// number is a 416.
+/// number is a 416. Unlike Swoole, more than [`MAX_RANGES`] ranges, or
+/// ranges adding up to more than the file, get the whole file.
 pub fn parse_ranges(value: &[u8], size: u64) -> Ranges {
     if value.len() < 6 || !value[..6].eq_ignore_ascii_case(b"bytes=") {
         return Ranges::Full;
@@ -341,12 +342,19 @@ pub fn parse_ranges(value: &[u8], size: u64) -> Ranges {
             break;
         }
     }
-    if parts.is_empty() {
+    // Many ranges, or overlapping ones asking for more bytes than the file
+    // has, turn a small request into a large answer (Apache's CVE-2011-3192):
+    // those get the whole file, which RFC 9110 §14.2 allows.
+    let asked = parts.iter().fold(0u64, |n, p| n.saturating_add(p.1));
+    if parts.is_empty() || parts.len() > MAX_RANGES || asked > size {
         Ranges::Full
     } else {
         Ranges::Parts(parts)
     }
 }
+
+/// The most ranges one `Range` header gets answered part by part.
+const MAX_RANGES: usize = 64;
 
 /// A read position in a `Range` value; past the end reads as NUL.
 struct Cursor<'a> {
@@ -707,6 +715,20 @@ mod tests {
         assert_eq!(r("bytes=1-2x"), Invalid);
         assert_eq!(r("bytes=99999999999999999999999-"), Invalid);
         assert_eq!(r("bytes=-"), Invalid);
+        // Overlaps past the file's size and too many ranges: the whole file.
+        assert_eq!(r("bytes=0-,0-"), Full);
+        assert_eq!(r("bytes=0-60,40-99"), Full);
+        assert_eq!(r("bytes=0-49,50-99"), Parts(vec![(0, 50), (50, 50)]));
+        let many = (0..65)
+            .map(|n| format!("{n}-{n}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        assert_eq!(r(&format!("bytes={many}")), Full);
+        let ok = (0..64)
+            .map(|n| format!("{n}-{n}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        assert!(matches!(r(&format!("bytes={ok}")), Parts(p) if p.len() == 64));
     }
 
     #[test]
