@@ -89,6 +89,42 @@ pub enum Mode {
     Process,
 }
 
+/// One `url_rewrite_rules` entry.
+#[derive(Debug, Clone)]
+pub struct RewriteRule {
+    pub pattern: RewritePattern,
+    /// The new URL (a prefix's replacement, or a regex replacement where
+    /// `$1` names a group, `$&` the match and `$$` a `$`).
+    pub replacement: String,
+}
+
+#[derive(Debug, Clone)]
+pub enum RewritePattern {
+    /// A plain key: URLs starting with it.
+    Prefix(String),
+    /// A key written `~regex~`.
+    Regex(regex_automata::meta::Regex),
+}
+
+impl RewriteRule {
+    /// The rule for a `url_rewrite_rules` key and value; None for a
+    /// `~regex~` that does not compile (Swoole skips such a rule).
+    pub fn new(key: &str, replacement: &str) -> Option<Self> {
+        let pattern = match key
+            .strip_prefix('~')
+            .and_then(|k| k.strip_suffix('~'))
+            .filter(|_| key.len() >= 2)
+        {
+            Some(re) => RewritePattern::Regex(regex_automata::meta::Regex::new(re).ok()?),
+            None => RewritePattern::Prefix(key.to_string()),
+        };
+        Some(RewriteRule {
+            pattern,
+            replacement: replacement.to_string(),
+        })
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub mode: Mode,
@@ -114,6 +150,12 @@ pub struct ServerConfig {
     pub http_index_files: Vec<String>,
     /// `http_autoindex`: a directory without an index file is listed.
     pub http_autoindex: bool,
+    /// `static_handler_locations`: URL prefixes the static handler owns (a
+    /// missing file under one is a 404); empty: every URL is tried.
+    pub static_handler_locations: Vec<String>,
+    /// `url_rewrite_rules`, in order: the first that applies rewrites the
+    /// URL the static handler looks up.
+    pub url_rewrite_rules: Vec<RewriteRule>,
     /// The WebSocket settings (`websocket_*`, `open_websocket_*_frame`)
     /// and which WebSocket callbacks are set.
     pub ws: WsOptions,
@@ -291,6 +333,8 @@ impl Default for ServerConfig {
             enable_static_handler: false,
             http_index_files: Vec::new(),
             http_autoindex: false,
+            static_handler_locations: Vec::new(),
+            url_rewrite_rules: Vec::new(),
             ws: WsOptions::default(),
             output_buffer_size: None,
             http_header_timeout: Duration::from_secs(30),

@@ -531,7 +531,10 @@ pub fn to_config(
         }
     }
     if let Some(z) = get("document_root") {
-        c.document_root = Some(PathBuf::from(as_str(class, "document_root", z)?));
+        // Swoole keeps the realpath: the static handler's containment check
+        // compares resolved paths with it.
+        let root = PathBuf::from(as_str(class, "document_root", z)?);
+        c.document_root = Some(std::fs::canonicalize(&root).unwrap_or(root));
     }
     if let Some(z) = get("enable_static_handler") {
         c.enable_static_handler = as_bool(class, "enable_static_handler", z)?;
@@ -548,6 +551,28 @@ pub fn to_config(
     c.ws = ws_options(arr);
     if let Some(list) = get("http_index_files").and_then(Zval::array) {
         c.http_index_files = list.values().filter_map(Zval::string).collect();
+    }
+    if let Some(list) = get("static_handler_locations").and_then(Zval::array) {
+        // Swoole keeps only entries starting with '/'.
+        c.static_handler_locations = list
+            .values()
+            .filter_map(Zval::string)
+            .filter(|l| l.starts_with('/'))
+            .collect();
+    }
+    if let Some(rules) = get("url_rewrite_rules").and_then(Zval::array) {
+        c.url_rewrite_rules = rules
+            .iter()
+            .filter_map(|(k, v)| {
+                let key = match k {
+                    ArrayKey::String(s) => s,
+                    ArrayKey::Str(s) => s.to_string(),
+                    ArrayKey::ZendString(s) => String::from_utf8_lossy(s.as_bytes()).into_owned(),
+                    ArrayKey::Long(_) => return None,
+                };
+                crate::engine::config::RewriteRule::new(&key, &v.string()?)
+            })
+            .collect();
     }
     if let Some(z) = get("http_header_timeout") {
         let f = as_float(class, "http_header_timeout", z)?;

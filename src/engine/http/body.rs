@@ -1,5 +1,6 @@
 //! The response body type handed to hyper: a whole buffer, a stream of
-//! `write()` chunks, or a file range read in pieces.
+//! `write()` chunks, a file range read in pieces, or part heads and file
+//! ranges in turn (a multi-range static answer).
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -40,6 +41,9 @@ pub enum RespBody {
     Plain { data: Option<Bytes>, defaults: u8 },
     /// `sendfile()` and the static handler: `remaining` bytes from the file.
     File { file: File, remaining: u64 },
+    /// The static handler's `multipart/byteranges` answer: part heads and
+    /// file ranges in turn.
+    Parts(Box<FileParts>),
     /// `end($data)` after `trailer()`: the buffer, then a trailers frame
     /// (HTTP/2 sends it as a last HEADERS frame; HTTP/1 drops it unless
     /// chunked).
@@ -70,6 +74,74 @@ impl RespBody {
             file,
             remaining: len,
         })
+    }
+
+    /// Pieces of `file` and buffers, sent in order.
+    pub fn file_parts(file: File, parts: Vec<Part>) -> Self {
+        let remaining = parts
+            .iter()
+            .map(|p| match p {
+                Part::Data(b) => b.len() as u64,
+                Part::Range { len, .. } => *len,
+            })
+            .sum();
+        RespBody::Parts(Box::new(FileParts {
+            file,
+            parts: parts.into(),
+            remaining,
+        }))
+    }
+}
+
+/// One piece of a [`RespBody::Parts`] body.
+pub enum Part {
+    Data(Bytes),
+    Range { offset: u64, len: u64 },
+}
+
+pub struct FileParts {
+    file: File,
+    parts: std::collections::VecDeque<Part>,
+    remaining: u64,
+}
+
+impl FileParts {
+    fn next_frame(&mut self) -> Option<Result<Frame<Bytes>, std::io::Error>> {
+        use std::os::unix::fs::FileExt;
+        loop {
+            match self.parts.front_mut()? {
+                Part::Data(b) => {
+                    let b = std::mem::take(b);
+                    self.parts.pop_front();
+                    self.remaining = self.remaining.saturating_sub(b.len() as u64);
+                    return Some(Ok(Frame::data(b)));
+                }
+                Part::Range { len: 0, .. } => {
+                    self.parts.pop_front();
+                }
+                Part::Range { offset, len } => {
+                    let mut buf = vec![0u8; (*len).min(FILE_CHUNK as u64) as usize];
+                    return Some(match self.file.read_at(&mut buf, *offset) {
+                        Ok(0) => {
+                            self.parts.clear();
+                            self.remaining = 0;
+                            Err(std::io::Error::new(
+                                std::io::ErrorKind::UnexpectedEof,
+                                "file shrank while being sent",
+                            ))
+                        }
+                        Ok(n) => {
+                            buf.truncate(n);
+                            *offset += n as u64;
+                            *len -= n as u64;
+                            self.remaining = self.remaining.saturating_sub(n as u64);
+                            Ok(Frame::data(Bytes::from(buf)))
+                        }
+                        Err(e) => Err(e),
+                    });
+                }
+            }
+        }
     }
 }
 
@@ -128,6 +200,7 @@ impl Body for RespBody {
                     Poll::Pending => Poll::Pending,
                 }
             }
+            RespBody::Parts(p) => Poll::Ready(p.next_frame()),
             RespBody::File { file, remaining } => {
                 if *remaining == 0 {
                     return Poll::Ready(None);
@@ -161,6 +234,7 @@ impl Body for RespBody {
             RespBody::Trailed { data, trailers } => data.is_none() && trailers.is_none(),
             RespBody::Chunks { done, .. } => *done,
             RespBody::File { remaining, .. } => *remaining == 0,
+            RespBody::Parts(p) => p.parts.is_empty(),
         }
     }
 
@@ -174,6 +248,7 @@ impl Body for RespBody {
             }
             RespBody::Chunks { .. } => SizeHint::default(),
             RespBody::File { remaining, .. } => SizeHint::with_exact(*remaining),
+            RespBody::Parts(p) => SizeHint::with_exact(p.remaining),
         }
     }
 }

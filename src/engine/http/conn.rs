@@ -706,6 +706,30 @@ fn check_host(req: &mut Request<Incoming>) -> bool {
     true
 }
 
+/// The static handler's answer, if the request is one it serves.
+fn static_response(
+    cfg: &crate::engine::config::ServerConfig,
+    req: &Request<Incoming>,
+    keep_alive: bool,
+) -> Option<Response<RespBody>> {
+    let root = cfg.document_root.as_deref()?;
+    let settings = static_files::Settings {
+        root,
+        locations: &cfg.static_handler_locations,
+        rewrite: &cfg.url_rewrite_rules,
+        index_files: &cfg.http_index_files,
+        autoindex: cfg.http_autoindex,
+    };
+    let target = req.uri().path_and_query().map_or("/", |p| p.as_str());
+    match static_files::resolve_target(&settings, target)? {
+        static_files::Target::File(file) => {
+            static_files::serve(&file, req.method(), req.headers(), keep_alive)
+        }
+        static_files::Target::Listing { dir, url } => static_files::listing(&dir, &url, keep_alive),
+        static_files::Target::NotFound => Some(static_files::not_found()),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn handle_inner(
     mut req: Request<Incoming>,
@@ -741,28 +765,10 @@ async fn handle_inner(
     let chunked_in = has_body && req.headers().contains_key(header::TRANSFER_ENCODING);
     let cfg = &ctx.cfg;
 
-    if cfg.enable_static_handler {
-        if let Some(root) = &cfg.document_root {
-            match static_files::resolve_target(
-                root,
-                req.uri().path(),
-                &cfg.http_index_files,
-                cfg.http_autoindex,
-            ) {
-                Some(static_files::Target::File(file)) => {
-                    if let Some(resp) =
-                        static_files::serve(&file, req.method(), req.headers(), keep_alive)
-                    {
-                        return Ok(resp);
-                    }
-                }
-                Some(static_files::Target::Listing { dir, url }) => {
-                    if let Some(resp) = static_files::listing(&dir, &url, keep_alive) {
-                        return Ok(resp);
-                    }
-                }
-                None => {}
-            }
+    // As Swoole, a request without a body may be a static file's.
+    if cfg.enable_static_handler && !has_body {
+        if let Some(resp) = static_response(cfg, &req, keep_alive) {
+            return Ok(resp);
         }
     }
 
