@@ -868,6 +868,11 @@ async fn read_response_inner(r: &mut Reader, opts: &ResponseOpts) -> Result<Resp
     }
 }
 
+/// A `tchar` of RFC 9110: what a header name is made of.
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
 fn parse_head(head: &[u8], lowercase: bool) -> Result<Response, Fail> {
     let text = head;
     let mut lines = text
@@ -897,7 +902,12 @@ fn parse_head(head: &[u8], lowercase: bool) -> Result<Response, Fail> {
         let Some(colon) = line.iter().position(|b| *b == b':') else {
             return Err(Fail::protocol("Http invalid protocol"));
         };
-        let name = String::from_utf8_lossy(&line[..colon]).trim().to_string();
+        let raw = &line[..colon];
+        // A field name is a token (RFC 9110 5.1), as llhttp checks it.
+        if raw.is_empty() || !raw.iter().all(|b| is_tchar(*b)) {
+            return Err(Fail::protocol("Http invalid protocol"));
+        }
+        let name = String::from_utf8_lossy(raw).into_owned();
         let value = line[colon + 1..].trim_ascii();
         if name.eq_ignore_ascii_case("connection") {
             connection = Some(value.to_vec());
@@ -1302,6 +1312,21 @@ pub fn ws_try_buffered(r: &mut Reader, max: usize) -> Option<WsEvent> {
 mod tests {
     use super::*;
     use tokio::net::TcpListener;
+
+    #[test]
+    fn header_names_must_be_tokens() {
+        let ok = parse_head(b"HTTP/1.1 200 OK\r\n!$%&*+-.'^_`|~az: v", true).expect("token");
+        assert_eq!(ok.headers[0].0, "!$%&*+-.'^_`|~az");
+        for bad in [
+            "\"", "x(", "x)", "x,", "/", "x;", "x<", "x=", "x>", "x@", "x[", "x\\", "x]", "x{",
+            "}", "a b", "",
+        ] {
+            let head = format!("HTTP/1.1 200 OK\r\n{bad}: v");
+            let e = parse_head(head.as_bytes(), true).expect_err(bad);
+            assert_eq!(e.code, ERR_HTTP_INVALID_PROTOCOL);
+            assert_eq!(e.msg, "Http invalid protocol");
+        }
+    }
 
     #[test]
     fn brotli_bodies_decode() {
