@@ -666,7 +666,9 @@ impl Client {
         let spec = RequestSpec {
             method: method.clone(),
             path: path.to_string(),
-            host: {
+            host: if let Some(path) = hc::unix_path(&self.host) {
+                path
+            } else {
                 // An IPv6 literal goes in brackets (RFC 7230 5.4).
                 let h = if self.host.contains(':') && !self.host.starts_with('[') {
                     format!("[{}]", self.host)
@@ -724,6 +726,20 @@ impl Client {
         });
         let (fd, start): (i32, Start) = match existing {
             Some((fd, r, w)) => (fd, Start::Ready(r, w)),
+            None if hc::unix_path(&self.host).is_some() => {
+                let path = hc::unix_path(&self.host).unwrap_or_default();
+                match hc::new_unix_socket() {
+                    Ok(sock) => {
+                        use std::os::fd::AsRawFd;
+                        (sock.as_raw_fd(), Start::ConnectUnix(sock, path))
+                    }
+                    Err(e) => {
+                        let code = e.raw_os_error().unwrap_or(libc::EIO);
+                        self.set_error(code as i64, &hc::strerror(code), ESTATUS_CONNECT_FAILED);
+                        return Ok(false);
+                    }
+                }
+            }
             None => {
                 let addr = match self.resolve() {
                     Ok(a) => a,
@@ -758,6 +774,19 @@ impl Client {
         let fut = async move {
             let (mut r, w, fresh) = match start {
                 Start::Ready(r, w) => (r, w, false),
+                Start::ConnectUnix(sock, path) => {
+                    match hc::connect_unix(sock, path, connect_timeout).await {
+                        Ok((r, w)) => (r, w, true),
+                        Err(f) => {
+                            return Outcome {
+                                conn: None,
+                                fresh: false,
+                                result: Err(f),
+                                ropts,
+                            }
+                        }
+                    }
+                }
                 Start::Connect(sock, addr) => {
                     match hc::connect_tls(sock, addr, connect_timeout, tls).await {
                         Ok((r, w)) => (r, w, true),
@@ -1101,6 +1130,8 @@ impl Client {
 enum Start {
     Ready(Reader, Writer),
     Connect(tokio::net::TcpSocket, SocketAddr),
+    /// A `unix:/path` host.
+    ConnectUnix(tokio::net::UnixSocket, String),
 }
 
 struct Outcome {

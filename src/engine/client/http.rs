@@ -4,7 +4,8 @@
 //! and the WebSocket client (handshake, masked frames, fragments joined,
 //! ping answered, close echoed).
 //!
-//! Plain async Rust over tokio's `TcpStream`, or a rustls stream over it for
+//! Plain async Rust over tokio's `TcpStream` (a `UnixStream` for a
+//! `unix:/path` host), or a rustls stream over TCP for
 //! `$ssl` (`connect_tls`, configured by `tls_client`), no PHP. A connection is split
 //! into a [`Reader`] (owned by whichever operation reads, so a read that
 //! times out keeps its buffered bytes) and a [`Writer`] shared by pushes and
@@ -113,12 +114,14 @@ impl Fail {
 pub enum ReadHalf {
     Plain(OwnedReadHalf),
     Tls(tokio::io::ReadHalf<TlsStream<TcpStream>>),
+    Unix(tokio::net::unix::OwnedReadHalf),
 }
 
 /// The write half of a plain or TLS connection.
 pub enum WriteHalf {
     Plain(OwnedWriteHalf),
     Tls(tokio::io::WriteHalf<TlsStream<TcpStream>>),
+    Unix(tokio::net::unix::OwnedWriteHalf),
 }
 
 impl AsyncRead for ReadHalf {
@@ -130,6 +133,7 @@ impl AsyncRead for ReadHalf {
         match self.get_mut() {
             ReadHalf::Plain(h) => Pin::new(h).poll_read(cx, buf),
             ReadHalf::Tls(h) => Pin::new(h).poll_read(cx, buf),
+            ReadHalf::Unix(h) => Pin::new(h).poll_read(cx, buf),
         }
     }
 }
@@ -143,6 +147,7 @@ impl AsyncWrite for WriteHalf {
         match self.get_mut() {
             WriteHalf::Plain(h) => Pin::new(h).poll_write(cx, buf),
             WriteHalf::Tls(h) => Pin::new(h).poll_write(cx, buf),
+            WriteHalf::Unix(h) => Pin::new(h).poll_write(cx, buf),
         }
     }
 
@@ -150,6 +155,7 @@ impl AsyncWrite for WriteHalf {
         match self.get_mut() {
             WriteHalf::Plain(h) => Pin::new(h).poll_flush(cx),
             WriteHalf::Tls(h) => Pin::new(h).poll_flush(cx),
+            WriteHalf::Unix(h) => Pin::new(h).poll_flush(cx),
         }
     }
 
@@ -157,6 +163,7 @@ impl AsyncWrite for WriteHalf {
         match self.get_mut() {
             WriteHalf::Plain(h) => Pin::new(h).poll_shutdown(cx),
             WriteHalf::Tls(h) => Pin::new(h).poll_shutdown(cx),
+            WriteHalf::Unix(h) => Pin::new(h).poll_shutdown(cx),
         }
     }
 }
@@ -198,6 +205,43 @@ pub fn new_socket(addr: &SocketAddr) -> io::Result<TcpSocket> {
     } else {
         TcpSocket::new_v6()
     }
+}
+
+/// A new Unix stream socket; its fd exists before it connects.
+pub fn new_unix_socket() -> io::Result<tokio::net::UnixSocket> {
+    tokio::net::UnixSocket::new_stream()
+}
+
+/// The socket path of a `unix:/path` host (`unix:` then one or more
+/// slashes, kept as one), or None for a network host.
+pub fn unix_path(host: &str) -> Option<String> {
+    let rest = host.strip_prefix("unix:")?;
+    if !rest.starts_with('/') {
+        return None;
+    }
+    Some(format!("/{}", rest.trim_start_matches('/')))
+}
+
+/// Connects the Unix socket `sock` to `path` within `timeout`.
+pub async fn connect_unix(
+    sock: tokio::net::UnixSocket,
+    path: String,
+    timeout: Option<Duration>,
+) -> Result<(Reader, Writer), Fail> {
+    let fut = sock.connect(path);
+    let stream = match timeout {
+        Some(t) => match tokio::time::timeout(t, fut).await {
+            Ok(r) => r,
+            Err(_) => return Err(Fail::timeout(FailKind::Connect)),
+        },
+        None => fut.await,
+    }
+    .map_err(|e| Fail::io(FailKind::Connect, &e))?;
+    let (rd, wr) = stream.into_split();
+    Ok((
+        new_reader(ReadHalf::Unix(rd), None, None),
+        Arc::new(tokio::sync::Mutex::new(WriteHalf::Unix(wr))),
+    ))
 }
 
 /// Connects `sock` to `addr` within `timeout` and splits the stream.
@@ -351,12 +395,20 @@ pub fn try_write(w: &Writer, data: &[u8]) -> Result<TryWrite, Fail> {
         return Ok(TryWrite::Busy);
     };
     // TLS records go through the async path (rustls buffers them).
-    let WriteHalf::Plain(h) = &*g else {
-        return Ok(TryWrite::Busy);
+    let attempt = |d: &[u8]| match &*g {
+        WriteHalf::Plain(h) => Some(h.try_write(d)),
+        WriteHalf::Unix(h) => Some(h.try_write(d)),
+        WriteHalf::Tls(_) => None,
     };
+    if matches!(&*g, WriteHalf::Tls(_)) {
+        return Ok(TryWrite::Busy);
+    }
     let mut done = 0;
     while done < data.len() {
-        match h.try_write(&data[done..]) {
+        let Some(r) = attempt(&data[done..]) else {
+            return Ok(TryWrite::Busy);
+        };
+        match r {
             Ok(0) => return Err(Fail::reset()),
             Ok(n) => done += n,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
@@ -1326,6 +1378,20 @@ mod tests {
             assert_eq!(e.code, ERR_HTTP_INVALID_PROTOCOL);
             assert_eq!(e.msg, "Http invalid protocol");
         }
+    }
+
+    #[test]
+    fn unix_hosts() {
+        assert_eq!(
+            unix_path("unix:/tmp/a.sock").as_deref(),
+            Some("/tmp/a.sock")
+        );
+        assert_eq!(
+            unix_path("unix:///tmp/a.sock").as_deref(),
+            Some("/tmp/a.sock")
+        );
+        assert_eq!(unix_path("unix:tmp"), None);
+        assert_eq!(unix_path("127.0.0.1"), None);
     }
 
     #[test]
