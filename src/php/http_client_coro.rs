@@ -968,17 +968,9 @@ impl Client {
             old
         });
         drop(old);
+        // Like Swoole, a 101 with `Upgrade: websocket` is enough
+        // (`Sec-WebSocket-Accept` is not checked).
         if websocket {
-            let key = ws_key.unwrap_or_default();
-            if !hc::ws_handshake_ok(&resp, key) {
-                self.set_error(
-                    hc::ERR_WS_HANDSHAKE_FAILED as i64,
-                    "websocket handshake failed: invalid Upgrade/Connection/Sec-WebSocket-Accept headers",
-                    ESTATUS_SERVER_RESET,
-                );
-                self.drop_conn();
-                return false;
-            }
             let deflate = self.with(|s| s.opts.compression) && hc::ws_deflate_accepted(&resp);
             self.with(|s| {
                 if let Some(c) = s.conn.as_mut() {
