@@ -884,6 +884,12 @@ async fn read_response_inner(r: &mut Reader, opts: &ResponseOpts) -> Result<Resp
                 sink.put(&piece)?;
                 left -= take;
             }
+        } else if resp
+            .header("content-type")
+            .is_some_and(|v| v.len() >= 17 && v[..17].eq_ignore_ascii_case(b"text/event-stream"))
+        {
+            // An event stream without a length ends with its head (as
+            // Swoole's client does): the events are read from `$socket`.
         } else {
             // Until the server closes.
             loop {
@@ -1378,6 +1384,40 @@ mod tests {
         );
         assert_eq!(unix_path("unix:tmp"), None);
         assert_eq!(unix_path("127.0.0.1"), None);
+    }
+
+    #[test]
+    fn event_stream_ends_with_its_head() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("rt");
+        rt.block_on(async {
+            let l = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            let addr = l.local_addr().expect("addr");
+            let srv = tokio::spawn(async move {
+                let (mut s, _) = l.accept().await.expect("accept");
+                let mut b = [0u8; 1024];
+                let _ = s.read(&mut b).await;
+                s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                    .await
+                    .expect("write");
+                // Held open: the client must not wait for the end.
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            });
+            let sock = new_socket(&addr).expect("socket");
+            let (mut r, w) = connect(sock, addr, None).await.expect("connect");
+            write_all(&w, b"GET / HTTP/1.1\r\n\r\n", None)
+                .await
+                .expect("send");
+            let opts = ResponseOpts::default();
+            let resp = read_response(&mut r, &opts, Some(Duration::from_secs(2)))
+                .await
+                .expect("response");
+            assert!(resp.body.is_empty());
+            assert!(resp.keep_alive);
+            srv.abort();
+        });
     }
 
     #[test]
