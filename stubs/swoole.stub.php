@@ -1121,14 +1121,6 @@ namespace Swoole {
 }
 
 namespace Swoole\WebSocket {
-    class CloseFrame
-    {
-        public function __construct() {}
-        public function __toString(): string {}
-    }
-}
-
-namespace Swoole\WebSocket {
     class Frame
     {
         public function __construct() {}
@@ -1171,6 +1163,14 @@ namespace Swoole\Http {
 namespace Swoole\Timer {
     class Iterator extends \ArrayIterator
     {
+    }
+}
+
+namespace Swoole\WebSocket {
+    class CloseFrame extends \Swoole\WebSocket\Frame
+    {
+        public function __construct() {}
+        public function __toString(): string {}
     }
 }
 

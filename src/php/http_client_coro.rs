@@ -12,6 +12,7 @@
 use std::cell::RefCell;
 use std::ffi::CStr;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::rc::Rc;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -32,6 +33,7 @@ use super::errors::{
 };
 use super::exception::{error_ce, exception_ce};
 use super::http_request::bytes_zval;
+use super::socket_coro::Socket;
 use super::websocket_frame::{CloseFrame, Frame};
 use super::zval::false_zval;
 use super::zval::string_bytes as zval_bytes;
@@ -41,6 +43,7 @@ use crate::engine::client::http::{
     self as hc, Body, Fail, FailKind, Part, Reader, RequestSpec, Response, ResponseOpts, Writer,
     WsControl, WsEvent,
 };
+use crate::engine::net::socket::NetSocket;
 use crate::engine::tls::client::TlsOptions;
 use crate::engine::ws;
 
@@ -257,6 +260,27 @@ struct Conn {
     peer: Option<SocketAddr>,
     /// The server's certificate in PEM (an ssl client).
     peer_cert: Option<String>,
+    /// The `socket` property once read: a `Coroutine\Socket` over a copy
+    /// of the descriptor, and its engine socket (closing it ends this
+    /// connection too).
+    socket: Option<(Zval, Rc<NetSocket>)>,
+}
+
+impl Conn {
+    /// The `socket` object was closed from PHP (`$cli->socket->close()`).
+    fn socket_closed(&self) -> bool {
+        self.socket.as_ref().is_some_and(|(_, s)| s.is_closed())
+    }
+}
+
+impl Drop for Conn {
+    /// The copy of the descriptor behind `socket` goes with the connection
+    /// (else it would keep it open).
+    fn drop(&mut self) {
+        if let Some((_, s)) = &self.socket {
+            s.close();
+        }
+    }
 }
 
 /// A request that was sent with `defer` and whose response `recv()` reads.
@@ -430,8 +454,47 @@ impl Client {
         }
     }
 
+    /// True while there is a connection; one whose `socket` object was
+    /// closed from PHP is dropped here (Swoole's client then has none).
     fn is_connected(&self) -> bool {
-        self.with(|s| s.conn.is_some())
+        match self.with(|s| s.conn.as_ref().map(Conn::socket_closed)) {
+            None => false,
+            Some(false) => true,
+            Some(true) => {
+                self.drop_conn();
+                false
+            }
+        }
+    }
+
+    /// The `socket` property: the connection as a `Coroutine\Socket`
+    /// (made on first read, over a copy of the descriptor), or null.
+    fn socket_zval(&self) -> Zval {
+        if !self.is_connected() {
+            return null();
+        }
+        let (fd, have) = self.with(|s| {
+            s.conn.as_ref().map_or((-1, None), |c| {
+                (c.fd, c.socket.as_ref().map(|(z, _)| z.shallow_clone()))
+            })
+        });
+        if let Some(z) = have {
+            return z;
+        }
+        let Ok(net) = NetSocket::import_fd(fd) else {
+            return null();
+        };
+        let sock = Socket::from_net(net);
+        sock.imported.set(true);
+        let rc = Rc::clone(&sock.core.sock);
+        let z = sock.into_zval();
+        let out = z.shallow_clone();
+        self.with(|s| {
+            if let Some(c) = s.conn.as_mut() {
+                c.socket = Some((z, rc));
+            }
+        });
+        out
     }
 
     fn is_websocket(&self) -> bool {
@@ -666,7 +729,9 @@ impl Client {
         let spec = RequestSpec {
             method: method.clone(),
             path: path.to_string(),
-            host: {
+            host: if let Some(path) = hc::unix_path(&self.host) {
+                path
+            } else {
                 // An IPv6 literal goes in brackets (RFC 7230 5.4).
                 let h = if self.host.contains(':') && !self.host.starts_with('[') {
                     format!("[{}]", self.host)
@@ -724,6 +789,20 @@ impl Client {
         });
         let (fd, start): (i32, Start) = match existing {
             Some((fd, r, w)) => (fd, Start::Ready(r, w)),
+            None if hc::unix_path(&self.host).is_some() => {
+                let path = hc::unix_path(&self.host).unwrap_or_default();
+                match hc::new_unix_socket() {
+                    Ok(sock) => {
+                        use std::os::fd::AsRawFd;
+                        (sock.as_raw_fd(), Start::ConnectUnix(sock, path))
+                    }
+                    Err(e) => {
+                        let code = e.raw_os_error().unwrap_or(libc::EIO);
+                        self.set_error(code as i64, &hc::strerror(code), ESTATUS_CONNECT_FAILED);
+                        return Ok(false);
+                    }
+                }
+            }
             None => {
                 let addr = match self.resolve() {
                     Ok(a) => a,
@@ -758,6 +837,19 @@ impl Client {
         let fut = async move {
             let (mut r, w, fresh) = match start {
                 Start::Ready(r, w) => (r, w, false),
+                Start::ConnectUnix(sock, path) => {
+                    match hc::connect_unix(sock, path, connect_timeout).await {
+                        Ok((r, w)) => (r, w, true),
+                        Err(f) => {
+                            return Outcome {
+                                conn: None,
+                                fresh: false,
+                                result: Err(f),
+                                ropts,
+                            }
+                        }
+                    }
+                }
                 Start::Connect(sock, addr) => {
                     match hc::connect_tls(sock, addr, connect_timeout, tls).await {
                         Ok((r, w)) => (r, w, true),
@@ -853,6 +945,7 @@ impl Client {
                     local,
                     peer,
                     peer_cert,
+                    socket: None,
                 });
             } else if let Some(c) = s.conn.as_mut() {
                 c.reader = Some(r);
@@ -939,17 +1032,9 @@ impl Client {
             old
         });
         drop(old);
+        // Like Swoole, a 101 with `Upgrade: websocket` is enough
+        // (`Sec-WebSocket-Accept` is not checked).
         if websocket {
-            let key = ws_key.unwrap_or_default();
-            if !hc::ws_handshake_ok(&resp, key) {
-                self.set_error(
-                    hc::ERR_WS_HANDSHAKE_FAILED as i64,
-                    "websocket handshake failed: invalid Upgrade/Connection/Sec-WebSocket-Accept headers",
-                    ESTATUS_SERVER_RESET,
-                );
-                self.drop_conn();
-                return false;
-            }
             let deflate = self.with(|s| s.opts.compression) && hc::ws_deflate_accepted(&resp);
             self.with(|s| {
                 if let Some(c) = s.conn.as_mut() {
@@ -969,6 +1054,10 @@ impl Client {
     /// Writes a frame; a small one usually goes out without suspending.
     fn send_frame(&self, api: &str, opcode: u8, flags: u8, payload: &[u8]) -> PhpResult<bool> {
         let cid = self.need_coroutine(api)?;
+        if !self.is_connected() {
+            self.no_connection();
+            return Ok(false);
+        }
         let Some((fd, w, deflate)) =
             self.with(|s| s.conn.as_ref().map(|c| (c.fd, c.writer.clone(), c.deflate)))
         else {
@@ -1101,6 +1190,8 @@ impl Client {
 enum Start {
     Ready(Reader, Writer),
     Connect(tokio::net::TcpSocket, SocketAddr),
+    /// A `unix:/path` host.
+    ConnectUnix(tokio::net::UnixSocket, String),
 }
 
 struct Outcome {
@@ -1460,6 +1551,9 @@ impl Client {
     /// The server's certificate in PEM, or false (no connection, or not
     /// an ssl client: `SWOOLE_ERROR_SSL_EMPTY_PEER_CERTIFICATE`).
     pub fn get_peer_cert(&self) -> Zval {
+        if !self.is_connected() {
+            return false_zval();
+        }
         let Some(cert) = self.with(|s| s.conn.as_ref().map(|c| c.peer_cert.clone())) else {
             return false_zval();
         };
@@ -1620,7 +1714,7 @@ impl Client {
 
     /// Closes the connection; false when there is none.
     pub fn close(&self) -> bool {
-        self.drop_conn()
+        self.is_connected() && self.drop_conn()
     }
 
     pub fn ping(&self, data: Option<String>) -> PhpResult<bool> {
@@ -1667,6 +1761,11 @@ impl Client {
     #[php(setter, name = "errMsg")]
     pub fn set_prop_err_msg(&self, v: String) {
         self.with(|s| s.err_msg = v);
+    }
+
+    #[php(getter, name = "socket")]
+    pub fn prop_socket(&self) -> Mixed {
+        Mixed(self.socket_zval())
     }
 
     #[php(getter, name = "connected")]
@@ -1841,6 +1940,7 @@ impl Client {
     }
 
     fn addr_zval(&self, local: bool) -> Zval {
+        self.is_connected();
         let addr = self.with(|s| {
             s.conn
                 .as_ref()

@@ -214,8 +214,11 @@ impl Frame {
 }
 
 /// `Swoole\WebSocket\CloseFrame`: a close frame with its code and reason.
+/// A subclass of `Frame` as in Swoole (`Frame $frame` parameters take it);
+/// it has its own Rust object and overrides every instance method.
 #[php_class]
 #[php(name = "Swoole\\WebSocket\\CloseFrame")]
+#[php(extends(Frame))]
 pub struct CloseFrame {
     #[php(prop)]
     pub fd: i64,

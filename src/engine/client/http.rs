@@ -4,7 +4,8 @@
 //! and the WebSocket client (handshake, masked frames, fragments joined,
 //! ping answered, close echoed).
 //!
-//! Plain async Rust over tokio's `TcpStream`, or a rustls stream over it for
+//! Plain async Rust over tokio's `TcpStream` (a `UnixStream` for a
+//! `unix:/path` host), or a rustls stream over TCP for
 //! `$ssl` (`connect_tls`, configured by `tls_client`), no PHP. A connection is split
 //! into a [`Reader`] (owned by whichever operation reads, so a read that
 //! times out keeps its buffered bytes) and a [`Writer`] shared by pushes and
@@ -113,12 +114,14 @@ impl Fail {
 pub enum ReadHalf {
     Plain(OwnedReadHalf),
     Tls(tokio::io::ReadHalf<TlsStream<TcpStream>>),
+    Unix(tokio::net::unix::OwnedReadHalf),
 }
 
 /// The write half of a plain or TLS connection.
 pub enum WriteHalf {
     Plain(OwnedWriteHalf),
     Tls(tokio::io::WriteHalf<TlsStream<TcpStream>>),
+    Unix(tokio::net::unix::OwnedWriteHalf),
 }
 
 impl AsyncRead for ReadHalf {
@@ -130,6 +133,7 @@ impl AsyncRead for ReadHalf {
         match self.get_mut() {
             ReadHalf::Plain(h) => Pin::new(h).poll_read(cx, buf),
             ReadHalf::Tls(h) => Pin::new(h).poll_read(cx, buf),
+            ReadHalf::Unix(h) => Pin::new(h).poll_read(cx, buf),
         }
     }
 }
@@ -143,6 +147,7 @@ impl AsyncWrite for WriteHalf {
         match self.get_mut() {
             WriteHalf::Plain(h) => Pin::new(h).poll_write(cx, buf),
             WriteHalf::Tls(h) => Pin::new(h).poll_write(cx, buf),
+            WriteHalf::Unix(h) => Pin::new(h).poll_write(cx, buf),
         }
     }
 
@@ -150,6 +155,7 @@ impl AsyncWrite for WriteHalf {
         match self.get_mut() {
             WriteHalf::Plain(h) => Pin::new(h).poll_flush(cx),
             WriteHalf::Tls(h) => Pin::new(h).poll_flush(cx),
+            WriteHalf::Unix(h) => Pin::new(h).poll_flush(cx),
         }
     }
 
@@ -157,6 +163,7 @@ impl AsyncWrite for WriteHalf {
         match self.get_mut() {
             WriteHalf::Plain(h) => Pin::new(h).poll_shutdown(cx),
             WriteHalf::Tls(h) => Pin::new(h).poll_shutdown(cx),
+            WriteHalf::Unix(h) => Pin::new(h).poll_shutdown(cx),
         }
     }
 }
@@ -198,6 +205,43 @@ pub fn new_socket(addr: &SocketAddr) -> io::Result<TcpSocket> {
     } else {
         TcpSocket::new_v6()
     }
+}
+
+/// A new Unix stream socket; its fd exists before it connects.
+pub fn new_unix_socket() -> io::Result<tokio::net::UnixSocket> {
+    tokio::net::UnixSocket::new_stream()
+}
+
+/// The socket path of a `unix:/path` host (`unix:` then one or more
+/// slashes, kept as one), or None for a network host.
+pub fn unix_path(host: &str) -> Option<String> {
+    let rest = host.strip_prefix("unix:")?;
+    if !rest.starts_with('/') {
+        return None;
+    }
+    Some(format!("/{}", rest.trim_start_matches('/')))
+}
+
+/// Connects the Unix socket `sock` to `path` within `timeout`.
+pub async fn connect_unix(
+    sock: tokio::net::UnixSocket,
+    path: String,
+    timeout: Option<Duration>,
+) -> Result<(Reader, Writer), Fail> {
+    let fut = sock.connect(path);
+    let stream = match timeout {
+        Some(t) => match tokio::time::timeout(t, fut).await {
+            Ok(r) => r,
+            Err(_) => return Err(Fail::timeout(FailKind::Connect)),
+        },
+        None => fut.await,
+    }
+    .map_err(|e| Fail::io(FailKind::Connect, &e))?;
+    let (rd, wr) = stream.into_split();
+    Ok((
+        new_reader(ReadHalf::Unix(rd), None, None),
+        Arc::new(tokio::sync::Mutex::new(WriteHalf::Unix(wr))),
+    ))
 }
 
 /// Connects `sock` to `addr` within `timeout` and splits the stream.
@@ -351,12 +395,20 @@ pub fn try_write(w: &Writer, data: &[u8]) -> Result<TryWrite, Fail> {
         return Ok(TryWrite::Busy);
     };
     // TLS records go through the async path (rustls buffers them).
-    let WriteHalf::Plain(h) = &*g else {
-        return Ok(TryWrite::Busy);
+    let attempt = |d: &[u8]| match &*g {
+        WriteHalf::Plain(h) => Some(h.try_write(d)),
+        WriteHalf::Unix(h) => Some(h.try_write(d)),
+        WriteHalf::Tls(_) => None,
     };
+    if matches!(&*g, WriteHalf::Tls(_)) {
+        return Ok(TryWrite::Busy);
+    }
     let mut done = 0;
     while done < data.len() {
-        match h.try_write(&data[done..]) {
+        let Some(r) = attempt(&data[done..]) else {
+            return Ok(TryWrite::Busy);
+        };
+        match r {
             Ok(0) => return Err(Fail::reset()),
             Ok(n) => done += n,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
@@ -832,6 +884,12 @@ async fn read_response_inner(r: &mut Reader, opts: &ResponseOpts) -> Result<Resp
                 sink.put(&piece)?;
                 left -= take;
             }
+        } else if resp
+            .header("content-type")
+            .is_some_and(|v| v.len() >= 17 && v[..17].eq_ignore_ascii_case(b"text/event-stream"))
+        {
+            // An event stream without a length ends with its head (as
+            // Swoole's client does): the events are read from `$socket`.
         } else {
             // Until the server closes.
             loop {
@@ -868,6 +926,11 @@ async fn read_response_inner(r: &mut Reader, opts: &ResponseOpts) -> Result<Resp
     }
 }
 
+/// A `tchar` of RFC 9110: what a header name is made of.
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
 fn parse_head(head: &[u8], lowercase: bool) -> Result<Response, Fail> {
     let text = head;
     let mut lines = text
@@ -897,7 +960,12 @@ fn parse_head(head: &[u8], lowercase: bool) -> Result<Response, Fail> {
         let Some(colon) = line.iter().position(|b| *b == b':') else {
             return Err(Fail::protocol("Http invalid protocol"));
         };
-        let name = String::from_utf8_lossy(&line[..colon]).trim().to_string();
+        let raw = &line[..colon];
+        // A field name is a token (RFC 9110 5.1), as llhttp checks it.
+        if raw.is_empty() || !raw.iter().all(|b| is_tchar(*b)) {
+            return Err(Fail::protocol("Http invalid protocol"));
+        }
+        let name = String::from_utf8_lossy(raw).into_owned();
         let value = line[colon + 1..].trim_ascii();
         if name.eq_ignore_ascii_case("connection") {
             connection = Some(value.to_vec());
@@ -1056,20 +1124,6 @@ pub fn ws_key() -> String {
     nonce[..8].copy_from_slice(&next_random().to_le_bytes());
     nonce[8..].copy_from_slice(&next_random().to_le_bytes());
     ws::base64_encode(&nonce)
-}
-
-/// True when `resp` accepts the WebSocket handshake made with `key`.
-pub fn ws_handshake_ok(resp: &Response, key: &str) -> bool {
-    resp.status == 101
-        && resp
-            .header("upgrade")
-            .is_some_and(|v| has_token(v, "websocket"))
-        && resp
-            .header("connection")
-            .is_some_and(|v| has_token(v, "upgrade"))
-        && resp
-            .header("sec-websocket-accept")
-            .is_some_and(|v| v == ws::accept_key(key.as_bytes()).as_bytes())
 }
 
 /// A client frame, masked with a fresh key when `mask` is set.
@@ -1302,6 +1356,69 @@ pub fn ws_try_buffered(r: &mut Reader, max: usize) -> Option<WsEvent> {
 mod tests {
     use super::*;
     use tokio::net::TcpListener;
+
+    #[test]
+    fn header_names_must_be_tokens() {
+        let ok = parse_head(b"HTTP/1.1 200 OK\r\n!$%&*+-.'^_`|~az: v", true).expect("token");
+        assert_eq!(ok.headers[0].0, "!$%&*+-.'^_`|~az");
+        for bad in [
+            "\"", "x(", "x)", "x,", "/", "x;", "x<", "x=", "x>", "x@", "x[", "x\\", "x]", "x{",
+            "}", "a b", "",
+        ] {
+            let head = format!("HTTP/1.1 200 OK\r\n{bad}: v");
+            let e = parse_head(head.as_bytes(), true).expect_err(bad);
+            assert_eq!(e.code, ERR_HTTP_INVALID_PROTOCOL);
+            assert_eq!(e.msg, "Http invalid protocol");
+        }
+    }
+
+    #[test]
+    fn unix_hosts() {
+        assert_eq!(
+            unix_path("unix:/tmp/a.sock").as_deref(),
+            Some("/tmp/a.sock")
+        );
+        assert_eq!(
+            unix_path("unix:///tmp/a.sock").as_deref(),
+            Some("/tmp/a.sock")
+        );
+        assert_eq!(unix_path("unix:tmp"), None);
+        assert_eq!(unix_path("127.0.0.1"), None);
+    }
+
+    #[test]
+    fn event_stream_ends_with_its_head() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("rt");
+        rt.block_on(async {
+            let l = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            let addr = l.local_addr().expect("addr");
+            let srv = tokio::spawn(async move {
+                let (mut s, _) = l.accept().await.expect("accept");
+                let mut b = [0u8; 1024];
+                let _ = s.read(&mut b).await;
+                s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                    .await
+                    .expect("write");
+                // Held open: the client must not wait for the end.
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            });
+            let sock = new_socket(&addr).expect("socket");
+            let (mut r, w) = connect(sock, addr, None).await.expect("connect");
+            write_all(&w, b"GET / HTTP/1.1\r\n\r\n", None)
+                .await
+                .expect("send");
+            let opts = ResponseOpts::default();
+            let resp = read_response(&mut r, &opts, Some(Duration::from_secs(2)))
+                .await
+                .expect("response");
+            assert!(resp.body.is_empty());
+            assert!(resp.keep_alive);
+            srv.abort();
+        });
+    }
 
     #[test]
     fn brotli_bodies_decode() {
@@ -1597,8 +1714,7 @@ mod tests {
             write_all(&w, req.as_bytes(), None).await.expect("send");
             let opts = ResponseOpts { lowercase: true, ..Default::default() };
             let resp = read_response(&mut r, &opts, None).await.expect("101");
-            assert!(ws_handshake_ok(&resp, &key));
-            assert!(!ws_handshake_ok(&resp, "other"));
+            assert_eq!(resp.status, 101);
             let ctl = WsControl { mask: true, ..Default::default() };
             let ev = ws_recv(&mut r, &w, ctl, WS_MAX_MESSAGE, Some(Duration::from_secs(2))).await.expect("msg");
             assert_eq!(ev, WsEvent::Frame { opcode: ws::OP_TEXT, flags: ws::FLAG_FIN, data: Bytes::from_static(b"hello") });
