@@ -89,8 +89,12 @@ extern "C" {
 const ZEND_ACC_ALLOW_DYNAMIC_PROPERTIES: u32 = 1 << 15;
 
 /// Marks a class so PHP 8.2 does not deprecate dynamic properties on it.
-pub fn allow_dynamic_properties(ce: &'static ClassEntry) {
-    let ptr = std::ptr::from_ref(ce).cast_mut();
+///
+/// Takes a raw pointer, not a `&ClassEntry`: a shared-reference parameter
+/// tells the compiler the function does not write through it, and it
+/// dropped the write (seen in non-LTO builds). `&ClassEntry` coerces.
+pub fn allow_dynamic_properties(ce: *const ClassEntry) {
+    let ptr = ce.cast_mut();
     // SAFETY: called during module startup, before any request, on a class
     // entry we registered; nothing else reads or writes it concurrently.
     unsafe { (*ptr).ce_flags |= ZEND_ACC_ALLOW_DYNAMIC_PROPERTIES };
@@ -100,8 +104,9 @@ pub fn allow_dynamic_properties(ce: &'static ClassEntry) {
 const ZEND_ACC_FINAL: u32 = 1 << 5;
 
 /// Marks a class `final`, as Swoole declares it.
-pub fn make_final(ce: &'static ClassEntry) {
-    let ptr = std::ptr::from_ref(ce).cast_mut();
+/// (A raw pointer, as `allow_dynamic_properties` explains.)
+pub fn make_final(ce: *const ClassEntry) {
+    let ptr = ce.cast_mut();
     // SAFETY: as in `allow_dynamic_properties`: module startup, our class.
     unsafe { (*ptr).ce_flags |= ZEND_ACC_FINAL };
 }
