@@ -62,6 +62,8 @@ pub struct Callbacks {
 /// The connection events of one port.
 #[derive(Default)]
 pub struct PortCallbacks {
+    /// `request` of an HTTP port (`$port->on('request')`).
+    pub request: Option<Zval>,
     pub connect: Option<Zval>,
     pub receive: Option<Zval>,
     pub close: Option<Zval>,
@@ -77,6 +79,7 @@ impl PortCallbacks {
                 .map(Zval::shallow_clone)
         };
         PortCallbacks {
+            request: get("request"),
             connect: get("connect"),
             receive: get("receive"),
             close: get("close"),
@@ -715,7 +718,14 @@ impl Hooks for PhpHooks {
     }
 
     fn on_request(&self, req: HttpRequest, resp: Responder) -> Outcome {
-        let Some(cb) = &self.cb.request else {
+        // The port's own `request` (else the server's), as in Swoole. One
+        // port (the common case) needs no lookup.
+        let own = if self.cb.ports.len() > 1 {
+            crate::engine::net::conns::port_of(req.fd).and_then(|p| self.port_cb(p, |c| &c.request))
+        } else {
+            None
+        };
+        let Some(cb) = own.or(self.cb.request.as_ref()) else {
             if self.websocket {
                 // Swoole's default onRequest of a WebSocket server.
                 let _ = resp.status(400, None);
