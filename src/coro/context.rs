@@ -454,12 +454,23 @@ impl Ctx {
         unsafe {
             (*c).caller = (*eg()).current_fiber_context.cast();
             (*c).finished = false;
+            // A coroutine resuming another (`go()` inside it) waits on its
+            // stack meanwhile: its frame too is shown by backtraces.
+            let outer = (*c).caller;
+            let outer = (!outer.is_null() && (*outer).kind == (&raw const KIND).cast_mut().cast())
+                .then(|| outer.cast::<Context>());
+            if let Some(o) = outer {
+                (*o).exec = (*eg()).current_execute_data;
+            }
             let mut t = Transfer {
                 context: (*c).resume_at,
                 value: null_zval(),
                 flags: 0,
             };
             zend_fiber_switch_context(&raw mut t);
+            if let Some(o) = outer {
+                (*o).exec = ptr::null_mut();
+            }
             if t.flags & FLAG_BAILOUT != 0 {
                 Outcome::Bailout
             } else if (*c).finished {

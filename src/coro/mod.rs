@@ -344,9 +344,11 @@ pub fn exists(cid: Cid) -> bool {
     with_s(|s| s.borrow().coros.contains_key(&cid))
 }
 
+/// The live coroutines, newest first (the order Swoole's table iterates
+/// in, which `Coroutine::list()` users see).
 pub fn list() -> Vec<Cid> {
     let mut cids: Vec<Cid> = with_s(|s| s.borrow().coros.keys().collect());
-    cids.sort_unstable();
+    cids.sort_unstable_by(|a, b| b.cmp(a));
     cids
 }
 
@@ -847,14 +849,10 @@ pub fn is_canceled() -> bool {
     with_s(|s| s.borrow().coro(cid).is_some_and(|c| c.canceled))
 }
 
-/// The backtrace of suspended coroutine `cid` (`Coroutine::getBackTrace`).
+/// The backtrace of coroutine `cid`, suspended in a wait or in a `go()`
+/// (`Coroutine::getBackTrace`; the running one's is PHP's own).
 pub fn trace(cid: Cid, options: i64, limit: i64) -> Option<ext_php_rs::types::Zval> {
-    let ctx = with_s(|s| {
-        s.borrow()
-            .coro(cid)
-            .filter(|c| c.waiting.is_some())
-            .and_then(|c| c.ctx)
-    })?;
+    let ctx = with_s(|s| s.borrow().coro(cid).and_then(|c| c.ctx))?;
     ctx.trace(options, limit)
 }
 

@@ -1154,7 +1154,8 @@ impl Coroutine {
         }
         for key in ["c_stack_size", "stack_size"] {
             if let Some(n) = options.get(key).and_then(Zval::long) {
-                coro::context::set_stack_size(n.max(0) as usize);
+                // As Swoole (an unsigned size): a negative one is the largest.
+                coro::context::set_stack_size(usize::try_from(n).unwrap_or(usize::MAX));
                 break;
             }
         }
@@ -1298,8 +1299,8 @@ impl System {
 }
 
 /// `System::readFile()`, `writeFile()` and `statvfs()` run in a coroutine,
-/// as in Swoole; rswoole does the file I/O in place (a local file read
-/// does not wait on the network).
+/// as in Swoole; `readFile()` reads on the blocking pool, the others do the
+/// file I/O in place.
 fn in_coroutine() -> PhpResult<()> {
     if coro::current() < 0 {
         set_last_error(super::errors::SWOOLE_ERROR_CO_OUT_OF_COROUTINE);
@@ -1346,12 +1347,28 @@ fn read_file_impl(filename: &str, flag: i64) -> PhpResult<Zval> {
     }
     in_coroutine()?;
     let mut z = Zval::new();
-    let read = std::fs::File::open(filename).and_then(|mut f| {
-        use std::io::Read;
-        lock(&f, flag);
-        let mut buf = Vec::new();
-        f.read_to_end(&mut buf).map(|_| buf)
-    });
+    // On the blocking pool, as Swoole reads on its AIO threads: the
+    // coroutine waits (other coroutines run) however fast the disk is.
+    let path = filename.to_string();
+    let job = async move {
+        tokio::task::spawn_blocking(move || {
+            std::fs::File::open(&path).and_then(|mut f| {
+                use std::io::Read;
+                lock(&f, flag);
+                let mut buf = Vec::new();
+                f.read_to_end(&mut buf).map(|_| buf)
+            })
+        })
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
+    };
+    let read = match coro::io::run(job) {
+        Ok(r) => r,
+        Err(_) => {
+            z.set_bool(false);
+            return Ok(z);
+        }
+    };
     match read {
         Ok(buf) => z = super::http_request::bytes_zval(&buf),
         Err(e) => {
