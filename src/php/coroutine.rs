@@ -357,7 +357,8 @@ fn run_defers(cid: Cid) {
         let Some(cb) = next else {
             break;
         };
-        let r = boundary::call(&cb, &mut []).map(|_| ());
+        // As Swoole: one argument, null (its traces show `{closure}(NULL)`).
+        let r = boundary::call(&cb, &mut [Zval::null()]).map(|_| ());
         if r == Err(CallError::Unwind) {
             coro::set_unwinding();
             return;
