@@ -368,7 +368,9 @@ fn run_defers(cid: Cid) {
 }
 
 /// What a failed coroutine body means for the process.
-fn after_failure(result: Result<(), CallError>) {
+/// What a failed callback means for the process (uncaught exception,
+/// `exit()`, fatal error), wherever it ran.
+pub fn after_failure(result: Result<(), CallError>) {
     match result {
         Ok(()) => {}
         // In a worker the exception was logged; the worker keeps serving.
@@ -942,7 +944,10 @@ impl Coroutine {
     pub fn stats() -> Zval {
         int_array([
             ("event_num", event_loop::live_tasks() as i64),
-            ("signal_listener_num", 0),
+            (
+                "signal_listener_num",
+                crate::engine::proc::user::listened_count() as i64,
+            ),
             ("aio_task_num", 0),
             ("aio_worker_num", 0),
             ("aio_queue_size", 0),

@@ -914,11 +914,17 @@ pub fn dispatch_signals() {
         if let Some(cb) = cb {
             let mut arg = Zval::new();
             arg.set_long(sig as i64);
-            let _ = coroutine::spawn(Job {
-                callable: cb,
-                args: vec![arg],
-                done: None,
-            });
+            if super::timer::coroutine_enabled() {
+                let _ = coroutine::spawn(Job {
+                    callable: cb,
+                    args: vec![arg],
+                    done: None,
+                });
+            } else {
+                // `enable_coroutine` off: no coroutine, and `exit()` in the
+                // callback ends the process with its code.
+                coroutine::after_failure(boundary::call_void(&cb, &mut [arg]));
+            }
         }
     }
 }

@@ -2,7 +2,7 @@
 //! timers; this file keeps each timer's callable and arguments by id, and
 //! runs the callback in a new coroutine, as Swoole does.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
@@ -23,21 +23,24 @@ struct Entry {
     tick: bool,
 }
 
+/// Timer callbacks run outside any coroutine (`enable_coroutine` off). A
+/// process-wide setting, not a thread-local: a `Process` child runs PHP on
+/// a new thread and keeps its parent's settings.
+static PLAIN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 thread_local! {
-    /// Timer callbacks run outside any coroutine (`enable_coroutine` off).
-    static PLAIN: Cell<bool> = const { Cell::new(false) };
     static CALLBACKS: Box<RefCell<HashMap<TimerId, Entry>>> = Box::new(RefCell::new(HashMap::new()));
 }
 
 /// `enable_coroutine` of `swoole_async_set()`/`Coroutine::set()`.
 pub fn set_enable_coroutine(on: bool) {
-    PLAIN.with(|p| p.set(!on));
+    PLAIN.store(!on, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// False after `enable_coroutine` was turned off: async callbacks (timers,
 /// `Event::cycle`) then run outside any coroutine.
 pub fn coroutine_enabled() -> bool {
-    !PLAIN.with(Cell::get)
+    !PLAIN.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 fn fire(id: TimerId) {
@@ -67,9 +70,9 @@ fn fire(id: TimerId) {
         })
     });
     if let Some(mut job) = job {
-        if PLAIN.with(Cell::get) {
+        if PLAIN.load(std::sync::atomic::Ordering::Relaxed) {
             // `swoole_async_set(['enable_coroutine' => false])`: no coroutine.
-            let _ = super::boundary::call_void(&job.callable, &mut job.args);
+            coroutine::after_failure(super::boundary::call_void(&job.callable, &mut job.args));
         } else {
             let _ = coroutine::spawn(job);
         }

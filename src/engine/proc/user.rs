@@ -252,6 +252,14 @@ pub fn take_pending() -> Vec<i32> {
         .collect()
 }
 
+/// How many signals are caught through [`listen`] (`signal_listener_num`).
+pub fn listened_count() -> usize {
+    SIG_LISTENED
+        .iter()
+        .filter(|s| s.load(Ordering::SeqCst))
+        .count()
+}
+
 /// Whether any signal is caught through [`listen`].
 pub fn any_listened() -> bool {
     SIG_LISTENED.iter().any(|s| s.load(Ordering::SeqCst))
