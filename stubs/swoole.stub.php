@@ -1074,6 +1074,8 @@ namespace Swoole\Server {
     {
         public function __construct() {}
         public function finish(mixed $data): bool {}
+        public static function pack(mixed $data): string|false {}
+        public static function unpack(string $data): mixed {}
     }
 }
 

@@ -527,6 +527,13 @@ impl Hooks for PhpHooks {
         self.packet_event(port, data, path, 0, server_socket, 0)
     }
     fn on_task(&self, task_id: i64, src_worker: i32, data: bytes::Bytes, flags: u32) -> Outcome {
+        // A task from the master, the manager or a user process takes no
+        // result: as a master's (-1) one, finish() answers false.
+        let src_worker = if server_task::no_reply_flag(flags) {
+            -1
+        } else {
+            src_worker
+        };
         let Some(cb) = &self.cb.task else {
             crate::rlog!(Warning, "require 'onTask' callback: task#{task_id} dropped");
             return Outcome::Done;

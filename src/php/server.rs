@@ -495,16 +495,35 @@ impl Server {
         let workers = stats::workers();
         let accept = ld(&sh.accept_count);
         let close = ld(&sh.close_count);
-        let concurrency: i64 = workers.iter().map(|w| w.concurrency).sum();
-        let worker_num = self
-            .setting
-            .borrow()
-            .as_ref()
-            .and_then(Zval::array)
-            .and_then(|a| a.get("worker_num"))
-            .and_then(Zval::long)
-            .unwrap_or(0);
-        let idle = workers.iter().filter(|w| w.concurrency == 0).count() as i64;
+        let setting = |k: &str| {
+            self.setting
+                .borrow()
+                .as_ref()
+                .and_then(Zval::array)
+                .and_then(|a| a.get(k))
+                .and_then(Zval::long)
+                .unwrap_or(0)
+        };
+        let worker_num = setting("worker_num");
+        let task_worker_num = setting("task_worker_num");
+        // Slots of task workers (ids from worker_num on) count busy tasks.
+        let is_task = |w: &&stats::WorkerStat| {
+            (w.worker_id as i64) >= worker_num
+                && (w.worker_id as i64) < worker_num + task_worker_num
+        };
+        let concurrency: i64 = workers
+            .iter()
+            .filter(|w| !is_task(w))
+            .map(|w| w.concurrency)
+            .sum();
+        let idle = workers
+            .iter()
+            .filter(|w| !is_task(w) && w.concurrency == 0)
+            .count() as i64;
+        let task_idle = workers
+            .iter()
+            .filter(|w| is_task(w) && w.concurrency == 0)
+            .count() as i64;
         let mut ht = ZendHashTable::new();
         let mut put = |k: &str, v: i64| {
             let _ = ht.insert(k, v);
@@ -515,7 +534,7 @@ impl Server {
         put("accept_count", accept);
         put("close_count", close);
         put("worker_num", worker_num);
-        put("task_worker_num", 0);
+        put("task_worker_num", task_worker_num);
         put("user_worker_num", 0);
         put("idle_worker_num", idle.min(worker_num.max(idle)));
         put("dispatch_count", ld(&sh.request_count));
@@ -543,7 +562,12 @@ impl Server {
                 me.concurrency.load(Ordering::Relaxed).max(0),
             );
         }
-        put("tasking_num", 0);
+        if task_worker_num > 0 {
+            let queued = ld(&sh.task_queued);
+            put("task_idle_worker_num", task_idle.min(task_worker_num));
+            put("tasking_num", (queued - ld(&sh.task_taken)).max(0));
+            put("task_count", queued);
+        }
         put("coroutine_num", crate::coro::count() as i64);
         put("coroutine_peek_num", crate::coro::peak() as i64);
         let mut list = ZendHashTable::new();
@@ -698,7 +722,7 @@ impl Server {
     /// Sends `$data` to connection `$fd` (routed to the worker that owns it).
     #[php(defaults(server_socket = -1))]
     pub fn send(&self, fd: &Zval, data: &Zval, server_socket: i64) -> bool {
-        if let Some(path) = fd.string() {
+        if let Some(path) = fd.string().filter(|p| p.starts_with('/')) {
             // A unix datagram peer, by its path (`$client['address']`).
             let Some(bytes) = zval_bytes(data) else {
                 return false;
@@ -717,8 +741,14 @@ impl Server {
             php_error(&ErrorType::Warning, "fd can not be null");
             return false;
         }
-        let Some(fd) = fd.long() else {
-            return false;
+        // Any other string is a number, as Swoole's `zval_get_long()`
+        // reads it (an fd that went through `task()` arrives as "7").
+        let fd = match fd.string() {
+            Some(s) => s.trim().parse::<i64>().unwrap_or(0),
+            None => match fd.long() {
+                Some(fd) => fd,
+                None => return false,
+            },
         };
         let Some(bytes) = zval_bytes(data) else {
             php_error(&ErrorType::Warning, "the data must be a string");
@@ -984,7 +1014,7 @@ impl Server {
             .filter(|c| !c.is_null())
             .map(Zval::shallow_clone);
         let mut z = Zval::new();
-        match server_task::send_task(data, dst_worker_id, cb) {
+        match server_task::send_task(data, dst_worker_id, cb, server_task::FLAG_NONBLOCK) {
             Some(id) => z.set_long(id),
             None => z.set_bool(false),
         }
@@ -994,7 +1024,7 @@ impl Server {
     /// Dispatches a task and waits for its result (false on timeout).
     #[php(defaults(timeout = 0.5, dst_worker_id = -1))]
     pub fn taskwait(&self, data: &Zval, timeout: f64, dst_worker_id: i64) -> Zval {
-        let r = server_task::wait_all(&[data], secs(timeout), dst_worker_id);
+        let r = server_task::wait_all(&[data], secs(timeout), dst_worker_id, false);
         r.into_iter().next().flatten().unwrap_or_else(|| {
             let mut z = Zval::new();
             z.set_bool(false);
@@ -1115,7 +1145,7 @@ fn file_slice(path: &str, offset: i64, length: i64) -> Result<Bytes, String> {
 fn multi(tasks: &ZendHashTable, timeout: f64, false_for_missing: bool) -> Zval {
     let keys: Vec<ext_php_rs::types::ArrayKey> = tasks.iter().map(|(k, _)| k).collect();
     let vals: Vec<&Zval> = tasks.iter().map(|(_, v)| v).collect();
-    let results = server_task::wait_all(&vals, secs(timeout), -1);
+    let results = server_task::wait_all(&vals, secs(timeout), -1, true);
     let mut ht = ZendHashTable::new();
     for (k, r) in keys.into_iter().zip(results) {
         match r {

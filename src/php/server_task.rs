@@ -23,8 +23,20 @@ use crate::coro::{self, Cid, WaitKind, Wake};
 use crate::engine::ipc::{self, Kind, Msg};
 use crate::engine::worker;
 
+/// Swoole's `SW_TASK_TMPFILE` (a packet naming a file that holds the data).
+const FLAG_TMPFILE: u32 = 1;
 /// Swoole's `SW_TASK_SERIALIZE`.
 pub const FLAG_SERIALIZE: u32 = 2;
+/// Swoole's `SW_TASK_NONBLOCK`: dispatched by `task()` or from a coroutine.
+pub const FLAG_NONBLOCK: u32 = 1 << 2;
+/// Swoole's `SW_TASK_CALLBACK`: `task()` with a finish callback.
+const FLAG_CALLBACK: u32 = 1 << 3;
+/// Swoole's `SW_TASK_WAITALL`: a blocking `taskWaitMulti()`.
+pub const FLAG_WAITALL: u32 = 1 << 4;
+/// Swoole's `SW_TASK_COROUTINE`: a coroutine waits for the result.
+pub const FLAG_COROUTINE: u32 = 1 << 5;
+/// Swoole's `SW_TASK_NOREPLY`: nobody takes a result (sent by the master).
+const FLAG_NOREPLY: u32 = 1 << 7;
 
 /// A PHP value as task bytes and flags, from inside a PHP method
 /// (`task()`, `finish()`, `sendMessage()`): `serialize()` runs user code
@@ -94,6 +106,83 @@ pub fn unpack_or_false(data: &[u8], flags: u32) -> Result<Zval, CallError> {
     }
 }
 
+/// Size of Swoole's `DataHead`, the header of a packed task.
+const HEAD_LEN: usize = 40;
+/// Swoole's `SW_IPC_MAX_SIZE`: a payload of this size with the header and
+/// more goes to a temporary file.
+const IPC_MAX: usize = 8192;
+/// Swoole's `SW_TASK_TMP_PATH_SIZE`: the path field of a file packet.
+const TMP_PATH_LEN: usize = 256;
+/// Swoole's `SW_SERVER_EVENT_TASK`, the header's event type.
+const EVENT_TASK: u8 = 8;
+
+/// `Task::pack()`: Swoole's task packet (its `EventData`, native byte
+/// order): a 40-byte header (task id, payload length, worker id, event
+/// type, task flags, time) then the payload, or for a large payload a
+/// file packet (length, NUL-padded path of a temporary file holding it).
+fn encode_packet(id: i64, data: &[u8], flags: u32) -> std::io::Result<Vec<u8>> {
+    let mut flags = flags | FLAG_NONBLOCK | FLAG_NOREPLY;
+    let body: Vec<u8> = if data.len() < IPC_MAX - HEAD_LEN {
+        data.to_vec()
+    } else {
+        let path = crate::engine::http::form::save_task_file(&ipc::tmpdir(), data)?;
+        let p = crate::engine::http::form::path_bytes(&path);
+        let mut b = Vec::with_capacity(8 + TMP_PATH_LEN);
+        b.extend_from_slice(&(data.len() as u64).to_ne_bytes());
+        b.extend_from_slice(&p[..p.len().min(TMP_PATH_LEN - 1)]);
+        b.resize(8 + TMP_PATH_LEN, 0);
+        flags |= FLAG_TMPFILE;
+        b
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    let mut out = Vec::with_capacity(HEAD_LEN + body.len());
+    out.extend_from_slice(&id.to_ne_bytes()); // fd: the task id
+    out.extend_from_slice(&0u64.to_ne_bytes()); // msg_id
+    out.extend_from_slice(&(body.len() as u32).to_ne_bytes());
+    out.extend_from_slice(&(worker::current_worker_id().max(0) as i16).to_ne_bytes());
+    out.push(EVENT_TASK);
+    out.push(0); // event flags
+    out.extend_from_slice(&0u16.to_ne_bytes()); // server_fd
+    out.extend_from_slice(&(flags as u16).to_ne_bytes());
+    out.extend_from_slice(&0u32.to_ne_bytes()); // reserved
+    out.extend_from_slice(&now.to_ne_bytes());
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
+/// A packet from [`encode_packet`] (or Swoole's) back to its payload and
+/// task flags; a file packet's file is read and removed. None for bytes
+/// that are not a task packet.
+fn decode_packet(p: &[u8]) -> Option<(Vec<u8>, u32)> {
+    let head = p.get(..HEAD_LEN)?;
+    let len = u32::from_ne_bytes(head.get(16..20)?.try_into().ok()?) as usize;
+    let flags = u16::from_ne_bytes(head.get(26..28)?.try_into().ok()?) as u32;
+    let body = p.get(HEAD_LEN..HEAD_LEN.checked_add(len)?)?;
+    if flags & FLAG_TMPFILE == 0 {
+        return Some((body.to_vec(), flags));
+    }
+    let size = u64::from_ne_bytes(body.get(..8)?.try_into().ok()?) as usize;
+    let name = body.get(8..)?;
+    let name = &name[..name.iter().position(|&b| b == 0).unwrap_or(name.len())];
+    let path =
+        std::path::Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name));
+    let data = match std::fs::read(path) {
+        Ok(d) => d,
+        Err(e) => {
+            crate::rlog!(Warning, "open({}) failed, Error: {e}", path.display());
+            return None;
+        }
+    };
+    let _ = std::fs::remove_file(path);
+    if data.len() < size {
+        return None;
+    }
+    Some((data[..size].to_vec(), flags))
+}
+
 #[derive(Default)]
 struct Tables {
     /// Per-task finish callbacks (`task($data, $dst, $callback)`).
@@ -121,10 +210,14 @@ pub fn set_current(t: Option<(i64, i32)>) {
 }
 
 /// Sends `data` to a task worker; the task id, or None (with a warning).
-pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
-    // The master (`onStart`, its timers) may dispatch too, as in Swoole: it
-    // holds every inbox's write end. (`php_error` prefixes the method name.)
-    if !ipc::is_set_up() || (worker::current_worker_id() < 0 && !in_master()) {
+/// `mode` is Swoole's dispatch flags (`$task->flags` in `onTask`, next to
+/// `SWOOLE_TASK_SERIALIZE`); `task()` passes [`FLAG_NONBLOCK`] and the
+/// callback / master bits are added here.
+pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>, mode: u32) -> Option<i64> {
+    // The master (`onStart`, its timers), the manager and user processes
+    // may dispatch too, as in Swoole: they hold every inbox's write end.
+    // Their tasks carry `NOREPLY`. (`php_error` prefixes the method name.)
+    if !ipc::is_set_up() {
         php_error(&ErrorType::Warning, "server is not running");
         return None;
     }
@@ -152,6 +245,12 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
         return None;
     };
     let id = ipc::next_task_id();
+    let mut flags = flags | mode;
+    if !is_event_worker() {
+        flags |= FLAG_NOREPLY;
+    } else if callback.is_some() {
+        flags |= FLAG_CALLBACK;
+    }
     let m = Msg {
         kind: Kind::Task,
         flags,
@@ -170,16 +269,27 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>) -> Option<i64> {
     Some(id)
 }
 
-/// Whether this is the server's master process (outside any worker).
-fn in_master() -> bool {
-    crate::engine::proc::supervisor::master_pid() == std::process::id() as i32
+/// Whether this process is an event worker (the only one that takes
+/// task results).
+fn is_event_worker() -> bool {
+    let id = worker::current_worker_id();
+    id >= 0 && (id as usize) < ipc::worker_num()
+}
+
+/// Whether a task's sender takes no result (the master, the manager, a
+/// user process): Swoole's `SW_TASK_NOREPLY`.
+pub fn no_reply_flag(flags: u32) -> bool {
+    flags & FLAG_NOREPLY != 0
 }
 
 /// Sends a task result to worker `src` (from a task worker). A task the
 /// master sent (`src` < 0) has nobody waiting: its result is dropped.
+/// A task the master sent (`src` < 0) has nobody to take a result: false,
+/// with Swoole's log line.
 pub fn send_finish(task_id: i64, src: i32, data: &Zval) -> bool {
     if src < 0 && worker::is_task_worker() {
-        return true;
+        no_reply();
+        return false;
     }
     if !worker::is_task_worker() {
         php_error(
@@ -199,11 +309,20 @@ pub fn send_finish(task_id: i64, src: i32, data: &Zval) -> bool {
 /// as an exception thrown by `onTask` itself does.
 pub fn finish_from_hook(task_id: i64, src: i32, data: &Zval) -> Result<(), CallError> {
     if src < 0 {
+        no_reply();
         return Ok(());
     }
     let (bytes, flags) = pack_from_hook(data)?;
     finish_packed(task_id, src, bytes, flags);
     Ok(())
+}
+
+/// Swoole's warning for a result of a task nobody waits for (`NOREPLY`).
+fn no_reply() {
+    crate::rlog!(
+        Warning,
+        "Server::finish(): Server::finish() can only be used in the worker process"
+    );
 }
 
 fn finish_packed(task_id: i64, src: i32, bytes: Bytes, flags: u32) -> bool {
@@ -260,11 +379,22 @@ pub fn route_finish(task_id: i64, data: &Zval) -> FinishTarget {
 
 /// Sends every task and waits (suspending the coroutine, or blocking the
 /// worker outside one) for their results until `timeout`. Results in
-/// input order; None for a task that failed or timed out.
-pub fn wait_all(tasks: &[&Zval], timeout: Duration, dst: i64) -> Vec<Option<Zval>> {
-    let ids: Vec<Option<i64>> = tasks.iter().map(|t| send_task(t, dst, None)).collect();
-    let deadline = Instant::now() + timeout;
+/// input order; None for a task that failed or timed out. `multi`:
+/// `taskWaitMulti()` (its tasks carry `SWOOLE_TASK_WAITALL` when blocking).
+pub fn wait_all(tasks: &[&Zval], timeout: Duration, dst: i64, multi: bool) -> Vec<Option<Zval>> {
     let cid = coro::current();
+    let mode = if cid >= 0 {
+        FLAG_NONBLOCK | FLAG_COROUTINE
+    } else if multi {
+        FLAG_WAITALL
+    } else {
+        0
+    };
+    let ids: Vec<Option<i64>> = tasks
+        .iter()
+        .map(|t| send_task(t, dst, None, mode))
+        .collect();
+    let deadline = Instant::now() + timeout;
     if cid < 0 {
         return ids
             .iter()
@@ -333,6 +463,37 @@ impl Task {
 
 #[php_impl]
 impl Task {
+    /// Swoole's task packet of `$data` (for a `task_ipc_mode` 3 queue);
+    /// false when the value cannot be serialized.
+    pub fn pack(data: &Zval) -> Zval {
+        let mut z = Zval::new();
+        let Some((bytes, flags)) = pack(data) else {
+            z.set_bool(false);
+            return z;
+        };
+        match encode_packet(ipc::next_task_id(), &bytes, flags) {
+            Ok(p) => bytes_zval(&p),
+            Err(e) => {
+                php_error(&ErrorType::Warning, &format!("large task pack failed: {e}"));
+                z.set_bool(false);
+                z
+            }
+        }
+    }
+
+    /// The value of a packet from `pack()`; false for anything else.
+    pub fn unpack(data: &Zval) -> Zval {
+        let mut f = Zval::new();
+        f.set_bool(false);
+        let Some(s) = data.zend_str() else {
+            return f;
+        };
+        let Some((data, flags)) = decode_packet(s.as_bytes()) else {
+            return f;
+        };
+        unpack(&data, flags).unwrap_or(f)
+    }
+
     /// Sends the result to the worker that dispatched the task.
     pub fn finish(&self, data: &Zval) -> bool {
         send_finish(self.id, self.worker_id as i32, data)

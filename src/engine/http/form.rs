@@ -222,7 +222,16 @@ fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
 
 /// Writes an upload to a fresh `swoole.upfile.XXXXXX` file in `dir`.
 pub fn save_upload(dir: &Path, data: &[u8]) -> std::io::Result<PathBuf> {
-    let mut template = dir.join("swoole.upfile.XXXXXX").into_os_string().into_vec();
+    save_tmp(dir, "swoole.upfile.XXXXXX", data)
+}
+
+/// Writes a packed task's payload to a fresh `swoole.task.XXXXXX` file in `dir`.
+pub fn save_task_file(dir: &Path, data: &[u8]) -> std::io::Result<PathBuf> {
+    save_tmp(dir, "swoole.task.XXXXXX", data)
+}
+
+fn save_tmp(dir: &Path, name: &str, data: &[u8]) -> std::io::Result<PathBuf> {
+    let mut template = dir.join(name).into_os_string().into_vec();
     template.push(0);
     // SAFETY: `template` is a NUL-terminated, writable buffer ending in
     // XXXXXX, as mkstemp requires; it rewrites the X's in place.

@@ -215,6 +215,11 @@ pub fn enter(id: i32) {
     });
 }
 
+/// Where large task payloads go (`task_tmpdir`, default `/tmp`).
+pub fn tmpdir() -> PathBuf {
+    with(|s| s.tmpdir.clone())
+}
+
 pub fn is_set_up() -> bool {
     with(|s| !s.ends.is_empty())
 }

@@ -480,6 +480,27 @@ impl Drop for InFlight {
     }
 }
 
+/// A task worker running a task (Swoole's busy task worker, counted by
+/// `task_idle_worker_num`): this process's slot only, until dropped.
+pub struct TaskBusy(());
+
+impl TaskBusy {
+    pub fn enter() -> Self {
+        if let Some(slot) = my_slot() {
+            slot.concurrency.fetch_add(1, Ordering::Relaxed);
+        }
+        TaskBusy(())
+    }
+}
+
+impl Drop for TaskBusy {
+    fn drop(&mut self) {
+        if let Some(slot) = my_slot() {
+            slot.concurrency.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
 /// Requests in flight in the whole server (`max_concurrency`); 0 outside one.
 pub fn concurrency() -> i64 {
     shared().map_or(0, |s| s.concurrency.load(Ordering::Relaxed).max(0))

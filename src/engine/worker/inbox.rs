@@ -15,6 +15,7 @@ pub fn dispatch(hooks: &Rc<dyn Hooks>, m: Msg) -> Outcome {
     match m.kind {
         Kind::Task => {
             crate::engine::shared::stats::on_task_taken();
+            let _busy = crate::engine::shared::stats::TaskBusy::enter();
             hooks.on_task(m.id, m.src, m.data, m.flags)
         }
         Kind::Finish => hooks.on_finish(m.id, m.src, m.data, m.flags),
