@@ -719,6 +719,10 @@ impl Response {
             php_error(&ErrorType::Warning, "header key is too long");
             return false;
         }
+        // As Swoole: a null value unsets the header.
+        if value.is_null() {
+            return done(method, self.r.remove_header(name.as_bytes()));
+        }
         if let Some(arr) = value.array() {
             let mut first = true;
             for (_, v) in arr.iter() {

@@ -242,6 +242,14 @@ impl Server {
             );
             return Ok(false);
         }
+        // A server runs once: its main socket went with the first start().
+        if self_.listener.borrow().is_none() {
+            php_error(
+                &ErrorType::Warning,
+                &format!("The server have been shutdown, unable to execute {class}->start()"),
+            );
+            return Ok(false);
+        }
         if super::coroutine::in_event_loop() {
             php_error(
                 &ErrorType::Warning,
@@ -393,6 +401,16 @@ impl Server {
         }
         self_.started.set(true);
         self_.fill_default_settings(&cfg);
+        session::set_start(
+            self_
+                .setting
+                .borrow()
+                .as_ref()
+                .and_then(Zval::array)
+                .and_then(|a| a.get("start_session_id"))
+                .and_then(Zval::long)
+                .unwrap_or(0),
+        );
 
         let obj: *mut ZendObject = &raw mut self_.std;
         let hooks = Rc::new(PhpHooks::new(obj, callbacks, &cfg));

@@ -206,6 +206,13 @@ pub async fn serve(
     ctx: Rc<WorkerCtx>,
 ) {
     let entry = guard.conn().clone();
+    // `onConnect`, as Swoole fires it for HTTP and WebSocket servers too.
+    if let crate::engine::hooks::Outcome::Fatal(code) =
+        ctx.hooks
+            .on_connect(entry.fd(), ctx.id as i32, entry.port())
+    {
+        ctx.poison(code);
+    }
     let kill = Rc::new(Kill {
         conn: entry.clone(),
         rx: RefCell::new(rx),

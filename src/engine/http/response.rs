@@ -246,6 +246,26 @@ const SET_EXACT: u8 = 8;
 pub const SET_DATE: u8 = 16;
 /// The script set a cookie: `build` moves them after its other headers.
 const SET_COOKIES: u8 = 32;
+/// The script set one of the headers Swoole manages (`is_managed`) to an
+/// empty value: as Swoole, that only keeps its default out; `build`
+/// drops the empty line.
+const SET_EMPTY: u8 = 64;
+
+/// The headers Swoole 6.2.2 treats apart when it writes the head: set
+/// empty, they are not sent (and their default is not either).
+fn is_managed(n: &HeaderName) -> bool {
+    use http::header::*;
+    [
+        SERVER,
+        CONNECTION,
+        DATE,
+        CONTENT_LENGTH,
+        CONTENT_TYPE,
+        TRANSFER_ENCODING,
+        CONTENT_ENCODING,
+    ]
+    .contains(n)
+}
 
 /// Header names a script asked to be sent exactly as spelled
 /// (`header($k, $v, false)`), carried to the connection in the response's
@@ -263,7 +283,8 @@ struct State {
     reason: Option<String>,
     /// Built as the script sets them, then moved whole into the response.
     headers: HeaderMap,
-    /// `SET_*` bits; headers are never removed, so a bit once set stays true.
+    /// `SET_*` bits; a bit once set stays true (a header `remove_header`
+    /// took out still keeps its default out, as in Swoole).
     defaults_set: u8,
     /// Names to send as spelled (`SET_EXACT`).
     exact: Vec<Box<[u8]>>,
@@ -354,11 +375,30 @@ impl Responder {
             RespError::Invalid(format!("invalid value for header '{name}'"))
         })?;
         s.note_default(&n);
+        if v.is_empty() && is_managed(&n) {
+            s.defaults_set |= SET_EMPTY;
+        }
         if replace {
             s.headers.insert(n, v);
         } else {
             s.headers.append(n, v);
         }
+        Ok(())
+    }
+
+    /// `header($name, null)`: the header goes (every value of it); as in
+    /// Swoole a default of that name is not sent either.
+    pub fn remove_header(&self, name: &[u8]) -> Result<(), RespError> {
+        let mut s = self.0.borrow_mut();
+        if s.ended || s.head_tx.is_none() {
+            return Err(RespError::Unavailable);
+        }
+        let Some(n) = header_name(name) else {
+            let name = String::from_utf8_lossy(name);
+            return Err(RespError::Invalid(format!("invalid header name '{name}'")));
+        };
+        s.note_default(&n);
+        s.headers.remove(&n);
         Ok(())
     }
 
@@ -603,6 +643,17 @@ impl State {
             }
         }
         *resp.headers_mut() = std::mem::take(&mut self.headers);
+        if self.defaults_set & SET_EMPTY != 0 {
+            let h = resp.headers_mut();
+            let empty: Vec<HeaderName> = h
+                .iter()
+                .filter(|(n, v)| v.is_empty() && is_managed(n))
+                .map(|(n, _)| n.clone())
+                .collect();
+            for n in empty {
+                h.remove(&n);
+            }
+        }
         if self.defaults_set & SET_COOKIES != 0 {
             // Swoole writes the cookies after every other header the
             // script set (a map keeps them where the first one went).

@@ -75,11 +75,20 @@ impl Table {
 
 static TABLE: AtomicPtr<Table> = AtomicPtr::new(std::ptr::null_mut());
 static LOCAL_NEXT: AtomicI64 = AtomicI64::new(1);
+/// `start_session_id`: the first connection gets the id after it.
+static START: AtomicI64 = AtomicI64::new(0);
+
+/// Sets `start_session_id` for the next `init` (as Swoole, the first id
+/// is `start + 1`).
+pub fn set_start(start: i64) {
+    START.store(start.max(0), Ordering::Relaxed);
+}
 
 /// Maps (or clears) the table; in the master, before any fork.
 pub fn init() -> std::io::Result<()> {
+    let first = START.load(Ordering::Relaxed).saturating_add(1);
     if let Some(t) = table() {
-        t.next.store(1, Ordering::Relaxed);
+        t.next.store(first, Ordering::Relaxed);
         for s in &t.slots {
             s.fd.store(0, Ordering::Relaxed);
         }
@@ -92,7 +101,7 @@ pub fn init() -> std::io::Result<()> {
     let p = crate::engine::shared::shm_lock::map_shared(std::mem::size_of::<Table>())?;
     let t: *mut Table = p.cast();
     // SAFETY: just mapped, zeroed, page-aligned, sized for `Table`.
-    unsafe { (*t).next.store(1, Ordering::Relaxed) };
+    unsafe { (*t).next.store(first, Ordering::Relaxed) };
     TABLE.store(t, Ordering::Release);
     Ok(())
 }
