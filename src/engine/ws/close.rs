@@ -142,15 +142,10 @@ pub fn parse(payload: &Bytes) -> Result<(u16, Bytes), u16> {
     CloseFrame::parse(payload).map(|f| (f.code, f.reason))
 }
 
-/// What to answer a peer's close frame with: as Swoole 6.2.2, its own code
-/// and reason, whatever they are (`NORMAL` for an empty payload). Only a
-/// 1-byte payload, which holds no code to echo, gets `PROTOCOL_ERROR`.
+/// What to answer a peer's close frame with: its own code and reason when
+/// valid (`NORMAL` for an empty payload), else the error code, no reason.
 pub fn answer(payload: &Bytes) -> (u16, Bytes) {
-    if payload.len() == 1 {
-        return (PROTOCOL_ERROR, Bytes::new());
-    }
-    let f = CloseFrame::read(payload);
-    (f.code, f.reason)
+    parse(payload).unwrap_or_else(|code| (code, Bytes::new()))
 }
 
 #[cfg(test)]
@@ -210,15 +205,11 @@ mod tests {
     }
 
     #[test]
-    fn answers_echo_any_code_and_reason() {
+    fn answers_carry_the_error_code() {
         assert_eq!(answer(&Bytes::from_static(b"\x03")), (1002, Bytes::new()));
         assert_eq!(
             answer(&Bytes::from_static(b"\x03\xe8\xff")),
-            (1000, Bytes::from_static(b"\xff"))
-        );
-        assert_eq!(
-            answer(&Bytes::from_static(b"\x03\xe7no")),
-            (999, Bytes::from_static(b"no"))
+            (1007, Bytes::new())
         );
         assert_eq!(
             answer(&Bytes::from_static(b"\x0f\xa1why")),
