@@ -359,7 +359,7 @@ impl Master<'_> {
     fn check_reload_done(&mut self) {
         if self.reloading.as_ref().is_some_and(HashSet::is_empty) {
             self.reloading = None;
-            crate::rlog!(Info, "reload finished");
+            crate::rlog!(Debug, "reload finished");
             self.hooks.on_after_reload();
             if std::mem::take(&mut self.reload_again) {
                 self.start_reload(false);
@@ -442,11 +442,11 @@ impl Master<'_> {
             return Ok(());
         }
         let id = p.id;
-        let abnormal = (code != 0 || sig != 0) && p.state != ChildState::Killed;
+        let abnormal = code != 0 || sig != 0;
         let report = |m: &Self| {
             crate::rlog!(
                 Warning,
-                "Manager::wait(): worker(pid={pid}, id={id}) abnormal exit, status={code}, signal={sig}"
+                "Worker::report_error(): worker(pid={pid}, id={id}) abnormal exit, status={code}, signal={sig}"
             );
             m.hooks.on_worker_error(id, pid.as_raw(), code, sig);
         };
@@ -492,8 +492,10 @@ impl Master<'_> {
             report(self);
         }
         // A worker that dies at once (say, a fatal error in workerStart)
-        // would otherwise be forked in a tight loop.
-        let at = if p.started.elapsed() < QUICK_DEATH {
+        // would otherwise be forked in a tight loop. One that was ready (it
+        // ran workerStart, then was killed) is forked again at once, as
+        // Swoole's manager does.
+        let at = if !p.state.is_ready() && p.started.elapsed() < QUICK_DEATH {
             Instant::now() + RESPAWN_PAUSE
         } else {
             Instant::now()
@@ -537,7 +539,7 @@ impl Master<'_> {
                 if now >= t + grace {
                     crate::rlog!(
                         Warning,
-                        "worker#{}(pid={pid}) did not exit within max_wait_time: killing it",
+                        "ReloadTask::kill_all(): force kill worker process(pid={pid}, id={})",
                         p.id
                     );
                     kill(*pid, Signal::SIGKILL);
