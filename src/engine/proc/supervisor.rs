@@ -495,7 +495,11 @@ impl Master<'_> {
         // would otherwise be forked in a tight loop. One that was ready (it
         // ran workerStart, then was killed) is forked again at once, as
         // Swoole's manager does.
-        let at = if !p.state.is_ready() && p.started.elapsed() < QUICK_DEATH {
+        // A user process sends no ready notice: one that left cleanly (say
+        // its SIGTERM handler ran `Event::exit()`) counts as ready.
+        let user_done = id >= self.cfg.total_workers() && code == 0 && sig == 0;
+        let ready = p.state.is_ready() || user_done;
+        let at = if !ready && p.started.elapsed() < QUICK_DEATH {
             Instant::now() + RESPAWN_PAUSE
         } else {
             Instant::now()
