@@ -589,14 +589,18 @@ pub async fn serve_ports(
         Some(code) => code,
         None => {
             // As Swoole: workerExit only when the loop still had work when
-            // the worker stopped (open connections, timers), and with
-            // reload_async again each round while timers are left, so the
+            // the worker stopped (open connections, timers, coroutines), and
+            // with reload_async again each round while some are left, so the
             // application can clear them, until max_wait_time; workerStop
             // last.
-            let mut busy = had_conns || crate::engine::rt::timer::pending() > 0;
+            // Coroutines count as work too: reload_async lets them finish.
+            let work = || {
+                crate::engine::rt::timer::pending() > 0 || crate::engine::watchdog::coroutines() > 0
+            };
+            let mut busy = had_conns || work();
             while busy {
                 hooks.on_worker_exit(id);
-                busy = cfg.reload_async && crate::engine::rt::timer::pending() > 0;
+                busy = cfg.reload_async && work();
                 if !busy {
                     break;
                 }
