@@ -833,7 +833,6 @@ fn supervise(cfg: &ServerConfig, ports: &[Port], hooks: Rc<dyn Hooks>, master: b
     if master {
         hooks.on_start();
     }
-    hooks.on_manager_start();
 
     let mut m = Master {
         ports,
@@ -849,7 +848,19 @@ fn supervise(cfg: &ServerConfig, ports: &[Port], hooks: Rc<dyn Hooks>, master: b
         ctl_rd,
         is_master: master,
     };
-    let result = master_loop(&mut m);
+    // As Swoole's manager: the workers are forked first, then
+    // onManagerStart runs (it may wait for them, or message them).
+    let mut result = Ok(());
+    for id in 0..m.cfg.total_workers() + user_process_count() {
+        if let Err(e) = m.spawn(id, None) {
+            result = Err(e);
+            break;
+        }
+    }
+    if result.is_ok() {
+        hooks.on_manager_start();
+        result = master_loop(&mut m);
+    }
     if result.is_err() {
         m.kill_all(Signal::SIGKILL);
     }
@@ -864,9 +875,6 @@ fn supervise(cfg: &ServerConfig, ports: &[Port], hooks: Rc<dyn Hooks>, master: b
 }
 
 fn master_loop(m: &mut Master<'_>) -> Result<()> {
-    for id in 0..m.cfg.total_workers() + user_process_count() {
-        m.spawn(id, None)?;
-    }
     loop {
         let got = signal::take_flags();
         if got.reopen {
