@@ -30,7 +30,8 @@ foreach ([SWOOLE_BASE => 'base', SWOOLE_PROCESS => 'process'] as $mode => $name)
         @file_get_contents("http://127.0.0.1:{$t->port}/?m=after$i");
     }
     posix_kill($t->pid, SIGUSR1); // the reload lines come from the master (or the manager)
-    rsw_wait_until(fn() => str_contains((string) @file_get_contents($logFile), 'reload finished'), 5);
+    rsw_wait_until(fn() => str_contains((string) @file_get_contents($logFile), 'Server is reloading all workers now'), 5);
+    usleep(200000);
     $old = (string) @file_get_contents("$logFile.1");
     $new = (string) @file_get_contents($logFile);
     rsw_check("$name: the rotated file has the lines from before", substr_count($old, 'marker-before') === 6 && !str_contains($old, 'marker-after'), $old);

@@ -86,7 +86,9 @@ fn interrupt() {
     }
 }
 
-fn coroutines() -> u64 {
+/// Coroutines alive in this process (0 before the PHP layer set its
+/// counter).
+pub fn coroutines() -> u64 {
     let f = COROUTINES.load(Ordering::Acquire);
     if f == 0 {
         return 0;

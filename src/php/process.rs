@@ -975,9 +975,9 @@ pub fn install_user_processes(list: Vec<Zval>) {
     ));
 }
 
-/// `Server::getWorkerStatus()`: busy while it has requests in flight (the
-/// calling worker is busy: it runs this), idle otherwise; false for a worker
-/// that does not run.
+/// `Server::getWorkerStatus()`: busy while it has requests (or a receive
+/// callback) in flight, exit once the calling worker stops, idle otherwise;
+/// false for a worker that does not run.
 pub fn worker_status(worker_id: i64) -> Zval {
     let mut out = Zval::new();
     let me = crate::engine::worker::current_worker_id() as i64;
@@ -987,7 +987,14 @@ pub fn worker_status(worker_id: i64) -> Zval {
         return out;
     }
     if id == me {
-        out.set_long(1);
+        // SWOOLE_WORKER_EXIT once stopping, BUSY inside a request or a
+        // receive callback, IDLE otherwise (workerStart, a timer).
+        let st = match crate::engine::shared::stats::my_load() {
+            Some((true, _)) => 3,
+            Some((false, 0)) => 2,
+            _ => 1,
+        };
+        out.set_long(st);
         return out;
     }
     match crate::engine::shared::stats::workers()

@@ -135,7 +135,12 @@ where
                     conn.touch();
                     let r = framing::take_frames(&opts.framing, &mut buf, opts.package_max_length, &mut frames);
                     for f in frames.drain(..) {
-                        if let Outcome::Fatal(code) = ctx.hooks.on_receive(fd, reactor, port, f) {
+                        // Busy while the callback runs (`idle_worker_num`,
+                        // `getWorkerStatus()`, dispatch mode 3).
+                        let busy = stats::InFlight::enter();
+                        let out = ctx.hooks.on_receive(fd, reactor, port, f);
+                        drop(busy);
+                        if let Outcome::Fatal(code) = out {
                             ctx.poison(code);
                         }
                     }
@@ -204,10 +209,12 @@ pub async fn serve_udp(sock: Rc<UdpSocket>, port: usize, ctx: Rc<WorkerCtx>) {
             Ok((n, peer)) => {
                 stats::on_recv(n);
                 let data = Bytes::copy_from_slice(&buf[..n]);
-                if let Outcome::Fatal(code) =
-                    ctx.hooks
-                        .on_packet(port, data, peer, server_fd, server_port)
-                {
+                let busy = stats::InFlight::enter();
+                let out = ctx
+                    .hooks
+                    .on_packet(port, data, peer, server_fd, server_port);
+                drop(busy);
+                if let Outcome::Fatal(code) = out {
                     ctx.poison(code);
                 }
             }

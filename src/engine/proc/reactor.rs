@@ -310,8 +310,9 @@ impl Chan {
 
 /// How long a connection may sit in a worker's channel before the worker
 /// counts as stuck: a running worker takes one within microseconds, but a
-/// loaded machine may not schedule it for a few milliseconds. Mode 4
-/// promises one worker per client address, so it waits longer.
+/// loaded machine may not schedule it for a few milliseconds. Modes 1 and 4
+/// promise an order (round robin, one worker per client address), so they
+/// wait longer.
 const STUCK_AFTER: Duration = Duration::from_millis(10);
 const STUCK_AFTER_IP: Duration = Duration::from_millis(100);
 
@@ -425,7 +426,9 @@ impl Table {
         // in its channel for `STUCK_AFTER` (it is stuck in PHP: a loop, a
         // blocking call): then the next one in the ring that is not. When
         // all are, the named one (its channel queues the connection).
-        let patience = if self.mode == 4 {
+        // Modes 1 and 4 promise an order (round robin, one worker per
+        // address): a burst of connections must not look like a stall.
+        let patience = if matches!(self.mode, 1 | 4) {
             STUCK_AFTER_IP
         } else {
             STUCK_AFTER
@@ -760,8 +763,15 @@ pub fn run_master(
         }
         // Our own handlers (replacing PHP's zend_signal ones, which re-raise
         // with the default action) wake this loop through a pipe.
-        let rd = crate::engine::sys::signal::master_signal_pipe()
+        // A signal the script took with `Process::signal()` in onStart
+        // stays with its callback.
+        let user = |sig: libc::c_int| crate::engine::proc::user::is_listened(sig);
+        let rd = crate::engine::sys::signal::master_signal_pipe(&user)
             .map_err(|e| Error::process("signal handlers", e))?;
+        let user_rd = crate::engine::proc::user::listen_fd()
+            .map(|fd| watch(RawFdRef(fd)))
+            .transpose()
+            .map_err(|e| Error::process("signal pipe", e))?;
         // A SIGTERM held since onStart (`$server->shutdown()` there) is
         // delivered now, to our handler.
         hold_stop_signals(false);
@@ -775,6 +785,16 @@ pub fn run_master(
                 r = wake.readable() => {
                     if let Ok(mut g) = r {
                         g.clear_ready();
+                    }
+                }
+                r = async {
+                    match &user_rd {
+                        Some(u) => u.readable().await.map(|mut g| g.clear_ready()),
+                        None => std::future::pending().await,
+                    }
+                } => {
+                    if r.is_ok() {
+                        crate::engine::proc::user::dispatch_now();
                     }
                 }
                 _ = tokio::time::sleep(Duration::from_millis(200)) => {}
@@ -821,7 +841,8 @@ pub fn run_master(
             t.abort();
         }
         drop(wake);
-        crate::engine::sys::signal::close_master_signal_pipe(rd);
+        drop(user_rd);
+        crate::engine::sys::signal::close_master_signal_pipe(rd, &user);
         Ok(())
     });
     rt.shutdown_timeout(Duration::from_secs(1));

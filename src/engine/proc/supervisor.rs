@@ -359,7 +359,7 @@ impl Master<'_> {
     fn check_reload_done(&mut self) {
         if self.reloading.as_ref().is_some_and(HashSet::is_empty) {
             self.reloading = None;
-            crate::rlog!(Info, "reload finished");
+            crate::rlog!(Debug, "reload finished");
             self.hooks.on_after_reload();
             if std::mem::take(&mut self.reload_again) {
                 self.start_reload(false);
@@ -442,11 +442,11 @@ impl Master<'_> {
             return Ok(());
         }
         let id = p.id;
-        let abnormal = (code != 0 || sig != 0) && p.state != ChildState::Killed;
+        let abnormal = code != 0 || sig != 0;
         let report = |m: &Self| {
             crate::rlog!(
                 Warning,
-                "Manager::wait(): worker(pid={pid}, id={id}) abnormal exit, status={code}, signal={sig}"
+                "Worker::report_error(): worker(pid={pid}, id={id}) abnormal exit, status={code}, signal={sig}"
             );
             m.hooks.on_worker_error(id, pid.as_raw(), code, sig);
         };
@@ -492,8 +492,14 @@ impl Master<'_> {
             report(self);
         }
         // A worker that dies at once (say, a fatal error in workerStart)
-        // would otherwise be forked in a tight loop.
-        let at = if p.started.elapsed() < QUICK_DEATH {
+        // would otherwise be forked in a tight loop. One that was ready (it
+        // ran workerStart, then was killed) is forked again at once, as
+        // Swoole's manager does.
+        // A user process sends no ready notice: one that left cleanly (say
+        // its SIGTERM handler ran `Event::exit()`) counts as ready.
+        let user_done = id >= self.cfg.total_workers() && code == 0 && sig == 0;
+        let ready = p.state.is_ready() || user_done;
+        let at = if !ready && p.started.elapsed() < QUICK_DEATH {
             Instant::now() + RESPAWN_PAUSE
         } else {
             Instant::now()
@@ -537,7 +543,7 @@ impl Master<'_> {
                 if now >= t + grace {
                     crate::rlog!(
                         Warning,
-                        "worker#{}(pid={pid}) did not exit within max_wait_time: killing it",
+                        "ReloadTask::kill_all(): force kill worker process(pid={pid}, id={})",
                         p.id
                     );
                     kill(*pid, Signal::SIGKILL);
@@ -827,7 +833,6 @@ fn supervise(cfg: &ServerConfig, ports: &[Port], hooks: Rc<dyn Hooks>, master: b
     if master {
         hooks.on_start();
     }
-    hooks.on_manager_start();
 
     let mut m = Master {
         ports,
@@ -843,7 +848,19 @@ fn supervise(cfg: &ServerConfig, ports: &[Port], hooks: Rc<dyn Hooks>, master: b
         ctl_rd,
         is_master: master,
     };
-    let result = master_loop(&mut m);
+    // As Swoole's manager: the workers are forked first, then
+    // onManagerStart runs (it may wait for them, or message them).
+    let mut result = Ok(());
+    for id in 0..m.cfg.total_workers() + user_process_count() {
+        if let Err(e) = m.spawn(id, None) {
+            result = Err(e);
+            break;
+        }
+    }
+    if result.is_ok() {
+        hooks.on_manager_start();
+        result = master_loop(&mut m);
+    }
     if result.is_err() {
         m.kill_all(Signal::SIGKILL);
     }
@@ -858,9 +875,6 @@ fn supervise(cfg: &ServerConfig, ports: &[Port], hooks: Rc<dyn Hooks>, master: b
 }
 
 fn master_loop(m: &mut Master<'_>) -> Result<()> {
-    for id in 0..m.cfg.total_workers() + user_process_count() {
-        m.spawn(id, None)?;
-    }
     loop {
         let got = signal::take_flags();
         if got.reopen {

@@ -260,6 +260,14 @@ pub fn listened_count() -> usize {
         .count()
 }
 
+/// Whether `sig` is caught through [`listen`].
+pub fn is_listened(sig: i32) -> bool {
+    usize::try_from(sig)
+        .ok()
+        .and_then(|i| SIG_LISTENED.get(i))
+        .is_some_and(|s| s.load(Ordering::SeqCst))
+}
+
 /// Whether any signal is caught through [`listen`].
 pub fn any_listened() -> bool {
     SIG_LISTENED.iter().any(|s| s.load(Ordering::SeqCst))

@@ -155,6 +155,14 @@ pub fn now_us() -> u64 {
 }
 
 static SHARED: AtomicPtr<Shared> = AtomicPtr::new(std::ptr::null_mut());
+/// This worker's (draining, requests or callbacks in flight), for
+/// `getWorkerStatus()`.
+pub fn my_load() -> Option<(bool, i64)> {
+    let slot = my_slot()?;
+    let draining = slot.state.load(Ordering::Relaxed) == ProcState::Draining as u32;
+    Some((draining, slot.concurrency.load(Ordering::Relaxed).max(0)))
+}
+
 /// This process's slot index, or -1.
 static MY_SLOT: AtomicI32 = AtomicI32::new(-1);
 

@@ -31,14 +31,18 @@ pub struct Received {
 /// returned pipe) for the signals the master acts on. tokio's signal streams
 /// are not used there: after a script ran `Co\run()`, tokio's process-wide
 /// signal pipe belongs to that runtime and the reactor's never woke up.
-pub fn master_signal_pipe() -> std::io::Result<RawFd> {
+/// A signal for which `user(sig)` is true keeps the script's handler
+/// (`Process::signal()` in `onStart`).
+pub fn master_signal_pipe(user: &dyn Fn(libc::c_int) -> bool) -> std::io::Result<RawFd> {
     for flag in [&GOT_TERM, &GOT_RELOAD, &GOT_RELOAD_TASK, &GOT_REOPEN] {
         flag.store(false, Ordering::SeqCst);
     }
     let (rd, wr) = pipe()?;
     WAKE_WR.store(wr, Ordering::SeqCst);
     for sig in master_signals() {
-        set_handler(sig, on_signal as *const () as libc::sighandler_t)?;
+        if !user(sig) {
+            set_handler(sig, on_signal as *const () as libc::sighandler_t)?;
+        }
     }
     Ok(rd)
 }
@@ -57,9 +61,11 @@ pub fn take_received(rd: RawFd) -> Received {
 }
 
 /// Undoes [`master_signal_pipe`].
-pub fn close_master_signal_pipe(rd: RawFd) {
+pub fn close_master_signal_pipe(rd: RawFd, user: &dyn Fn(libc::c_int) -> bool) {
     for sig in master_signals() {
-        let _ = set_handler(sig, libc::SIG_DFL);
+        if !user(sig) {
+            let _ = set_handler(sig, libc::SIG_DFL);
+        }
     }
     let wr = WAKE_WR.swap(-1, Ordering::SeqCst);
     close(wr);

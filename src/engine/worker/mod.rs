@@ -540,6 +540,7 @@ pub async fn serve_ports(
     // own them), so the kernel hands new connections to the other workers;
     // open ones finish.
     let _ = ctx.set_state(WorkerState::Draining);
+    let had_conns = ctx.conns.get() > 0;
     for t in accepting {
         t.abort();
     }
@@ -587,26 +588,33 @@ pub async fn serve_ports(
         // The interpreter is unusable: no more PHP callbacks.
         Some(code) => code,
         None => {
-            hooks.on_worker_stop(id);
-            // With reload_async the loop keeps running while it has work
-            // (timers): workerExit fires again each round, so the
-            // application can clear them, until max_wait_time.
-            loop {
+            // As Swoole: workerExit only when the loop still had work when
+            // the worker stopped (open connections, timers, coroutines), and
+            // with reload_async again each round while some are left, so the
+            // application can clear them, until max_wait_time; workerStop
+            // last.
+            // Coroutines count as work too: reload_async lets them finish.
+            let work = || {
+                crate::engine::rt::timer::pending() > 0 || crate::engine::watchdog::coroutines() > 0
+            };
+            let mut busy = had_conns || work();
+            while busy {
                 hooks.on_worker_exit(id);
-                if !cfg.reload_async || crate::engine::rt::timer::pending() == 0 {
+                busy = cfg.reload_async && work();
+                if !busy {
                     break;
                 }
                 let left = deadline.saturating_duration_since(Instant::now());
                 if left.is_zero() {
                     crate::rlog!(
                         Warning,
-                        "worker#{id}: {} timer(s) still active after max_wait_time, exiting",
-                        crate::engine::rt::timer::pending()
+                        "Worker_reactor_try_to_exit() (ERRNO 9101): worker exit timeout, forced termination"
                     );
                     break;
                 }
                 tokio::time::sleep(left.min(Duration::from_millis(100))).await;
             }
+            hooks.on_worker_stop(id);
             0
         }
     };
