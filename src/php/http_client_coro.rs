@@ -417,6 +417,12 @@ impl Client {
         });
     }
 
+    /// A socket that could not be made: its errno, as a connect failure.
+    fn socket_failed(&self, e: &std::io::Error) {
+        let code = e.raw_os_error().unwrap_or(libc::EIO);
+        self.set_error(code as i64, &hc::strerror(code), ESTATUS_CONNECT_FAILED);
+    }
+
     fn set_fail(&self, f: &Fail) {
         let status = match f.kind {
             FailKind::Connect => ESTATUS_CONNECT_FAILED,
@@ -797,8 +803,7 @@ impl Client {
                         (sock.as_raw_fd(), Start::ConnectUnix(sock, path))
                     }
                     Err(e) => {
-                        let code = e.raw_os_error().unwrap_or(libc::EIO);
-                        self.set_error(code as i64, &hc::strerror(code), ESTATUS_CONNECT_FAILED);
+                        self.socket_failed(&e);
                         return Ok(false);
                     }
                 }
@@ -817,8 +822,7 @@ impl Client {
                         (sock.as_raw_fd(), Start::Connect(sock, addr))
                     }
                     Err(e) => {
-                        let code = e.raw_os_error().unwrap_or(libc::EIO);
-                        self.set_error(code as i64, &hc::strerror(code), ESTATUS_CONNECT_FAILED);
+                        self.socket_failed(&e);
                         return Ok(false);
                     }
                 }
@@ -835,32 +839,23 @@ impl Client {
         let write_timeout = opts.write();
         let read_timeout = opts.read(0.0);
         let fut = async move {
-            let (mut r, w, fresh) = match start {
-                Start::Ready(r, w) => (r, w, false),
-                Start::ConnectUnix(sock, path) => {
-                    match hc::connect_unix(sock, path, connect_timeout).await {
-                        Ok((r, w)) => (r, w, true),
-                        Err(f) => {
-                            return Outcome {
-                                conn: None,
-                                fresh: false,
-                                result: Err(f),
-                                ropts,
-                            }
-                        }
-                    }
-                }
-                Start::Connect(sock, addr) => {
-                    match hc::connect_tls(sock, addr, connect_timeout, tls).await {
-                        Ok((r, w)) => (r, w, true),
-                        Err(f) => {
-                            return Outcome {
-                                conn: None,
-                                fresh: false,
-                                result: Err(f),
-                                ropts,
-                            }
-                        }
+            let connected = match start {
+                Start::Ready(r, w) => Ok((r, w, false)),
+                Start::ConnectUnix(sock, path) => hc::connect_unix(sock, path, connect_timeout)
+                    .await
+                    .map(|(r, w)| (r, w, true)),
+                Start::Connect(sock, addr) => hc::connect_tls(sock, addr, connect_timeout, tls)
+                    .await
+                    .map(|(r, w)| (r, w, true)),
+            };
+            let (mut r, w, fresh) = match connected {
+                Ok(c) => c,
+                Err(f) => {
+                    return Outcome {
+                        conn: None,
+                        fresh: false,
+                        result: Err(f),
+                        ropts,
                     }
                 }
             };

@@ -228,15 +228,7 @@ pub async fn connect_unix(
     path: String,
     timeout: Option<Duration>,
 ) -> Result<(Reader, Writer), Fail> {
-    let fut = sock.connect(path);
-    let stream = match timeout {
-        Some(t) => match tokio::time::timeout(t, fut).await {
-            Ok(r) => r,
-            Err(_) => return Err(Fail::timeout(FailKind::Connect)),
-        },
-        None => fut.await,
-    }
-    .map_err(|e| Fail::io(FailKind::Connect, &e))?;
+    let stream = connect_within(sock.connect(path), timeout).await?;
     let (rd, wr) = stream.into_split();
     Ok((
         new_reader(ReadHalf::Unix(rd), None, None),
@@ -250,16 +242,24 @@ pub async fn connect(
     addr: SocketAddr,
     timeout: Option<Duration>,
 ) -> Result<(Reader, Writer), Fail> {
-    let fut = sock.connect(addr);
-    let stream = match timeout {
+    let stream = connect_within(sock.connect(addr), timeout).await?;
+    Ok(split(stream))
+}
+
+/// A connect future bounded by `timeout`, its failure as the client
+/// reports it.
+async fn connect_within<S>(
+    fut: impl std::future::Future<Output = std::io::Result<S>>,
+    timeout: Option<Duration>,
+) -> Result<S, Fail> {
+    match timeout {
         Some(t) => match tokio::time::timeout(t, fut).await {
             Ok(r) => r,
             Err(_) => return Err(Fail::timeout(FailKind::Connect)),
         },
         None => fut.await,
     }
-    .map_err(|e| Fail::io(FailKind::Connect, &e))?;
-    Ok(split(stream))
+    .map_err(|e| Fail::io(FailKind::Connect, &e))
 }
 
 /// The TLS failure as the client reports it (`statusCode` -1, errCode

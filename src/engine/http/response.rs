@@ -355,13 +355,7 @@ impl Responder {
     /// holding bytes need not check UTF-8 first.
     pub fn header_bytes(&self, name: &[u8], value: &[u8], replace: bool) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
-        if s.ended || s.head_tx.is_none() {
-            return Err(RespError::Unavailable);
-        }
-        let Some(n) = header_name(name) else {
-            let name = String::from_utf8_lossy(name);
-            return Err(RespError::Invalid(format!("invalid header name '{name}'")));
-        };
+        let n = s.open_name(name)?;
         // As Swoole: trailing white space (a line break too) is dropped.
         let mut value = value;
         while let [rest @ .., last] = value {
@@ -390,13 +384,7 @@ impl Responder {
     /// Swoole a default of that name is not sent either.
     pub fn remove_header(&self, name: &[u8]) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
-        if s.ended || s.head_tx.is_none() {
-            return Err(RespError::Unavailable);
-        }
-        let Some(n) = header_name(name) else {
-            let name = String::from_utf8_lossy(name);
-            return Err(RespError::Invalid(format!("invalid header name '{name}'")));
-        };
+        let n = s.open_name(name)?;
         s.note_default(&n);
         s.headers.remove(&n);
         Ok(())
@@ -582,6 +570,17 @@ impl Drop for State {
 }
 
 impl State {
+    /// `name` as a header name, while headers may still be set.
+    fn open_name(&self, name: &[u8]) -> Result<HeaderName, RespError> {
+        if self.ended || self.head_tx.is_none() {
+            return Err(RespError::Unavailable);
+        }
+        header_name(name).ok_or_else(|| {
+            let name = String::from_utf8_lossy(name);
+            RespError::Invalid(format!("invalid header name '{name}'"))
+        })
+    }
+
     /// Remembers that the script set one of the headers `build` defaults.
     /// (Comparing with a standard name is an integer compare, no hashing.)
     fn note_default(&mut self, n: &HeaderName) {
