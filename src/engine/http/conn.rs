@@ -24,7 +24,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
 use super::body::RespBody;
-use super::exchange::{respond, Counting};
+use super::exchange::{start, Answer, Counting};
 use super::reqbody::{self, BodyError};
 use super::request::HttpRequest;
 use super::response::simple;
@@ -826,5 +826,10 @@ async fn handle_inner(
         body,
         (peer, local, port),
     );
-    respond(request, ctx, keep_alive, chunked_in, flow, false).await
+    Ok(
+        match start(request, ctx, keep_alive, chunked_in, flow, false) {
+            Answer::Now(resp) => resp,
+            Answer::Later(wait) => wait.await,
+        },
+    )
 }

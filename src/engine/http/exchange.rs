@@ -3,7 +3,6 @@
 //! `end()`), and count it. Shared by hyper's service (`conn`) and the fast
 //! path (`fast`).
 
-use std::convert::Infallible;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::time::Instant;
@@ -82,25 +81,6 @@ pub(super) fn leave_connection_to_hyper(resp: &mut Response<RespBody>) {
     }
 }
 
-/// Hands `request` to the script and waits for the response head (the
-/// request's deadline, a fatal error meanwhile and a forgotten `end()` each
-/// have their answer). Shared by hyper's service and the fast path.
-pub(super) async fn respond(
-    request: HttpRequest,
-    ctx: &Rc<WorkerCtx>,
-    keep_alive: bool,
-    chunked_in: bool,
-    flow: Rc<Outflow>,
-    head_writer: bool,
-) -> Result<Response<RespBody>, Infallible> {
-    Ok(
-        match start(request, ctx, keep_alive, chunked_in, flow, head_writer) {
-            Answer::Now(resp) => resp,
-            Answer::Later(wait) => wait.await,
-        },
-    )
-}
-
 /// The script's answer to a request: at once (most handlers answer before
 /// they return), or a wait, boxed so that the waiting state stays out of
 /// every connection's task. (Returned once per request and taken apart at
@@ -111,7 +91,10 @@ pub(super) enum Answer {
     Later(Pin<Box<dyn std::future::Future<Output = Response<RespBody>>>>),
 }
 
-/// Hands `request` to the script ([`respond`] without the wait).
+/// Hands `request` to the script; the answer, or how to wait for the
+/// response head (the request's deadline, a fatal error meanwhile and a
+/// forgotten `end()` each have their answer). Shared by hyper's service
+/// and the fast path.
 pub(super) fn start(
     request: HttpRequest,
     ctx: &Rc<WorkerCtx>,

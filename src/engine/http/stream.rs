@@ -143,6 +143,18 @@ impl AsyncRead for Counted {
     }
 }
 
+impl Counted {
+    /// After a write: the bytes counted, the activity clock set, and the
+    /// stream no longer flushed.
+    fn wrote(&mut self, res: &Poll<io::Result<usize>>) {
+        if let Poll::Ready(Ok(n)) = res {
+            stats::on_send(*n);
+            self.1.set();
+            self.2.set(IoFlags::FLUSHED, false);
+        }
+    }
+}
+
 impl AsyncWrite for Counted {
     fn poll_write(
         mut self: Pin<&mut Self>,
@@ -155,11 +167,7 @@ impl AsyncWrite for Counted {
             }
         }
         let res = Pin::new(&mut self.0).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = res {
-            stats::on_send(n);
-            self.1.set();
-            self.2.set(IoFlags::FLUSHED, false);
-        }
+        self.wrote(&res);
         res
     }
 
@@ -175,11 +183,7 @@ impl AsyncWrite for Counted {
             }
         }
         let res = Pin::new(&mut self.0).poll_write_vectored(cx, bufs);
-        if let Poll::Ready(Ok(n)) = res {
-            stats::on_send(n);
-            self.1.set();
-            self.2.set(IoFlags::FLUSHED, false);
-        }
+        self.wrote(&res);
         res
     }
 
