@@ -658,6 +658,7 @@ namespace Swoole {
         public static function readFile(string $filename, int $flag = 0): string|false {}
         public static function resume(int $cid): bool {}
         public static function set(array $options): void {}
+        public static function setTimeLimit(float $timeout): bool {}
         public static function sleep(float $seconds): bool {}
         public static function stats(): array {}
         public static function statvfs(string $path): array {}
@@ -1139,7 +1140,19 @@ namespace Swoole\Coroutine {
 }
 
 namespace Swoole\Coroutine {
+    class Context extends \ArrayObject
+    {
+    }
+}
+
+namespace Swoole\Coroutine {
     class Iterator extends \ArrayIterator
+    {
+    }
+}
+
+namespace Swoole\Coroutine {
+    final class TimeoutException extends \Exception
     {
     }
 }
@@ -1628,6 +1641,7 @@ namespace {
     class_alias(\Swoole\Coroutine\System::class, 'co\system');
     class_alias(\Swoole\Coroutine\Channel::class, 'chan');
     class_alias(\Swoole\Coroutine\Iterator::class, 'co\iterator');
+    class_alias(\Swoole\Coroutine\Context::class, 'co\context');
     class_alias(\Swoole\Coroutine\Channel::class, 'co\channel');
     class_alias(\Swoole\Coroutine\WaitGroup::class, 'co\waitgroup');
     class_alias(\Swoole\Coroutine\Http\Client::class, 'co\http\client');

@@ -35,7 +35,7 @@ Co\run(function () {
 ?>
 --EXPECT--
 bool(true)
-Swoole\Error: Swoole\Coroutine\Channel::pop(): API must be called in the coroutine
+Swoole\Error: API must be called in the coroutine
 InvalidArgumentException: WaitGroup misuse: negative counter
 BadMethodCallException: WaitGroup misuse: add called concurrently with wait
 BadMethodCallException: WaitGroup misuse: reused before previous wait has returned

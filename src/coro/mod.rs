@@ -110,6 +110,9 @@ struct Coro {
     wake: Wake,
     /// `Coroutine::cancel()` ended its last wait (`isCanceled()`).
     canceled: bool,
+    /// An exception owed to it (`throw_into`; 0: none), thrown by the throw
+    /// hook when its wait returns.
+    owed: u8,
     /// Its `ob_*` stack while it is suspended (see `output`).
     output: Option<Box<output::OutputGlobals>>,
 }
@@ -123,6 +126,7 @@ impl Coro {
             waiting: None,
             wake: Wake::Resumed,
             canceled: false,
+            owed: 0,
             output: None,
         }
     }
@@ -457,6 +461,7 @@ fn add(s: &mut Sched, ctx: Ctx) -> Cid {
         waiting: None,
         wake: Wake::Resumed,
         canceled: false,
+        owed: 0,
         output: None,
     };
     s.coros.insert(cid, ctx);
@@ -704,16 +709,60 @@ pub(crate) fn wait_cid(
         context::throw_unwind();
         return Err(Error::Fiber);
     }
-    Ok(with_s(|s| {
+    let (wake, canceled, owed) = with_s(|s| {
         let mut s = s.borrow_mut();
         match s.coro_mut(cid) {
             Some(c) => {
                 c.waiting = None;
-                (c.wake, c.canceled)
+                (c.wake, c.canceled, std::mem::take(&mut c.owed))
             }
-            None => (Wake::Resumed, false),
+            None => (Wake::Resumed, false, 0),
         }
-    }))
+    });
+    if owed != 0 {
+        if let Some(hook) = THROW_HOOK.get() {
+            hook(owed);
+        }
+    }
+    Ok((wake, canceled))
+}
+
+/// What throws the exception a coroutine is owed (`throw_into`), on its own
+/// stack as its wait returns; its argument is the caller's kind.
+static THROW_HOOK: std::sync::OnceLock<fn(u8)> = std::sync::OnceLock::new();
+
+/// Sets the throw hook (once, at startup).
+pub fn set_throw_hook(hook: fn(u8)) {
+    let _ = THROW_HOOK.set(hook);
+}
+
+/// Why `throw_into` refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThrowError {
+    NotExists,
+    /// The same kind is already owed.
+    AlreadyOwed,
+}
+
+/// Owes `cid` an exception of `kind` (non-zero; the throw hook's to
+/// interpret) and cancels its wait, if it is in one; the exception is
+/// thrown as that wait (or its next one) returns. Swoole's
+/// `Coroutine::cancel($cid, true)` and `Coroutine::setTimeLimit()`.
+pub fn throw_into(cid: Cid, kind: u8) -> Result<(), ThrowError> {
+    if cid == current() || !exists(cid) {
+        return Err(ThrowError::NotExists);
+    }
+    let was = with_s(|s| {
+        s.borrow_mut()
+            .coro_mut(cid)
+            .map(|c| std::mem::replace(&mut c.owed, kind))
+    });
+    if was == Some(kind) {
+        return Err(ThrowError::AlreadyOwed);
+    }
+    // Owed even when its wait cannot be canceled: thrown at the next one.
+    let _ = cancel(cid);
+    Ok(())
 }
 
 /// Resumes `cid` only if it waits for `kind` (e.g. `Coroutine::resume()`

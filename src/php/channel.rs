@@ -11,7 +11,6 @@ use ext_php_rs::exception::PhpResult;
 use ext_php_rs::prelude::*;
 use ext_php_rs::types::{ZendHashTable, Zval};
 
-use super::exception::error_ce;
 use crate::coro::{self, Cid, WaitKind, Wake};
 
 pub const SWOOLE_CHANNEL_OK: i64 = 0;
@@ -58,12 +57,8 @@ fn timeout_of(t: Option<f64>) -> Option<Duration> {
         .map(Duration::from_secs_f64)
 }
 
-fn not_in_coroutine(api: &str) -> PhpException {
-    PhpException::new(
-        format!("Swoole\\Coroutine\\Channel::{api}(): API must be called in the coroutine"),
-        0,
-        error_ce(),
-    )
+fn not_in_coroutine(_api: &str) -> PhpException {
+    super::errors::out_of_coroutine()
 }
 
 impl Channel {

@@ -38,16 +38,12 @@ struct CoState {
     exit_condition: std::cell::RefCell<Option<Zval>>,
     /// Coroutines some `Coroutine::join()` waits for (one joiner each).
     joined: std::cell::RefCell<std::collections::HashSet<i64>>,
-    /// Coroutines canceled with `throw_exception`: their wait ends with a
-    /// `Swoole\Coroutine\CanceledException`.
-    throw_on_resume: std::cell::RefCell<std::collections::HashSet<i64>>,
 }
 
 thread_local! {
     static COSTATE: Box<CoState> = Box::new(CoState {
         exit_condition: std::cell::RefCell::new(None),
         joined: std::cell::RefCell::new(std::collections::HashSet::new()),
-        throw_on_resume: std::cell::RefCell::new(std::collections::HashSet::new()),
     });
 }
 
@@ -59,10 +55,38 @@ fn with_joined<R>(f: impl FnOnce(&std::cell::RefCell<std::collections::HashSet<i
     COSTATE.with(|s| f(&s.joined))
 }
 
-fn with_throw_on_resume<R>(
-    f: impl FnOnce(&std::cell::RefCell<std::collections::HashSet<i64>>) -> R,
-) -> R {
-    COSTATE.with(|s| f(&s.throw_on_resume))
+/// The exceptions `coro::throw_into` owes a coroutine (its kinds).
+const OWED_CANCELED: u8 = 1;
+const OWED_TIMEOUT: u8 = 2;
+
+/// `Swoole\Coroutine\Context` (`getContext()`), set at startup.
+static CONTEXT_CE: std::sync::OnceLock<super::CeRef> = std::sync::OnceLock::new();
+/// `Swoole\Coroutine\TimeoutException` (`setTimeLimit()`), set at startup.
+static TIMEOUT_CE: std::sync::OnceLock<super::CeRef> = std::sync::OnceLock::new();
+
+pub fn set_context_ce(ce: &'static ClassEntry) {
+    let _ = CONTEXT_CE.set(super::CeRef(ce));
+}
+
+pub fn register_classes() -> ext_php_rs::error::Result<()> {
+    let t = super::internal_subclass(
+        "Swoole\\Coroutine\\TimeoutException",
+        (ext_php_rs::zend::ce::exception, "Exception"),
+    )?;
+    super::make_final(t);
+    let _ = TIMEOUT_CE.set(super::CeRef(t));
+    Ok(())
+}
+
+/// `coro`'s throw hook: throws the exception the running coroutine is owed,
+/// as its wait returns (Swoole restores it into `EG(exception)` there).
+fn throw_owed(kind: u8) {
+    let ce = match kind {
+        OWED_TIMEOUT => TIMEOUT_CE.get(),
+        _ => super::socket_coro::CANCELED.get(),
+    };
+    let ce = ce.map_or_else(error_ce, |c| c.0);
+    let _ = PhpException::new(String::new(), 0, ce).throw();
 }
 
 /// Called with a coroutine body's outcome.
@@ -425,6 +449,7 @@ fn exit_process(code: i32) -> ! {
 /// Installs the entry hook; called at module startup.
 pub fn init() {
     coro::init(entry);
+    coro::set_throw_hook(throw_owed);
     // See `coro::init`: a forked child's thread starts with no loop.
     LOOP_RUNNING.set(false);
     LOOP_SCHEDULED.set(false);
@@ -773,18 +798,14 @@ pub fn after_classes() {
     }
 }
 
-fn need_coroutine(api: &str) -> PhpException {
-    PhpException::new(
-        format!("{api}: API must be called in the coroutine"),
-        0,
-        error_ce(),
-    )
+/// Swoole's error for a call outside any coroutine; its message names no
+/// method (PHP's trace does).
+fn need_coroutine(_api: &str) -> PhpException {
+    super::errors::out_of_coroutine()
 }
 
-/// Swoole's message for `yield()`/`suspend()` outside a coroutine (no
-/// method name in front).
 fn need_coroutine_bare() -> PhpException {
-    PhpException::new("API must be called in the coroutine".into(), 0, error_ce())
+    super::errors::out_of_coroutine()
 }
 
 fn long_or_false(v: Option<i64>) -> Zval {
@@ -807,8 +828,14 @@ fn int_array(items: impl IntoIterator<Item = (&'static str, i64)>) -> Zval {
 }
 
 fn new_object(class: &str, args: Vec<&dyn ext_php_rs::convert::IntoZvalDyn>) -> Option<Zval> {
+    new_object_of(ClassEntry::try_find(class)?, args)
+}
+
+fn new_object_of(
+    ce: &'static ClassEntry,
+    args: Vec<&dyn ext_php_rs::convert::IntoZvalDyn>,
+) -> Option<Zval> {
     use ext_php_rs::convert::IntoZval;
-    let ce = ClassEntry::try_find(class)?;
     let obj = ZendObject::new(ce);
     obj.try_call_method("__construct", args).ok()?;
     let mut z = Zval::new();
@@ -827,9 +854,6 @@ fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
         coro::Error::SwitchBlocked => switch_blocked_error(),
         _ => need_coroutine(api),
     })?;
-    if let Some(e) = take_canceled_exception() {
-        return Err(e);
-    }
     if coro::is_canceled() {
         set_last_error(SWOOLE_ERROR_CO_CANCELED);
         return Ok(false);
@@ -837,26 +861,11 @@ fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
     Ok(true)
 }
 
-/// The `CanceledException` owed to the running coroutine, if any.
-fn take_canceled_exception() -> Option<PhpException> {
-    let cid = coro::current();
-    if !with_throw_on_resume(|t| t.borrow_mut().remove(&cid)) {
-        return None;
-    }
-    let ce = super::socket_coro::CANCELED
-        .get()
-        .map_or_else(error_ce, |c| c.0);
-    Some(PhpException::new(String::new(), 0, ce))
-}
-
 /// `Coroutine::yield()`/`suspend()`: false (last error
 /// `SWOOLE_ERROR_CO_CANCELED`) when `Coroutine::cancel()` ended the wait.
 fn user_wait() -> PhpResult<bool> {
     // Swoole's message here has no method name in front.
     let w = coro::wait(WaitKind::User, None).map_err(|_| need_coroutine_bare())?;
-    if let Some(e) = take_canceled_exception() {
-        return Err(e);
-    }
     if w != Wake::Resumed && coro::is_canceled() {
         set_last_error(SWOOLE_ERROR_CO_CANCELED);
         return Ok(false);
@@ -866,8 +875,18 @@ fn user_wait() -> PhpResult<bool> {
 
 /// `Coroutine::cancel()`.
 fn cancel_impl(cid: i64, throw_exception: bool) -> bool {
-    if throw_exception && coro::exists(cid) && cid != coro::current() {
-        with_throw_on_resume(|t| t.borrow_mut().insert(cid));
+    if throw_exception && cid != coro::current() {
+        return match coro::throw_into(cid, OWED_CANCELED) {
+            Ok(()) => true,
+            Err(coro::ThrowError::NotExists) => {
+                set_last_error(SWOOLE_ERROR_CO_NOT_EXISTS);
+                false
+            }
+            Err(coro::ThrowError::AlreadyOwed) => {
+                set_last_error(SWOOLE_ERROR_CO_CANCELED);
+                false
+            }
+        };
     }
     match coro::cancel(cid) {
         Ok(()) => true,
@@ -969,7 +988,8 @@ impl Coroutine {
         if let Some(z) = with_tables(|t| t.borrow().contexts.get(&cid).map(Zval::shallow_clone)) {
             return z;
         }
-        let Some(obj) = new_object("ArrayObject", vec![]) else {
+        let ce = CONTEXT_CE.get().map(|c| c.0);
+        let Some(obj) = ce.and_then(|ce| new_object_of(ce, vec![])) else {
             return Zval::new();
         };
         TABLES_USED.set(true);
@@ -1121,6 +1141,23 @@ impl Coroutine {
             });
         }
         Ok(done)
+    }
+
+    /// Throws a `Coroutine\TimeoutException` into the current coroutine
+    /// at its first wait after `timeout` seconds (false outside one, or 0).
+    #[php(name = "setTimeLimit")]
+    pub fn set_time_limit(timeout: f64) -> bool {
+        let cid = coro::current();
+        if timeout <= 0.0 || cid < 0 || !timeout.is_finite() {
+            return false;
+        }
+        let d = Duration::from_secs_f64(timeout);
+        // A loop task, as Swoole's timer: it keeps the loop alive until due.
+        drop(event_loop::spawn(async move {
+            tokio::time::sleep(d).await;
+            let _ = coro::throw_into(cid, OWED_TIMEOUT);
+        }));
+        true
     }
 
     pub fn get_elapsed(cid: Option<i64>) -> i64 {
@@ -1309,12 +1346,7 @@ impl System {
 /// file I/O in place.
 fn in_coroutine() -> PhpResult<()> {
     if coro::current() < 0 {
-        set_last_error(super::errors::SWOOLE_ERROR_CO_OUT_OF_COROUTINE);
-        return Err(PhpException::new(
-            "API must be called in the coroutine".into(),
-            super::errors::SWOOLE_ERROR_CO_OUT_OF_COROUTINE as i32,
-            error_ce(),
-        ));
+        return Err(super::errors::out_of_coroutine());
     }
     Ok(())
 }

@@ -6,6 +6,18 @@ use std::sync::Mutex;
 
 use ext_php_rs::prelude::*;
 
+/// Swoole's `Swoole\Error` for a coroutine-only API called outside any
+/// coroutine (code `SWOOLE_ERROR_CO_OUT_OF_COROUTINE`, also the last error).
+/// Swoole makes it a fatal error; rswoole keeps it catchable (docs/compat.md).
+pub fn out_of_coroutine() -> PhpException {
+    set_last_error(SWOOLE_ERROR_CO_OUT_OF_COROUTINE);
+    PhpException::new(
+        "API must be called in the coroutine".into(),
+        SWOOLE_ERROR_CO_OUT_OF_COROUTINE as i32,
+        super::exception::error_ce(),
+    )
+}
+
 pub const SWOOLE_ERROR_INVALID_PARAMS: i64 = 505;
 pub const SWOOLE_ERROR_WRONG_OPERATION: i64 = 509;
 pub const SWOOLE_ERROR_NO_PAYLOAD: i64 = 550;

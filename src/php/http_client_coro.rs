@@ -27,10 +27,7 @@ use ext_php_rs::prelude::*;
 use ext_php_rs::types::{ZendClassObject, ZendHashTable, ZendObject, Zval};
 use ext_php_rs::zend::ClassEntry;
 
-use super::errors::{
-    set_last_error, SWOOLE_ERROR_CO_HAS_BEEN_BOUND, SWOOLE_ERROR_CO_OUT_OF_COROUTINE,
-    SWOOLE_ERROR_INVALID_PARAMS,
-};
+use super::errors::{set_last_error, SWOOLE_ERROR_CO_HAS_BEEN_BOUND, SWOOLE_ERROR_INVALID_PARAMS};
 use super::exception::{error_ce, exception_ce};
 use super::http_request::bytes_zval;
 use super::socket_coro::Socket;
@@ -351,12 +348,7 @@ impl Client {
     fn need_coroutine(&self, _api: &str) -> PhpResult<Cid> {
         let cid = coro::current();
         if cid < 0 {
-            set_last_error(SWOOLE_ERROR_CO_OUT_OF_COROUTINE);
-            return Err(PhpException::new(
-                "API must be called in the coroutine".into(),
-                SWOOLE_ERROR_CO_OUT_OF_COROUTINE as i32,
-                error_ce(),
-            ));
+            return Err(super::errors::out_of_coroutine());
         }
         Ok(cid)
     }

@@ -401,11 +401,7 @@ impl Server {
     /// Serves until `shutdown()`; the calling coroutine waits meanwhile.
     pub fn start(&self) -> PhpResult<bool> {
         if crate::coro::current() < 0 {
-            return Err(PhpException::new(
-                "API must be called in the coroutine".into(),
-                super::errors::SWOOLE_ERROR_CO_OUT_OF_COROUTINE as i32,
-                super::exception::error_ce(),
-            ));
+            return Err(super::errors::out_of_coroutine());
         }
         let (listener, settings, ssl) = {
             let inner = self.inner.borrow();

@@ -330,6 +330,13 @@ fn rshutdown_body(_ty: i32, _module_number: i32) -> i32 {
 extern "C" {
     /// SPL's `ArrayIterator` (SPL is always built in, and starts first).
     static spl_ce_ArrayIterator: *mut ext_php_rs::ffi::zend_class_entry;
+    /// SPL's `ArrayObject`.
+    static spl_ce_ArrayObject: *mut ext_php_rs::ffi::zend_class_entry;
+}
+
+fn array_object_ce() -> &'static ClassEntry {
+    // SAFETY: as `array_iterator_ce`.
+    unsafe { spl_ce_ArrayObject.as_ref() }.unwrap_or_else(ext_php_rs::zend::ce::stdclass)
 }
 
 fn array_iterator_ce() -> &'static ClassEntry {
@@ -351,7 +358,14 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
         "Swoole\\Timer\\Iterator",
         (array_iterator_ce, "ArrayIterator"),
     )?;
+    // What `Coroutine::getContext()` returns.
+    let co_context = internal_subclass(
+        "Swoole\\Coroutine\\Context",
+        (array_object_ce, "ArrayObject"),
+    )?;
+    coroutine::set_context_ce(co_context);
     exit::register_classes()?;
+    coroutine::register_classes()?;
     coroutine::init();
     let short = use_shortname();
     ext_php_rs::constant::IntoConst::register_constant(
@@ -371,6 +385,7 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
         let chan = <channel::Channel as RegisteredClass>::get_metadata().ce();
         class_alias("Chan", chan);
         class_alias("Co\\Iterator", co_iterator);
+        class_alias("Co\\Context", co_context);
         class_alias("Co\\Channel", chan);
         class_alias(
             "Co\\WaitGroup",

@@ -24,7 +24,6 @@ use ext_php_rs::types::{PhpRef, ZendClassObject, ZendHashTable, ZendObject, Zval
 
 use super::errors::{
     os_error_text, set_last_error, swoole_error_text, SWOOLE_ERROR_CO_HAS_BEEN_BOUND,
-    SWOOLE_ERROR_CO_OUT_OF_COROUTINE,
 };
 use super::exception::{error_ce, exception_ce};
 pub use super::zval::bytes_zval;
@@ -387,15 +386,7 @@ fn set_ip_option(c: &Core, level: i32, name: i32, v: &Zval) -> Option<bool> {
     Some(done(ns::setsockopt_int(fd, level, name, int)))
 }
 
-/// `Swoole\Error` with Swoole's text for a call outside any coroutine.
-pub fn out_of_coroutine() -> PhpException {
-    set_last_error(SWOOLE_ERROR_CO_OUT_OF_COROUTINE);
-    PhpException::new(
-        "API must be called in the coroutine".into(),
-        SWOOLE_ERROR_CO_OUT_OF_COROUTINE as i32,
-        error_ce(),
-    )
-}
+pub use super::errors::out_of_coroutine;
 
 /// Who holds a socket's read and write sides, for the misuse error.
 #[derive(Default)]

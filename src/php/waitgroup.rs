@@ -94,11 +94,7 @@ impl WaitGroup {
         }
         let me = coro::current();
         if me < 0 {
-            return Err(PhpException::new(
-                "Swoole\\Coroutine\\Channel::pop(): API must be called in the coroutine".into(),
-                0,
-                error_ce(),
-            ));
+            return Err(super::errors::out_of_coroutine());
         }
         self.waiter.set(Some(me));
         let wake = coro::wait(WaitKind::Channel, timeout_of(timeout));
