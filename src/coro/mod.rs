@@ -282,6 +282,7 @@ fn mark_switch() {
 /// Installs the hook that runs coroutine `cid`'s body.
 pub fn init(entry: fn(Cid, usize)) {
     context::init(run_one);
+    fiber::install();
     // Process-wide mirrors of this thread's state start afresh: `init`
     // also runs in a forked `Swoole\Process` child, on a new thread with a
     // fresh scheduler, while the parent's values were copied by the fork.
