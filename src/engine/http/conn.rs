@@ -74,6 +74,16 @@ async fn first_head_is_long(stream: &TcpStream) -> bool {
     }
 }
 
+/// `starts_with_h2_preface` and `first_head_is_long` boxed: their timers
+/// take room only while they run, not in every connection's task.
+fn peek_h2(s: &TcpStream) -> Pin<Box<dyn std::future::Future<Output = bool> + '_>> {
+    Box::pin(starts_with_h2_preface(s))
+}
+
+fn peek_long(s: &TcpStream) -> Pin<Box<dyn std::future::Future<Output = bool> + '_>> {
+    Box::pin(first_head_is_long(s))
+}
+
 /// The client connection preface of HTTP/2 (RFC 9113 §3.4).
 const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
@@ -218,7 +228,6 @@ pub async fn serve(
         rx: RefCell::new(rx),
         armed: Cell::new(false),
     });
-    let flow = entry.flow().clone();
     let local = stream.local_addr().ok();
     let last = entry.activity().clone();
     // HTTP/2: chosen by ALPN under TLS, by its preface in clear text (h2c
@@ -226,34 +235,39 @@ pub async fn serve(
     let h2 = match (&http2, &stream) {
         (None, _) => false,
         (Some(_), NetStream::Tls(_)) => stream.alpn_h2(),
-        (Some(_), NetStream::Plain(s)) => starts_with_h2_preface(s).await,
+        (Some(_), NetStream::Plain(s)) => peek_h2(s).await,
     };
     // (Under TLS the head cannot be peeked: the configured count is used.)
     let many_headers = !h2
         && ctx.cfg.http_max_headers > HYPER_HEADERS
         && match &stream {
-            NetStream::Plain(s) => first_head_is_long(s).await,
+            NetStream::Plain(s) => peek_long(s).await,
             NetStream::Tls(_) => true,
         };
     let flags = IoFlags::default();
     flags.set(IoFlags::FLUSHED, true);
     let mut counted = Counted(stream, last, flags.clone(), Bytes::new());
+    // (What crosses the fast path's await here is kept small: it is
+    // every idle keep-alive connection's task.)
     let mut replay = None;
     if !h2 && super::fast::eligible(&ctx, many_headers, &peer, &counted) {
         let at = (peer, local, port);
-        match super::fast::serve(&mut counted, &ctx, &entry, &kill, at, flow.clone()).await {
+        let flow = entry.flow().clone();
+        match super::fast::serve(&mut counted, &ctx, &entry, &kill, at, flow).await {
             super::fast::End::Closed { failed } => {
                 finish_as(&ctx, guard, failed);
                 return;
             }
             super::fast::End::Handoff { rest, replay: r } => {
                 counted.3 = rest;
-                replay = r.map(|r| *r);
+                replay = r;
             }
         }
     }
     // Boxed: while a connection is on the fast path (or idle there), its
-    // task holds none of hyper's state (memory per idle connection).
+    // task holds none of hyper's state (memory per idle connection). Built
+    // in a statement of its own: inside the `.await` expression the unboxed
+    // future would get a slot in this task's state too.
     let at = (peer, local, port);
     let hyper = Hyper {
         h2,
@@ -261,7 +275,8 @@ pub async fn serve(
         many_headers,
         replay,
     };
-    Box::pin(serve_hyper(counted, at, guard, kill, flags, hyper, ctx)).await;
+    let rest = Box::pin(serve_hyper(counted, at, guard, kill, flags, hyper, ctx));
+    rest.await;
 }
 
 /// What `serve_hyper` is told of the connection besides its socket.
@@ -271,7 +286,7 @@ struct Hyper {
     many_headers: bool,
     /// The fast path's answer to the first request in the socket's
     /// buffered bytes.
-    replay: Option<Response<RespBody>>,
+    replay: Option<Box<Response<RespBody>>>,
 }
 
 /// Serves the rest of a connection with hyper (HTTP/1, or HTTP/2).
@@ -316,7 +331,7 @@ async fn serve_hyper(
     // The fast path's answer to a request it read but will not write
     // itself (`fast::End::Handoff`): hyper reads that request again and
     // this is its response.
-    let preset: Rc<Cell<Option<Response<RespBody>>>> = Rc::new(Cell::new(replay));
+    let preset: Rc<Cell<Option<Response<RespBody>>>> = Rc::new(Cell::new(replay.map(|r| *r)));
     let svc_preset = preset.clone();
     let svc = service_fn(move |req| {
         let ctx = svc_ctx.clone();

@@ -260,6 +260,11 @@ fn has_token(value: &[u8], token: &[u8]) -> bool {
 }
 
 /// Serves connection `io` while its requests are the common kind.
+///
+/// Between requests the task holds no buffer and only the small state of
+/// its wait (memory per idle keep-alive connection): the read buffer is
+/// taken from the worker's pool once the socket is readable, and what a
+/// request needs across an await is boxed, only when it must wait.
 pub(super) async fn serve(
     io: &mut Counted,
     ctx: &Rc<WorkerCtx>,
@@ -271,17 +276,26 @@ pub(super) async fn serve(
     let fd = entry.fd();
     let mut shutdown = ctx.shutdown.subscribe();
     let mut buf = BytesMut::new();
-    let mut out: Vec<u8> = Vec::with_capacity(256);
     loop {
         // Wait for a whole head, under the header timeout (hyper's rule:
         // it runs while the connection waits for a request, idle or not).
+        // The request is parsed and started inside the `if` below, so
+        // that its head and its answer never live across an await here
+        // (the task's size is memory every idle connection holds).
         let mut timeout: Option<std::pin::Pin<Box<dyn hyper::rt::Sleep>>> = None;
-        let (head, bytes) = loop {
+        let (bytes, len, started) = loop {
             if !buf.is_empty() {
                 // The whole buffer, so that nothing else holds its memory.
                 let bytes = std::mem::take(&mut buf).freeze();
                 match parse(&bytes, ctx) {
-                    Parsed::Ready(head) => break (head, bytes),
+                    Parsed::Ready(head) => {
+                        if super::gate::over_server_limit(&ctx.cfg) || ctx.is_draining() {
+                            return handoff(fd, "limit or draining", bytes, None);
+                        }
+                        let len = head.len;
+                        let started = start(io, ctx, entry, kill, at, &flow, head, bytes.clone());
+                        break (bytes, len, started);
+                    }
                     Parsed::Hyper(why) => return handoff(fd, why, bytes, None),
                     Parsed::Partial => buf = reuse(bytes, 0),
                 }
@@ -293,10 +307,9 @@ pub(super) async fn serve(
                 let at = std::time::Instant::now() + ctx.cfg.http_header_timeout;
                 hyper::rt::Timer::sleep_until(&super::header_timer::HeaderTimer, at)
             });
-            buf.reserve(READ_CHUNK);
             tokio::select! {
                 biased;
-                r = io.read_buf(&mut buf) => match r {
+                r = read_some(io, &mut buf, &ctx.http_bufs) => match r {
                     Ok(0) => return End::Closed { failed: !buf.is_empty() },
                     Ok(_) => {}
                     Err(_) => return End::Closed { failed: true },
@@ -307,68 +320,224 @@ pub(super) async fn serve(
             }
         };
         drop(timeout);
-        if super::gate::over_server_limit(&ctx.cfg) || ctx.is_draining() {
-            return handoff(fd, "limit or draining", bytes, None);
-        }
-        let len = head.len;
-        let version = head.version;
-        let request = HttpRequest::new(
-            fd,
-            version,
-            0,
-            head.method,
-            head.uri,
-            head.headers,
-            bytes.slice(head.body),
-            at,
-        );
-        let counting = Counting::start();
-        entry.begin_request();
-        let answer = match super::exchange::start(request, ctx, true, false, flow.clone(), true) {
-            Answer::Now(resp) => Some(resp),
-            Answer::Later(wait) => tokio::select! {
-                biased;
-                r = wait => Some(r),
-                _ = kill.notified() => None,
-            },
+        let sent = resolve(started).await;
+        let keep = match sent {
+            Sent::Done { keep } => keep,
+            Sent::Rest {
+                out,
+                at,
+                large,
+                keep,
+            } => {
+                let rest = Box::pin(write_rest(io, ctx, out, at, large));
+                if rest.await.is_err() {
+                    return End::Closed { failed: true };
+                }
+                keep
+            }
+            Sent::End(end) => return end,
         };
-        entry.end_request();
-        let Some(mut resp) = answer else {
-            return End::Closed { failed: false };
-        };
-        counting.end(ctx, &mut resp);
-        if kill.is_set() {
-            // Closed by the script: nothing is written.
-            return End::Closed { failed: false };
-        }
-        out.clear();
-        let Some(keep) = encode(&mut resp, version, &mut out) else {
-            // hyper reads this request again (its bytes start `bytes`)
-            // and writes this answer.
-            super::response::materialize(&mut resp);
-            return handoff(fd, "answer", bytes, Some(Box::new(resp)));
-        };
-        let body = match std::mem::replace(resp.body_mut(), RespBody::empty()) {
-            RespBody::Full(b) | RespBody::Plain { data: b, .. } => b,
-            _ => None,
-        };
-        super::response::recycle_headers(std::mem::take(resp.headers_mut()));
-        drop(resp);
-        if write(io, &mut out, body).await.is_err() {
-            return End::Closed { failed: true };
-        }
         io.mark_flushed();
         if !keep {
-            let _ = io.shutdown().await;
+            let close = Box::pin(io.shutdown());
+            let _ = close.await;
             return End::Closed { failed: false };
         }
         buf = reuse(bytes, len);
-        if buf.is_empty() && buf.capacity() > 4 * READ_CHUNK {
-            // An idle connection keeps a small buffer, whatever its last
-            // request needed.
-            buf = BytesMut::new();
+        if buf.is_empty() {
+            // Idle: the buffer goes back to the worker's pool.
+            ctx.http_bufs.give_read(std::mem::take(&mut buf));
         }
     }
+}
+
+/// Reads into `buf`; an idle connection's empty `buf` (no capacity) gets
+/// one from `pool` only once the socket is readable.
+async fn read_some(
+    io: &mut Counted,
+    buf: &mut BytesMut,
+    pool: &crate::engine::worker::bufpool::BufPool,
+) -> std::io::Result<usize> {
+    if buf.capacity() == 0 {
+        std::future::poll_fn(|cx| io.poll_readable(cx)).await?;
+        *buf = pool.take_read(READ_CHUNK);
+    } else {
+        buf.reserve(READ_CHUNK);
+    }
+    io.read_buf(buf).await
+}
+
+/// What became of an answer once written as far as the socket took it.
+enum Sent {
+    /// All written.
+    Done {
+        keep: bool,
+    },
+    /// `out` from `at` on (then `large`) is still to write.
+    Rest {
+        out: Vec<u8>,
+        at: usize,
+        large: Option<Bytes>,
+        keep: bool,
+    },
+    End(End),
+}
+
+/// A request started, and how its answer comes: now (`Err`: written as far
+/// as the socket took it) or later (`Ok`: boxed, only then).
+type Started<'a> = Result<std::pin::Pin<Box<dyn std::future::Future<Output = Sent> + 'a>>, Sent>;
+
+/// The answer of a started request.
+async fn resolve(started: Started<'_>) -> Sent {
+    match started {
+        Ok(later) => later.await,
+        Err(sent) => sent,
+    }
+}
+
+/// Hands request `head` (in `bytes`) to the script.
+#[allow(clippy::too_many_arguments)]
+fn start<'a>(
+    io: &'a mut Counted,
+    ctx: &'a Rc<WorkerCtx>,
+    entry: &'a Rc<Conn>,
+    kill: &'a Kill,
+    at: (SocketAddr, Option<SocketAddr>, u16),
+    flow: &Rc<Outflow>,
+    head: Head,
+    bytes: Bytes,
+) -> Started<'a> {
+    let version = head.version;
+    let request = HttpRequest::new(
+        entry.fd(),
+        version,
+        0,
+        head.method,
+        head.uri,
+        head.headers,
+        bytes.slice(head.body),
+        at,
+    );
+    let counting = Counting::start();
+    entry.begin_request();
+    match super::exchange::start(request, ctx, true, false, flow.clone(), true) {
+        Answer::Now(resp) => {
+            entry.end_request();
+            Err(send_now(
+                io,
+                ctx,
+                kill,
+                version,
+                counting,
+                Some(resp),
+                bytes,
+            ))
+        }
+        Answer::Later(wait) => Ok(Box::pin(answer_later(
+            io, ctx, entry, kill, version, counting, wait, bytes,
+        ))),
+    }
+}
+
+/// A slow answer: waited for (`None` when the script closed the connection
+/// meanwhile), then sent as `send_now` sends it.
+#[allow(clippy::too_many_arguments)]
+async fn answer_later(
+    io: &mut Counted,
+    ctx: &Rc<WorkerCtx>,
+    entry: &Rc<Conn>,
+    kill: &Kill,
+    version: Version,
+    counting: Counting,
+    wait: std::pin::Pin<Box<dyn std::future::Future<Output = Response<RespBody>>>>,
+    bytes: Bytes,
+) -> Sent {
+    let answer = tokio::select! {
+        biased;
+        r = wait => Some(r),
+        _ = kill.notified() => None,
+    };
+    entry.end_request();
+    send_now(io, ctx, kill, version, counting, answer, bytes)
+}
+
+/// Encodes `answer` (to the request in `bytes`) and writes what the socket
+/// takes at once, without waiting.
+fn send_now(
+    io: &mut Counted,
+    ctx: &Rc<WorkerCtx>,
+    kill: &Kill,
+    version: Version,
+    counting: Counting,
+    answer: Option<Response<RespBody>>,
+    bytes: Bytes,
+) -> Sent {
+    let Some(mut resp) = answer else {
+        return Sent::End(End::Closed { failed: false });
+    };
+    counting.end(ctx, &mut resp);
+    if kill.is_set() {
+        // Closed by the script: nothing is written.
+        return Sent::End(End::Closed { failed: false });
+    }
+    let mut out = ctx.http_bufs.take_head();
+    let Some(keep) = encode(&mut resp, version, &mut out) else {
+        ctx.http_bufs.give_head(out);
+        // hyper reads this request again (its bytes start `bytes`) and
+        // writes this answer.
+        super::response::materialize(&mut resp);
+        let fd = kill.conn.fd();
+        return Sent::End(handoff(fd, "answer", bytes, Some(Box::new(resp))));
+    };
+    let body = match std::mem::replace(resp.body_mut(), RespBody::empty()) {
+        RespBody::Full(b) | RespBody::Plain { data: b, .. } => b,
+        _ => None,
+    };
+    super::response::recycle_headers(std::mem::take(resp.headers_mut()));
+    drop(resp);
+    // A small body goes out with the head, in one write.
+    let large = match body {
+        Some(b) if b.len() > 16 * 1024 => Some(b),
+        Some(b) => {
+            out.extend_from_slice(&b);
+            None
+        }
+        None => None,
+    };
+    match io.try_write_now(&out) {
+        Ok(n) if n == out.len() && large.is_none() => {
+            ctx.http_bufs.give_head(out);
+            Sent::Done { keep }
+        }
+        Ok(at) => Sent::Rest {
+            out,
+            at,
+            large,
+            keep,
+        },
+        Err(_) => {
+            ctx.http_bufs.give_head(out);
+            Sent::End(End::Closed { failed: true })
+        }
+    }
+}
+
+/// Writes what the socket did not take at once: the rest of the head (and
+/// a small body), then a large body.
+async fn write_rest(
+    io: &mut Counted,
+    ctx: &Rc<WorkerCtx>,
+    out: Vec<u8>,
+    at: usize,
+    large: Option<Bytes>,
+) -> std::io::Result<()> {
+    let r = io.write_all(&out[at..]).await;
+    ctx.http_bufs.give_head(out);
+    r?;
+    if let Some(b) = large {
+        io.write_all(&b).await?;
+    }
+    Ok(())
 }
 
 /// `rest` for hyper, because of `why` (logged at debug level).
@@ -394,21 +563,6 @@ fn reuse(bytes: Bytes, done: usize) -> BytesMut {
             m.extend_from_slice(&b[done..]);
             m
         }
-    }
-}
-
-/// Writes the head in `out` and `body`.
-async fn write(io: &mut Counted, out: &mut Vec<u8>, body: Option<Bytes>) -> std::io::Result<()> {
-    match body {
-        Some(b) if b.len() <= 16 * 1024 => {
-            out.extend_from_slice(&b);
-            io.write_all(out).await
-        }
-        Some(b) => {
-            io.write_all(out).await?;
-            io.write_all(&b).await
-        }
-        None => io.write_all(out).await,
     }
 }
 

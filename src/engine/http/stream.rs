@@ -113,6 +113,45 @@ impl Counted {
         matches!(self.0, NetStream::Plain(_))
     }
 
+    /// Ready once a read would find data (bytes read ahead count). The
+    /// socket's own readiness slot, as `poll_read` uses: no waiter list.
+    pub(super) fn poll_readable(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if !self.3.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        match &self.0 {
+            NetStream::Plain(s) => s.poll_read_ready(cx),
+            // (The fast path serves clear text only.)
+            NetStream::Tls(_) => Poll::Ready(Ok(())),
+        }
+    }
+
+    /// Writes what the socket takes of `buf` now, without waiting: the
+    /// count (0 when it would block, or when the stream is not plain TCP or
+    /// names wait to be patched in: the caller then writes the rest with
+    /// `AsyncWrite`).
+    pub(super) fn try_write_now(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let NetStream::Plain(s) = &self.0 else {
+            return Ok(0);
+        };
+        if self.2.has(IoFlags::EXACT) {
+            return Ok(0);
+        }
+        let mut done = 0;
+        while done < buf.len() {
+            match s.try_write(&buf[done..]) {
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if done > 0 {
+            self.wrote(&Poll::Ready(Ok(done)));
+        }
+        Ok(done)
+    }
+
     /// Written bytes are all in the kernel (what `drive_h1` asks before it
     /// hands a connection back): a TCP socket's flush does nothing more.
     pub(super) fn mark_flushed(&self) {

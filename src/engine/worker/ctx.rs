@@ -111,6 +111,9 @@ pub struct WorkerCtx {
     stop_self: Cell<bool>,
     state: Cell<WorkerState>,
     wake: Notify,
+    /// Buffers of the HTTP fast path, lent to a connection while it has a
+    /// request to read or an answer to write: an idle connection holds none.
+    pub http_bufs: super::bufpool::BufPool,
 }
 
 impl WorkerCtx {
@@ -142,6 +145,7 @@ impl WorkerCtx {
             stop_self: Cell::new(false),
             state: Cell::new(state),
             wake: Notify::new(),
+            http_bufs: super::bufpool::BufPool::default(),
         })
     }
 

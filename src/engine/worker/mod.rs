@@ -8,6 +8,7 @@
 //! A worker that reaches `max_request` or `max_worker_memory` asks the master
 //! for a replacement and keeps serving until the master's SIGTERM.
 
+pub mod bufpool;
 pub mod ctx;
 pub mod halt;
 pub mod inbox;
