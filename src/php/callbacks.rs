@@ -621,6 +621,11 @@ impl Hooks for PhpHooks {
         self.run_event(&cb, args, self.coroutine)
     }
 
+    fn on_remote_response(&self, fd: i64, data: bytes::Bytes) -> Outcome {
+        super::http_response::answer_remote(fd, &data);
+        Outcome::Done
+    }
+
     fn on_pipe_message(&self, src_worker: i32, data: bytes::Bytes, flags: u32) -> Outcome {
         let Some(cb) = &self.cb.pipe_message else {
             return Outcome::Done;

@@ -58,6 +58,9 @@ pub enum Kind {
     Command = 7,
     /// The result of `Command` `id`: the handler's string.
     CommandReply = 8,
+    /// To the owner of connection `id`: the response another process made
+    /// for its detached HTTP request (`data`: the PHP layer's encoding).
+    Respond = 9,
 }
 
 impl Kind {
@@ -70,6 +73,7 @@ impl Kind {
             5 => Kind::Pipe,
             7 => Kind::Command,
             8 => Kind::CommandReply,
+            9 => Kind::Respond,
             _ => return None,
         })
     }
