@@ -499,6 +499,17 @@ impl Task {
         send_finish(self.id, self.worker_id as i32, data)
     }
 
+    /// Getters in Swoole's property order (`var_dump()` shows them so).
+    #[php(getter, name = "data")]
+    pub fn prop_data(&self) -> Zval {
+        self.data.shallow_clone()
+    }
+
+    #[php(getter, name = "dispatch_time")]
+    pub fn prop_dispatch_time(&self) -> f64 {
+        self.dispatch_time
+    }
+
     #[php(getter, name = "id")]
     pub fn prop_id(&self) -> i64 {
         self.id
@@ -513,16 +524,6 @@ impl Task {
     #[php(getter, name = "flags")]
     pub fn prop_flags(&self) -> i64 {
         self.flags
-    }
-
-    #[php(getter, name = "dispatch_time")]
-    pub fn prop_dispatch_time(&self) -> f64 {
-        self.dispatch_time
-    }
-
-    #[php(getter, name = "data")]
-    pub fn prop_data(&self) -> Zval {
-        self.data.shallow_clone()
     }
 }
 
