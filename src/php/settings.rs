@@ -921,6 +921,8 @@ pub fn port_options(class: &str, arr: Option<&ZendHashTable>) -> Result<PortOpti
             eof,
             split: eof_split,
         };
+    } else if flag("open_mqtt_protocol")? {
+        o.framing = Framing::Mqtt;
     }
     Ok(o)
 }
