@@ -183,6 +183,29 @@ fn decode_packet(p: &[u8]) -> Option<(Vec<u8>, u32)> {
     Some((data[..size].to_vec(), flags))
 }
 
+/// A task packet a task worker took from the System V queue
+/// (`ipc::FLAG_QUEUED`): its task id, source worker, payload and flags.
+/// None, with Swoole's warning, for bytes that are no task packet.
+pub fn decode_queued(p: &[u8]) -> Option<(i64, i32, Vec<u8>, u32)> {
+    let head = |at: usize, n: usize| p.get(at..at + n);
+    let decoded = head(0, HEAD_LEN).and_then(|_| decode_packet(p));
+    let (Some((data, flags)), Some(id), Some(src)) = (decoded, head(0, 8), head(20, 2)) else {
+        let want = head(16, 4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, |b: [u8; 4]| u32::from_ne_bytes(b) as usize + HEAD_LEN);
+        crate::rlog!(
+            Warning,
+            "ProcessPool::run_with_task_protocol(): [Worker#{}] bad task packet, The received data-length[{}] is inconsistent with the packet-length[{want}]",
+            worker::current_worker_id(),
+            p.len()
+        );
+        return None;
+    };
+    let id = i64::from_ne_bytes(id.try_into().ok()?);
+    let src = i16::from_ne_bytes(src.try_into().ok()?) as i32;
+    Some((id, src, data, flags))
+}
+
 #[derive(Default)]
 struct Tables {
     /// Per-task finish callbacks (`task($data, $dst, $callback)`).
