@@ -251,7 +251,7 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>, mode: u32) -> Op
         );
         return None;
     }
-    let Some(to) = ipc::task_worker_index(dst) else {
+    let Some((to, all_busy)) = ipc::task_worker_index(dst) else {
         php_error(
             &ErrorType::Warning,
             &format!(
@@ -267,6 +267,9 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>, mode: u32) -> Op
         }
         return None;
     };
+    if all_busy {
+        no_idle_warning();
+    }
     let id = ipc::next_task_id();
     let mut flags = flags | mode;
     if !is_event_worker() {
@@ -364,6 +367,27 @@ fn finish_packed(task_id: i64, src: i32, bytes: Bytes, flags: u32) -> bool {
             false
         }
     }
+}
+
+/// Swoole's scheduler warning for a task dispatched while every task
+/// worker was busy: at most once a second per process, unless
+/// `swoole_ignore_error(SWOOLE_ERROR_SERVER_NO_IDLE_WORKER)`.
+fn no_idle_warning() {
+    const NO_IDLE_WORKER: i64 = 9007;
+    static LAST: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    if super::errors::is_ignored(NO_IDLE_WORKER) {
+        return;
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    if LAST.swap(now, std::sync::atomic::Ordering::Relaxed) == now {
+        return;
+    }
+    crate::rlog!(
+        Warning,
+        "Server::timer_callback() (ERRNO {NO_IDLE_WORKER}): No idle task worker is available"
+    );
 }
 
 /// `$server->finish()` inside a plain `onTask`.

@@ -264,21 +264,30 @@ pub fn next_task_id() -> i64 {
     })
 }
 
-/// The inbox index of task worker `dst` (-1: the next one, round-robin).
-pub fn task_worker_index(dst: i64) -> Option<usize> {
+/// The inbox index of task worker `dst`; -1: the next idle one, round-robin
+/// as Swoole's scheduler picks (`true` with it when every task worker was
+/// busy and the next one in turn was taken anyway).
+pub fn task_worker_index(dst: i64) -> Option<(usize, bool)> {
     let (w, t) = (worker_num(), task_worker_num());
     if t == 0 {
         return None;
     }
     if dst >= 0 {
-        return ((dst as usize) < t).then_some(w + dst as usize);
+        return ((dst as usize) < t).then_some((w + dst as usize, false));
     }
-    let i = with(|s| {
-        let v = s.rr;
-        s.rr = v.wrapping_add(1);
-        v
-    });
-    Some(w + i % t)
+    let idle = crate::engine::shared::stats::idle_ids(w as i32, t);
+    let mut last = 0;
+    for _ in 0..=t {
+        last = with(|s| {
+            let v = s.rr;
+            s.rr = v.wrapping_add(1);
+            v
+        }) % t;
+        if idle.as_ref().is_none_or(|v| v[last]) {
+            return Some((w + last, false));
+        }
+    }
+    Some((w + last, true))
 }
 
 fn encode(m: &Msg, data: &[u8], flags: u32) -> Vec<u8> {
@@ -700,7 +709,7 @@ mod tests {
         assert_eq!(&first.data[..], b"hello");
         assert_eq!(first.flags, 2);
         assert!(wait_blocking(|_| true, Duration::from_millis(20)).is_none());
-        assert_eq!(task_worker_index(0), Some(2));
+        assert_eq!(task_worker_index(0), Some((2, false)));
         assert_eq!(task_worker_index(5), None);
         teardown();
     }

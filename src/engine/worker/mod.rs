@@ -511,11 +511,20 @@ pub async fn serve_ports(
         )));
     }
     for (u, index) in unix_dgram {
+        if is_task_worker() {
+            continue;
+        }
         accepting.push(tokio::task::spawn_local(
             crate::engine::net::tcp::serve_unix_dgram(u, index, ctx.clone()),
         ));
     }
     for (u, index) in udp {
+        if is_task_worker() {
+            // A task worker only sends from the server's UDP sockets
+            // (`sendto()`), as Swoole's do with the inherited ones.
+            crate::engine::net::tcp::add_udp_sender(u);
+            continue;
+        }
         accepting.push(tokio::task::spawn_local(
             crate::engine::net::tcp::serve_udp(u, index, ctx.clone()),
         ));
