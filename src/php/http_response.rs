@@ -147,8 +147,16 @@ async fn encode_remote(
     Ok(out)
 }
 
-/// Reads what `encode_remote` wrote: (status, reason, headers, body).
-fn decode_remote(data: &[u8]) -> Option<(u16, &[u8], Vec<(&[u8], &[u8])>, &[u8])> {
+/// A response `encode_remote` wrote, read back in place.
+struct RemoteResponse<'a> {
+    status: u16,
+    reason: &'a [u8],
+    headers: Vec<(&'a [u8], &'a [u8])>,
+    body: &'a [u8],
+}
+
+/// Reads what `encode_remote` wrote.
+fn decode_remote(data: &[u8]) -> Option<RemoteResponse<'_>> {
     fn u32_at(d: &[u8], at: &mut usize) -> Option<usize> {
         let b: [u8; 4] = d.get(*at..*at + 4)?.try_into().ok()?;
         *at += 4;
@@ -170,7 +178,12 @@ fn decode_remote(data: &[u8]) -> Option<(u16, &[u8], Vec<(&[u8], &[u8])>, &[u8])
         let v = bytes_at(data, &mut at)?;
         headers.push((n, v));
     }
-    Some((status, reason, headers, data.get(at..)?))
+    Some(RemoteResponse {
+        status,
+        reason,
+        headers,
+        body: data.get(at..)?,
+    })
 }
 
 /// In the worker that owns `fd`: ends the response it detached for `fd`
@@ -188,7 +201,13 @@ pub fn answer_remote(fd: i64, data: &[u8]) {
             return;
         }
     };
-    let Some((status, reason, headers, body)) = decode_remote(data) else {
+    let Some(RemoteResponse {
+        status,
+        reason,
+        headers,
+        body,
+    }) = decode_remote(data)
+    else {
         r.fail(500);
         return;
     };
