@@ -434,7 +434,10 @@ impl Response {
     /// answers on the master's own copy of the socket (`engine::proc::held`),
     /// also when the worker that read the request was killed (Laravel
     /// Octane's watchdog answers 408 so); the connection is closed after
-    /// `end()`. Otherwise: false and a warning (docs/compat.md).
+    /// `end()`. In another process (a task worker) for a connection of some
+    /// worker, the ended response travels to that worker, which answers on
+    /// the response it detached (`remote_response`). Otherwise: false and a
+    /// warning (docs/compat.md).
     pub fn create(server: Option<&Zval>, fd: Option<i64>) -> Zval {
         let mut out = Zval::new();
         out.set_bool(false);
