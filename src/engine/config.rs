@@ -230,6 +230,11 @@ pub struct ServerConfig {
     pub event_object: bool,
     /// Where task payloads too large for one IPC datagram are written.
     pub task_tmpdir: PathBuf,
+    /// `task_ipc_mode` (1: the workers' inboxes; 2, 3: also a System V queue).
+    pub task_ipc_mode: i64,
+    /// `message_queue_key`: with `task_ipc_mode` 2 or 3, task workers also
+    /// take task packets (`Server\Task::pack()`) from this System V queue.
+    pub message_queue_key: Option<i64>,
     /// `heartbeat_check_interval`: how often idle connections are looked for.
     pub heartbeat_check_interval: Option<Duration>,
     /// `heartbeat_idle_time`: a connection silent this long is closed.
@@ -366,6 +371,8 @@ impl Default for ServerConfig {
             task_object: false,
             event_object: false,
             task_tmpdir: PathBuf::from("/tmp"),
+            task_ipc_mode: 1,
+            message_queue_key: None,
             heartbeat_check_interval: None,
             heartbeat_idle_time: None,
             reactor_num: cpu_count(),

@@ -99,6 +99,12 @@ pub trait Hooks {
     fn on_pipe_message(&self, _src_worker: i32, _data: Bytes, _flags: u32) -> Outcome {
         Outcome::Done
     }
+    /// In the worker that owns connection `fd`: a response made in another
+    /// process (`Response::create($fd)` in a task worker) for the request
+    /// this worker detached; `data` is the PHP layer's encoding.
+    fn on_remote_response(&self, _fd: i64, _data: Bytes) -> Outcome {
+        Outcome::Done
+    }
     /// In a worker: the upgrade request of connection `req.fd`, answered
     /// through `resp` (a 101 makes it a WebSocket connection); called when
     /// the config's `ws.custom_handshake` says a `handshake` callback is set.

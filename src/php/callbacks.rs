@@ -527,6 +527,16 @@ impl Hooks for PhpHooks {
         self.packet_event(port, data, path, 0, server_socket, 0)
     }
     fn on_task(&self, task_id: i64, src_worker: i32, data: bytes::Bytes, flags: u32) -> Outcome {
+        // A packet from the System V queue (`task_ipc_mode` 2/3): its own
+        // header says the task id, the sender and the flags.
+        let (task_id, src_worker, data, flags) = if flags & crate::engine::ipc::FLAG_QUEUED != 0 {
+            match server_task::decode_queued(&data) {
+                Some((id, src, d, f)) => (id, src, bytes::Bytes::from(d), f),
+                None => return Outcome::Done,
+            }
+        } else {
+            (task_id, src_worker, data, flags)
+        };
         // A task from the master, the manager or a user process takes no
         // result: as a master's (-1) one, finish() answers false.
         let src_worker = if server_task::no_reply_flag(flags) {
@@ -619,6 +629,11 @@ impl Hooks for PhpHooks {
         }
         let args = vec![self.server_zval(), long_zval(task_id), value];
         self.run_event(&cb, args, self.coroutine)
+    }
+
+    fn on_remote_response(&self, fd: i64, data: bytes::Bytes) -> Outcome {
+        super::http_response::answer_remote(fd, &data);
+        Outcome::Done
     }
 
     fn on_pipe_message(&self, src_worker: i32, data: bytes::Bytes, flags: u32) -> Outcome {

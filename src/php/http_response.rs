@@ -50,6 +50,175 @@ fn with_send_policy<R>(
     RESPSTATE.with(|s| f(&s.send_policy))
 }
 
+/// The worker that owns connection `fd` when it is another process than
+/// this one (a task worker answering a request a worker detached).
+fn remote_owner(fd: i64) -> Option<i32> {
+    let owner = session::get(fd)?.worker;
+    let me = crate::engine::worker::ctx::current_worker_id();
+    (owner >= 0 && owner != me && (owner as usize) < crate::engine::ipc::worker_num().max(1))
+        .then_some(owner)
+}
+
+/// `Response::create($fd)` for a connection of worker `owner`: a response
+/// object here whose ended response travels to the owner (`ipc::Kind::Respond`),
+/// which answers on the response it detached (`answer_remote`).
+fn remote_response(fd: i64, owner: i32) -> Option<Zval> {
+    let (r, head) = Responder::new(RespContext::plain(false));
+    crate::engine::rt::event_loop::spawn(async move {
+        let Ok(resp) = head.await else { return };
+        let data = match encode_remote(resp).await {
+            Ok(d) => d,
+            Err(e) => {
+                crate::rlog!(Warning, "response of session[{fd}]: {e}");
+                return;
+            }
+        };
+        let m = crate::engine::ipc::Msg {
+            kind: crate::engine::ipc::Kind::Respond,
+            flags: 0,
+            src: crate::engine::worker::ctx::current_worker_id(),
+            id: fd,
+            arg: 0,
+            data: Bytes::from(data),
+        };
+        if let Err(e) = crate::engine::ipc::send(owner as usize, m) {
+            crate::rlog!(Warning, "response of session[{fd}] to worker#{owner}: {e}");
+        }
+    });
+    ZendClassObject::new(Response::new(r, fd))
+        .into_zval(false)
+        .ok()
+}
+
+/// A response written as HTTP/1.1 bytes through `send()` on raw TCP
+/// connection `fd` once it ends.
+fn raw_responder(fd: i64) -> Responder {
+    let (r, head) = Responder::new(RespContext::plain(false));
+    crate::engine::rt::event_loop::spawn(async move {
+        if let Ok(resp) = head.await {
+            if let Ok(bytes) = held::http1_bytes(resp, false).await {
+                conns::send(fd, Bytes::from(bytes));
+            }
+        }
+    });
+    r
+}
+
+/// Headers the answering worker sets itself (framing, connection, date).
+fn owner_managed(name: &[u8], value: &[u8]) -> bool {
+    let n = name.to_ascii_lowercase();
+    matches!(
+        n.as_slice(),
+        b"content-length" | b"transfer-encoding" | b"connection" | b"date"
+    ) || (n == b"server" && value == b"swoole-http-server")
+        || (n == b"content-type" && value == b"text/html")
+}
+
+/// A response as bytes for another process: status, reason, headers, body
+/// (lengths in native order; both ends are the same build on one host).
+async fn encode_remote(
+    resp: http::Response<crate::engine::http::body::RespBody>,
+) -> Result<Vec<u8>, String> {
+    use http_body_util::BodyExt;
+    let (parts, body) = resp.into_parts();
+    let body = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
+    let reason = parts
+        .extensions
+        .get::<hyper::ext::ReasonPhrase>()
+        .map(|r| r.as_bytes().to_vec())
+        .unwrap_or_default();
+    let mut out = Vec::with_capacity(64 + body.len());
+    out.extend_from_slice(&parts.status.as_u16().to_ne_bytes());
+    out.extend_from_slice(&(reason.len() as u32).to_ne_bytes());
+    out.extend_from_slice(&reason);
+    let headers: Vec<_> = parts
+        .headers
+        .iter()
+        .filter(|(n, v)| !owner_managed(n.as_str().as_bytes(), v.as_bytes()))
+        .collect();
+    out.extend_from_slice(&(headers.len() as u32).to_ne_bytes());
+    for (n, v) in headers {
+        for part in [n.as_str().as_bytes(), v.as_bytes()] {
+            out.extend_from_slice(&(part.len() as u32).to_ne_bytes());
+            out.extend_from_slice(part);
+        }
+    }
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
+/// A response `encode_remote` wrote, read back in place.
+struct RemoteResponse<'a> {
+    status: u16,
+    reason: &'a [u8],
+    headers: Vec<(&'a [u8], &'a [u8])>,
+    body: &'a [u8],
+}
+
+/// Reads what `encode_remote` wrote.
+fn decode_remote(data: &[u8]) -> Option<RemoteResponse<'_>> {
+    fn u32_at(d: &[u8], at: &mut usize) -> Option<usize> {
+        let b: [u8; 4] = d.get(*at..*at + 4)?.try_into().ok()?;
+        *at += 4;
+        Some(u32::from_ne_bytes(b) as usize)
+    }
+    fn bytes_at<'a>(d: &'a [u8], at: &mut usize) -> Option<&'a [u8]> {
+        let n = u32_at(d, at)?;
+        let b = d.get(*at..*at + n)?;
+        *at += n;
+        Some(b)
+    }
+    let status = u16::from_ne_bytes(data.get(0..2)?.try_into().ok()?);
+    let mut at = 2;
+    let reason = bytes_at(data, &mut at)?;
+    let count = u32_at(data, &mut at)?;
+    let mut headers = Vec::with_capacity(count.min(256));
+    for _ in 0..count {
+        let n = bytes_at(data, &mut at)?;
+        let v = bytes_at(data, &mut at)?;
+        headers.push((n, v));
+    }
+    Some(RemoteResponse {
+        status,
+        reason,
+        headers,
+        body: data.get(at..)?,
+    })
+}
+
+/// In the worker that owns `fd`: ends the response it detached for `fd`
+/// with what another process made (`remote_response`).
+pub fn answer_remote(fd: i64, data: &[u8]) {
+    let r = match with_detached(|d| d.borrow_mut().remove(&fd)) {
+        Some(r) => r,
+        // A raw TCP connection of ours: HTTP bytes through `send()`.
+        None if conns::port_of(fd).is_some() => raw_responder(fd),
+        None => {
+            crate::rlog!(
+                Warning,
+                "http response of session[{fd}] is not detached in this worker"
+            );
+            return;
+        }
+    };
+    let Some(RemoteResponse {
+        status,
+        reason,
+        headers,
+        body,
+    }) = decode_remote(data)
+    else {
+        r.fail(500);
+        return;
+    };
+    let reason = std::str::from_utf8(reason).ok();
+    let _ = r.status(i64::from(status), reason);
+    for (n, v) in headers {
+        let _ = r.header_bytes(n, v, false);
+    }
+    let _ = r.end(Bytes::copy_from_slice(body));
+}
+
 #[php_class]
 #[php(name = "Swoole\\Http\\Response")]
 pub struct Response {
@@ -265,7 +434,10 @@ impl Response {
     /// answers on the master's own copy of the socket (`engine::proc::held`),
     /// also when the worker that read the request was killed (Laravel
     /// Octane's watchdog answers 408 so); the connection is closed after
-    /// `end()`. Otherwise: false and a warning (docs/compat.md).
+    /// `end()`. In another process (a task worker) for a connection of some
+    /// worker, the ended response travels to that worker, which answers on
+    /// the response it detached (`remote_response`). Otherwise: false and a
+    /// warning (docs/compat.md).
     pub fn create(server: Option<&Zval>, fd: Option<i64>) -> Zval {
         let mut out = Zval::new();
         out.set_bool(false);
@@ -296,7 +468,13 @@ impl Response {
                 .into_zval(false)
                 .unwrap_or(out);
         }
-        let fd = match server.and_then(Zval::long) {
+        // `create("3")`: Swoole's `object|array|int` parameter takes a
+        // numeric string as its number (weak mode).
+        let numeric = |z: &Zval| {
+            z.long()
+                .or_else(|| z.str().and_then(|s| s.trim().parse::<i64>().ok()))
+        };
+        let fd = match server.and_then(numeric) {
             Some(n) => n,
             None => fd.unwrap_or(-1),
         };
@@ -308,19 +486,18 @@ impl Response {
         {
             req.set_fd(fd);
         }
-        if !held::active() && !with_detached(|d| d.borrow().contains_key(&fd)) && conns::exists(fd)
-        {
-            // A raw TCP connection of this worker (`onReceive`): the
-            // response goes out through `send()`; the connection stays open
-            // (as Swoole's).
-            let (r, head) = Responder::new(RespContext::plain(false));
-            crate::engine::rt::event_loop::spawn(async move {
-                if let Ok(resp) = head.await {
-                    if let Ok(bytes) = held::http1_bytes(resp, false).await {
-                        conns::send(fd, Bytes::from(bytes));
-                    }
-                }
-            });
+        let here = !held::active() && !with_detached(|d| d.borrow().contains_key(&fd));
+        if here && conns::port_of(fd).is_none() {
+            // Another worker's connection (a task worker answering what a
+            // worker detached): the response travels to its owner.
+            if let Some(owner) = remote_owner(fd) {
+                return remote_response(fd, owner).unwrap_or(out);
+            }
+        }
+        if here && conns::exists(fd) {
+            // A raw TCP connection (`onReceive`): the response goes out
+            // through `send()`; the connection stays open (as Swoole's).
+            let r = raw_responder(fd);
             return match ZendClassObject::new(Response::new(r, fd)).into_zval(false) {
                 Ok(z) => z,
                 Err(_) => out,

@@ -363,6 +363,16 @@ impl Server {
                 PortSocket::Tcp(_) if http_wanted => PortKind::Http,
                 PortSocket::Tcp(_) | PortSocket::Dispatched(_) => PortKind::Stream,
             };
+            // Every listen() port needs the callback of its kind, its own or
+            // the server's (Swoole's start() checks each port so).
+            let has_cb =
+                |name: &str| st.callbacks.contains_key(name) || server_cbs.contains_key(name);
+            if index > 0 && kind == PortKind::Datagram && !has_cb("packet") {
+                return Err(swoole_exception("require onPacket callback", 0));
+            }
+            if index > 0 && kind == PortKind::Stream && !has_cb("receive") {
+                return Err(swoole_exception("require onReceive callback", 0));
+            }
             if st.sock_type & SWOOLE_SSL != 0 && kind != PortKind::Datagram {
                 let setting = self_.setting.borrow();
                 let main_arr = setting.as_ref().and_then(Zval::array);

@@ -183,6 +183,29 @@ fn decode_packet(p: &[u8]) -> Option<(Vec<u8>, u32)> {
     Some((data[..size].to_vec(), flags))
 }
 
+/// A task packet a task worker took from the System V queue
+/// (`ipc::FLAG_QUEUED`): its task id, source worker, payload and flags.
+/// None, with Swoole's warning, for bytes that are no task packet.
+pub fn decode_queued(p: &[u8]) -> Option<(i64, i32, Vec<u8>, u32)> {
+    let head = |at: usize, n: usize| p.get(at..at + n);
+    let decoded = head(0, HEAD_LEN).and_then(|_| decode_packet(p));
+    let (Some((data, flags)), Some(id), Some(src)) = (decoded, head(0, 8), head(20, 2)) else {
+        let want = head(16, 4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, |b: [u8; 4]| u32::from_ne_bytes(b) as usize + HEAD_LEN);
+        crate::rlog!(
+            Warning,
+            "ProcessPool::run_with_task_protocol(): [Worker#{}] bad task packet, The received data-length[{}] is inconsistent with the packet-length[{want}]",
+            worker::current_worker_id(),
+            p.len()
+        );
+        return None;
+    };
+    let id = i64::from_ne_bytes(id.try_into().ok()?);
+    let src = i16::from_ne_bytes(src.try_into().ok()?) as i32;
+    Some((id, src, data, flags))
+}
+
 #[derive(Default)]
 struct Tables {
     /// Per-task finish callbacks (`task($data, $dst, $callback)`).
@@ -228,7 +251,7 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>, mode: u32) -> Op
         );
         return None;
     }
-    let Some(to) = ipc::task_worker_index(dst) else {
+    let Some((to, all_busy)) = ipc::task_worker_index(dst) else {
         php_error(
             &ErrorType::Warning,
             &format!(
@@ -244,6 +267,9 @@ pub fn send_task(data: &Zval, dst: i64, callback: Option<Zval>, mode: u32) -> Op
         }
         return None;
     };
+    if all_busy {
+        no_idle_warning();
+    }
     let id = ipc::next_task_id();
     let mut flags = flags | mode;
     if !is_event_worker() {
@@ -341,6 +367,27 @@ fn finish_packed(task_id: i64, src: i32, bytes: Bytes, flags: u32) -> bool {
             false
         }
     }
+}
+
+/// Swoole's scheduler warning for a task dispatched while every task
+/// worker was busy: at most once a second per process, unless
+/// `swoole_ignore_error(SWOOLE_ERROR_SERVER_NO_IDLE_WORKER)`.
+fn no_idle_warning() {
+    const NO_IDLE_WORKER: i64 = 9007;
+    static LAST: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    if super::errors::is_ignored(NO_IDLE_WORKER) {
+        return;
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    if LAST.swap(now, std::sync::atomic::Ordering::Relaxed) == now {
+        return;
+    }
+    crate::rlog!(
+        Warning,
+        "Server::timer_callback() (ERRNO {NO_IDLE_WORKER}): No idle task worker is available"
+    );
 }
 
 /// `$server->finish()` inside a plain `onTask`.
@@ -499,6 +546,17 @@ impl Task {
         send_finish(self.id, self.worker_id as i32, data)
     }
 
+    /// Getters in Swoole's property order (`var_dump()` shows them so).
+    #[php(getter, name = "data")]
+    pub fn prop_data(&self) -> Zval {
+        self.data.shallow_clone()
+    }
+
+    #[php(getter, name = "dispatch_time")]
+    pub fn prop_dispatch_time(&self) -> f64 {
+        self.dispatch_time
+    }
+
     #[php(getter, name = "id")]
     pub fn prop_id(&self) -> i64 {
         self.id
@@ -513,16 +571,6 @@ impl Task {
     #[php(getter, name = "flags")]
     pub fn prop_flags(&self) -> i64 {
         self.flags
-    }
-
-    #[php(getter, name = "dispatch_time")]
-    pub fn prop_dispatch_time(&self) -> f64 {
-        self.dispatch_time
-    }
-
-    #[php(getter, name = "data")]
-    pub fn prop_data(&self) -> Zval {
-        self.data.shallow_clone()
     }
 }
 

@@ -727,6 +727,12 @@ pub fn to_config(
         // As Swoole: event objects include the task's.
         c.task_object |= c.event_object;
     }
+    if let Some(z) = get("task_ipc_mode") {
+        c.task_ipc_mode = as_int(class, "task_ipc_mode", z, false)?;
+    }
+    if let Some(z) = get("message_queue_key") {
+        c.message_queue_key = Some(as_int(class, "message_queue_key", z, false)?);
+    }
     if let Some(z) = get("task_tmpdir") {
         let dir = PathBuf::from(as_str(class, "task_tmpdir", z)?);
         let _ = std::fs::create_dir_all(&dir);
@@ -921,6 +927,8 @@ pub fn port_options(class: &str, arr: Option<&ZendHashTable>) -> Result<PortOpti
             eof,
             split: eof_split,
         };
+    } else if flag("open_mqtt_protocol")? {
+        o.framing = Framing::Mqtt;
     }
     Ok(o)
 }

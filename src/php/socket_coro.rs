@@ -161,6 +161,13 @@ pub fn parse_protocol(set: &ZendHashTable, base: &Protocol2) -> Protocol2 {
     {
         p.framing = Framing::Raw;
     }
+    if matches!(p.framing, Framing::Raw) && set.get("open_mqtt_protocol").is_some_and(truthy) {
+        p.framing = Framing::Mqtt;
+    } else if matches!(p.framing, Framing::Mqtt)
+        && set.get("open_mqtt_protocol").is_some_and(|v| !truthy(v))
+    {
+        p.framing = Framing::Raw;
+    }
     if set.get("open_length_check").is_some_and(truthy) {
         let kind = set
             .get("package_length_type")

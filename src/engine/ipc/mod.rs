@@ -37,6 +37,9 @@ pub const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 const HEADER: usize = 32;
 /// Set in `flags` by the engine when the payload is a file path.
 const FLAG_TMPFILE: u32 = 1 << 31;
+/// Set in a task's `flags` when a task worker took it from the System V
+/// queue (`start_queue_reader`): `data` is the packet as it was queued.
+pub const FLAG_QUEUED: u32 = 1 << 30;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u32)]
@@ -58,6 +61,9 @@ pub enum Kind {
     Command = 7,
     /// The result of `Command` `id`: the handler's string.
     CommandReply = 8,
+    /// To the owner of connection `id`: the response another process made
+    /// for its detached HTTP request (`data`: the PHP layer's encoding).
+    Respond = 9,
 }
 
 impl Kind {
@@ -70,6 +76,7 @@ impl Kind {
             5 => Kind::Pipe,
             7 => Kind::Command,
             8 => Kind::CommandReply,
+            9 => Kind::Respond,
             _ => return None,
         })
     }
@@ -257,21 +264,30 @@ pub fn next_task_id() -> i64 {
     })
 }
 
-/// The inbox index of task worker `dst` (-1: the next one, round-robin).
-pub fn task_worker_index(dst: i64) -> Option<usize> {
+/// The inbox index of task worker `dst`; -1: the next idle one, round-robin
+/// as Swoole's scheduler picks (`true` with it when every task worker was
+/// busy and the next one in turn was taken anyway).
+pub fn task_worker_index(dst: i64) -> Option<(usize, bool)> {
     let (w, t) = (worker_num(), task_worker_num());
     if t == 0 {
         return None;
     }
     if dst >= 0 {
-        return ((dst as usize) < t).then_some(w + dst as usize);
+        return ((dst as usize) < t).then_some((w + dst as usize, false));
     }
-    let i = with(|s| {
-        let v = s.rr;
-        s.rr = v.wrapping_add(1);
-        v
-    });
-    Some(w + i % t)
+    let idle = crate::engine::shared::stats::idle_ids(w as i32, t);
+    let mut last = 0;
+    for _ in 0..=t {
+        last = with(|s| {
+            let v = s.rr;
+            s.rr = v.wrapping_add(1);
+            v
+        }) % t;
+        if idle.as_ref().is_none_or(|v| v[last]) {
+            return Some((w + last, false));
+        }
+    }
+    Some((w + last, true))
 }
 
 fn encode(m: &Msg, data: &[u8], flags: u32) -> Vec<u8> {
@@ -387,6 +403,83 @@ pub fn send(dst: usize, mut m: Msg) -> std::io::Result<()> {
         unsafe { libc::poll(fds.as_mut_ptr(), nfds, left.as_millis().min(100) as i32 + 1) };
         if rd >= 0 && fds[1].revents & libc::POLLIN != 0 {
             stash_incoming(rd);
+        }
+    }
+}
+
+/// `task_ipc_mode` 2 or 3 with `message_queue_key`: a thread of this task
+/// worker takes task packets from System V queue `key` (messages of type
+/// `mtype`, 0: any) and puts each into this process's own inbox as a task
+/// flagged [`FLAG_QUEUED`], so the loop handles them like any task.
+pub fn start_queue_reader(key: i64, mtype: i64) -> std::io::Result<()> {
+    let me = with(|s| s.me);
+    let Some(wr) = with(|s| s.ends.get(me as usize).map(|p| p.1)) else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no inbox for this process",
+        ));
+    };
+    // SAFETY: msgget(2) with a key and flags; it returns an id or -1.
+    let qid = unsafe { libc::msgget(key as libc::key_t, libc::IPC_CREAT | 0o666) };
+    if qid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    std::thread::Builder::new()
+        .name("task-msgqueue".into())
+        .spawn(move || queue_reader(qid, mtype, me, wr))?;
+    Ok(())
+}
+
+/// The queue thread: touches no PHP and no thread-local state, only the
+/// queue and the inbox's write end (a blocking datagram send).
+fn queue_reader(qid: libc::c_int, mtype: i64, me: i32, wr: RawFd) {
+    const TEXT: usize = INLINE_MAX;
+    #[repr(C)]
+    struct QueueMsg {
+        mtype: libc::c_long,
+        text: [u8; TEXT],
+    }
+    let mut buf = Box::new(QueueMsg {
+        mtype: 0,
+        text: [0; TEXT],
+    });
+    loop {
+        // SAFETY: msgrcv(2) writes the type and at most TEXT bytes of text
+        // into the live boxed buffer laid out as `struct msgbuf`; longer
+        // messages are cut (MSG_NOERROR) and then refused as bad packets.
+        let n = unsafe {
+            libc::msgrcv(
+                qid,
+                (&raw mut *buf).cast(),
+                TEXT,
+                mtype as libc::c_long,
+                libc::MSG_NOERROR,
+            )
+        };
+        if n < 0 {
+            if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return; // the queue was removed
+        }
+        let m = Msg {
+            kind: Kind::Task,
+            flags: FLAG_QUEUED,
+            src: me,
+            id: 0,
+            arg: 0,
+            data: Bytes::new(),
+        };
+        let out = encode(&m, &buf.text[..n as usize], FLAG_QUEUED);
+        crate::engine::shared::stats::on_task_queued();
+        loop {
+            // SAFETY: sends from a live buffer on the inbox's write end,
+            // which lives as long as the process.
+            let r = unsafe { libc::send(wr, out.as_ptr().cast(), out.len(), 0) };
+            if r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            break;
         }
     }
 }
@@ -616,7 +709,7 @@ mod tests {
         assert_eq!(&first.data[..], b"hello");
         assert_eq!(first.flags, 2);
         assert!(wait_blocking(|_| true, Duration::from_millis(20)).is_none());
-        assert_eq!(task_worker_index(0), Some(2));
+        assert_eq!(task_worker_index(0), Some((2, false)));
         assert_eq!(task_worker_index(5), None);
         teardown();
     }

@@ -20,6 +20,9 @@ pub enum Framing {
         length_offset: usize,
         body_offset: usize,
     },
+    /// `open_mqtt_protocol`: a fixed-header byte, the remaining length as
+    /// MQTT's variable-length integer (1 to 4 bytes), then that many bytes.
+    Mqtt,
 }
 
 /// `package_length_type`: the pack() letters Swoole accepts.
@@ -169,7 +172,36 @@ pub fn take_frames(
             }
             out.push(buf.split_to(total).freeze());
         },
+        Framing::Mqtt => loop {
+            let Some(total) = mqtt_len(buf)? else {
+                return Ok(());
+            };
+            if total > max_len {
+                return Err(FrameError::TooLarge(total));
+            }
+            if buf.len() < total {
+                buf.reserve(total - buf.len());
+                return Ok(());
+            }
+            out.push(buf.split_to(total).freeze());
+        },
     }
+}
+
+/// An MQTT frame's length at the start of `b`: `Ok(None)` while its fixed
+/// header is incomplete; a fifth length byte is a bad frame.
+fn mqtt_len(b: &[u8]) -> Result<Option<usize>, FrameError> {
+    let mut len = 0usize;
+    for i in 0..4 {
+        let Some(&byte) = b.get(1 + i) else {
+            return Ok(None);
+        };
+        len |= usize::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Ok(Some(2 + i + len));
+        }
+    }
+    Err(FrameError::BadLength)
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -191,6 +223,25 @@ mod tests {
             take_frames(f, &mut buf, max, &mut out)?;
         }
         Ok(out.into_iter().map(|b| b.to_vec()).collect())
+    }
+
+    /// MQTT frames: the length may arrive a byte at a time, several frames
+    /// may share a read, and a length of five bytes is refused.
+    #[test]
+    fn mqtt_frames() {
+        let f = Framing::Mqtt;
+        let got = run(&f, &[b"\xc0", b"\x00\x30\x82", b"\x01", &[7u8; 130]], 1024);
+        let mut big = vec![0x30, 0x82, 0x01];
+        big.extend_from_slice(&[7u8; 130]);
+        assert_eq!(got, Ok(vec![vec![0xc0, 0x00], big]));
+        assert_eq!(
+            run(&f, &[b"\x30\x80\x80\x80\x80\x01"], 1024),
+            Err(FrameError::BadLength)
+        );
+        assert_eq!(
+            run(&f, &[b"\x30\xff\x01"], 100),
+            Err(FrameError::TooLarge(258))
+        );
     }
 
     #[test]

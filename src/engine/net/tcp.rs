@@ -226,6 +226,13 @@ pub async fn serve_udp(sock: Rc<UdpSocket>, port: usize, ctx: Rc<WorkerCtx>) {
     }
 }
 
+/// A UDP socket this process sends from but does not read (a task
+/// worker's copy of a server port).
+pub fn add_udp_sender(sock: Rc<UdpSocket>) {
+    let fd = sock.as_raw_fd();
+    with(|t| t.udp.push((fd, sock)));
+}
+
 /// `sendto()`: sends a datagram from this worker's UDP socket
 /// `server_socket` (or the first of `to`'s family when -1).
 pub fn send_to(to: SocketAddr, data: &[u8], server_socket: i32) -> std::io::Result<usize> {

@@ -204,10 +204,12 @@ impl Master<'_> {
                     // SAFETY: leaving the forked child, as a worker does.
                     unsafe { libc::_exit(code) }
                 }
-                // Task workers serve no port.
+                // Task workers serve no port; they keep the UDP ones to
+                // send from (`sendto()` in `onTask`).
                 let mut ports = Vec::new();
-                if id < self.cfg.worker_num.max(1) {
-                    for p in self.ports {
+                let worker = id < self.cfg.worker_num.max(1);
+                for p in self.ports {
+                    if worker || matches!(p.socket, PortSocket::Udp(_)) {
                         match p.try_clone() {
                             Ok(p) => ports.push(p),
                             Err(e) => {

@@ -404,6 +404,27 @@ pub fn my_slot() -> Option<&'static Slot> {
     shared()?.slots.get(i as usize)
 }
 
+/// Which of the `n` worker ids from `first` on run no task now (task
+/// workers: `TaskBusy`); None without the shared statistics.
+pub fn idle_ids(first: i32, n: usize) -> Option<Vec<bool>> {
+    let s = shared()?;
+    let mut seen = vec![false; n];
+    let mut idle = vec![false; n];
+    for slot in &s.slots {
+        if slot.pid.load(Ordering::Acquire) <= 0 {
+            continue;
+        }
+        let id = slot.worker_id.load(Ordering::Relaxed) - first;
+        let Some(i) = usize::try_from(id).ok().filter(|i| *i < n) else {
+            continue;
+        };
+        seen[i] = true;
+        idle[i] |= slot.concurrency.load(Ordering::Relaxed) <= 0;
+    }
+    // An id with no live process yet (starting) takes its inbox's tasks later.
+    Some(idle.iter().zip(seen).map(|(i, s)| *i || !s).collect())
+}
+
 /// This process's slot index (what a worker tells the PROCESS-mode master).
 pub fn my_slot_index() -> Option<usize> {
     usize::try_from(MY_SLOT.load(Ordering::Relaxed)).ok()

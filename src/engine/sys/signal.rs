@@ -17,6 +17,9 @@ static GOT_RELOAD_TASK: AtomicBool = AtomicBool::new(false);
 static GOT_REOPEN: AtomicBool = AtomicBool::new(false);
 /// Write end of the master's self-pipe; -1 outside the master.
 static WAKE_WR: AtomicI32 = AtomicI32::new(-1);
+/// Another process sent SIGPIPE, which no handler takes (Swoole's master
+/// logs "Unable to find callback function for signal").
+static GOT_FOREIGN_PIPE: AtomicBool = AtomicBool::new(false);
 
 /// Signals the PROCESS-mode master received since the last call.
 #[derive(Debug, Default, Clone, Copy)]
@@ -44,11 +47,58 @@ pub fn master_signal_pipe(user: &dyn Fn(libc::c_int) -> bool) -> std::io::Result
             set_handler(sig, on_signal as *const () as libc::sighandler_t)?;
         }
     }
+    if !user(libc::SIGPIPE) {
+        watch_sigpipe()?;
+    }
     Ok(rd)
+}
+
+/// SIGPIPE in a supervising process: one sent by another process is noted
+/// (and logged by [`take_received`]/[`take_flags`], as Swoole's master logs a
+/// signal it has no callback for); one raised by our own write to a closed
+/// peer stays as quiet as `SIG_IGN` (the write fails with EPIPE).
+fn watch_sigpipe() -> std::io::Result<()> {
+    // SAFETY: a zeroed sigaction is valid; the handler only touches
+    // atomics, getpid() and write(); SA_RESTART keeps an interrupted call
+    // going.
+    let rc = unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigpipe as *const () as libc::sighandler_t;
+        sa.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGPIPE, &sa, std::ptr::null_mut())
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+extern "C" fn on_sigpipe(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler;
+    // getpid() is async-signal-safe.
+    let foreign = !info.is_null() && unsafe { (*info).si_pid() != libc::getpid() };
+    if foreign {
+        GOT_FOREIGN_PIPE.store(true, Ordering::SeqCst);
+        on_signal(libc::SIGPIPE);
+    }
+}
+
+/// Logs a SIGPIPE another process sent, once per signal taken.
+fn log_foreign_pipe() {
+    if GOT_FOREIGN_PIPE.swap(false, Ordering::SeqCst) {
+        crate::rlog!(
+            Warning,
+            "swoole_signal_callback() (ERRNO 721): Unable to find callback function for signal Broken pipe: {}",
+            libc::SIGPIPE
+        );
+    }
 }
 
 /// Takes the flags [`master_signal_pipe`]'s handlers set, and empties `rd`.
 pub fn take_received(rd: RawFd) -> Received {
+    log_foreign_pipe();
     let mut buf = [0u8; 64];
     // SAFETY: reads into a live local buffer; the pipe is non-blocking.
     while unsafe { libc::read(rd, buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
@@ -66,6 +116,9 @@ pub fn close_master_signal_pipe(rd: RawFd, user: &dyn Fn(libc::c_int) -> bool) {
         if !user(sig) {
             let _ = set_handler(sig, libc::SIG_DFL);
         }
+    }
+    if !user(libc::SIGPIPE) {
+        let _ = set_handler(libc::SIGPIPE, libc::SIG_IGN);
     }
     let wr = WAKE_WR.swap(-1, Ordering::SeqCst);
     close(wr);
@@ -160,7 +213,7 @@ pub fn install(wake_wr: RawFd) -> std::io::Result<()> {
     for sig in master_signals() {
         set_handler(sig, on_signal as *const () as libc::sighandler_t)?;
     }
-    Ok(())
+    watch_sigpipe()
 }
 
 /// Undoes [`install`] (the pipe itself is the caller's to close).
@@ -168,6 +221,7 @@ pub fn uninstall() {
     for sig in master_signals() {
         let _ = set_handler(sig, libc::SIG_DFL);
     }
+    let _ = set_handler(libc::SIGPIPE, libc::SIG_IGN);
     WAKE_WR.store(-1, Ordering::SeqCst);
 }
 
@@ -183,11 +237,13 @@ pub fn forget_in_child() {
     let _ = set_handler(libc::SIGUSR1, libc::SIG_IGN);
     let _ = set_handler(libc::SIGUSR2, libc::SIG_IGN);
     let _ = set_handler(libc::SIGRTMIN(), libc::SIG_IGN);
+    let _ = set_handler(libc::SIGPIPE, libc::SIG_IGN);
 }
 
 /// The flags the handlers set since the last call (without reading the
 /// pipe: the supervisor drains it itself).
 pub fn take_flags() -> Received {
+    log_foreign_pipe();
     Received {
         term: GOT_TERM.swap(false, Ordering::SeqCst),
         reload: GOT_RELOAD.swap(false, Ordering::SeqCst),

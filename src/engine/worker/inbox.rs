@@ -45,6 +45,7 @@ pub fn dispatch(hooks: &Rc<dyn Hooks>, m: Msg) -> Outcome {
         }
         // A result nobody waits for any more (its command timed out).
         Kind::CommandReply => Outcome::Done,
+        Kind::Respond => hooks.on_remote_response(m.id, m.data),
     }
 }
 

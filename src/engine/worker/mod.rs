@@ -81,6 +81,18 @@ fn http_port(listener: StdListener) -> Port {
 pub fn run_ports(id: usize, ports: Vec<Port>, cfg: Rc<ServerConfig>, hooks: Rc<dyn Hooks>) -> i32 {
     let task = id >= cfg.worker_num.max(1) && cfg.task_worker_num > 0;
     crate::engine::worker::ctx::set_worker_id(id as i32, task);
+    if let (true, 2 | 3, Some(key)) = (task, cfg.task_ipc_mode, cfg.message_queue_key) {
+        // Swoole's mode 2 takes the messages addressed to this task worker
+        // (type id + 1), mode 3 any message.
+        let mtype = if cfg.task_ipc_mode == 2 {
+            id as i64 + 1
+        } else {
+            0
+        };
+        if let Err(e) = crate::engine::ipc::start_queue_reader(key, mtype) {
+            crate::rlog!(Warning, "msgget({key}) failed: {e}");
+        }
+    }
     log::set_role(
         if task { Role::TaskWorker } else { Role::Worker },
         id as i32,
@@ -500,11 +512,20 @@ pub async fn serve_ports(
         )));
     }
     for (u, index) in unix_dgram {
+        if is_task_worker() {
+            continue;
+        }
         accepting.push(tokio::task::spawn_local(
             crate::engine::net::tcp::serve_unix_dgram(u, index, ctx.clone()),
         ));
     }
     for (u, index) in udp {
+        if is_task_worker() {
+            // A task worker only sends from the server's UDP sockets
+            // (`sendto()`), as Swoole's do with the inherited ones.
+            crate::engine::net::tcp::add_udp_sender(u);
+            continue;
+        }
         accepting.push(tokio::task::spawn_local(
             crate::engine::net::tcp::serve_udp(u, index, ctx.clone()),
         ));
