@@ -217,6 +217,7 @@ pub async fn serve(
         conn: entry.clone(),
         rx: RefCell::new(rx),
         armed: Cell::new(false),
+        h1: Cell::new(false),
     });
     let flow = entry.flow().clone();
     let local = stream.local_addr().ok();
@@ -228,6 +229,7 @@ pub async fn serve(
         (Some(_), NetStream::Tls(_)) => stream.alpn_h2(),
         (Some(_), NetStream::Plain(s)) => starts_with_h2_preface(s).await,
     };
+    kill.h1.set(!h2);
     // (Under TLS the head cannot be peeked: the configured count is used.)
     let many_headers = !h2
         && ctx.cfg.http_max_headers > HYPER_HEADERS
@@ -357,10 +359,19 @@ async fn serve_hyper(
                     said_close.set(true);
                 }
             }
-            if kill.is_set() {
+            if kill.drops_answer() {
                 // Closed by the script: write nothing; the task drops the
                 // connection when it next looks at `kill`.
                 std::future::pending::<()>().await;
+            }
+            let mut r = r;
+            if kill.is_set() {
+                // Ended, then closed: the answer goes, then hyper closes.
+                if let Ok(resp) = &mut r {
+                    resp.headers_mut()
+                        .insert(header::CONNECTION, http::HeaderValue::from_static("close"));
+                }
+                said_close.set(true);
             }
             r
         }

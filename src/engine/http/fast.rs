@@ -337,7 +337,7 @@ pub(super) async fn serve(
             return End::Closed { failed: false };
         };
         counting.end(ctx, &mut resp);
-        if kill.is_set() {
+        if kill.drops_answer() {
             // Closed by the script: nothing is written.
             return End::Closed { failed: false };
         }
@@ -358,7 +358,8 @@ pub(super) async fn serve(
             return End::Closed { failed: true };
         }
         io.mark_flushed();
-        if !keep {
+        // (Closed by the script after it ended this answer: the end.)
+        if !keep || kill.is_set() {
             let _ = io.shutdown().await;
             return End::Closed { failed: false };
         }

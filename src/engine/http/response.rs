@@ -474,6 +474,7 @@ impl Responder {
                     f.add(n);
                 }
             }
+            s.mark_ended();
             // The end marker (see `RespBody::Chunks`).
             return tx.send(Bytes::new()).map_err(|_| RespError::Unavailable);
         }
@@ -494,6 +495,7 @@ impl Responder {
         };
         let resp = s.build(body, coding)?;
         s.ended = true;
+        s.mark_ended();
         let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
         head_tx.send(resp).map_err(|_| RespError::Unavailable)
     }
@@ -538,6 +540,7 @@ impl Responder {
             .map_err(|e| RespError::File(format!("seek failed: {e}")))?;
         let resp = s.build(body, None)?;
         s.ended = true;
+        s.mark_ended();
         let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
         head_tx.send(resp).map_err(|_| RespError::Unavailable)
     }
@@ -594,6 +597,14 @@ impl State {
             self.defaults_set |= SET_DATE;
         } else if *n == http::header::SET_COOKIE {
             self.defaults_set |= SET_COOKIES;
+        }
+    }
+
+    /// Tells the connection the script ended its response (a `close()`
+    /// after this still sends it).
+    fn mark_ended(&self) {
+        if let Some(f) = &self.ctx.outflow {
+            f.set_ended(true);
         }
     }
 

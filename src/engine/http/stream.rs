@@ -217,12 +217,20 @@ pub(super) struct Kill {
     /// sets `conn.is_closing()` before it sends), polling it again would
     /// only register the same waker again, on every wake-up of the task.
     pub(super) armed: Cell<bool>,
+    /// HTTP/1: a response the script ended before `close()` is still
+    /// written (`Conn::lingers`); then the connection closes.
+    pub(super) h1: Cell<bool>,
 }
 
 impl Kill {
     /// Resolves at the next command (a close).
     pub(super) async fn notified(&self) {
         std::future::poll_fn(|cx| {
+            if self.lingers() {
+                // The connection ends after that response (it says
+                // `Connection: close`).
+                return std::task::Poll::Pending;
+            }
             if self.armed.get() && !self.conn.is_closing() {
                 return std::task::Poll::Pending;
             }
@@ -237,8 +245,19 @@ impl Kill {
         .await
     }
 
-    /// A close was asked: a request being answered writes nothing.
+    /// A close was asked.
     pub(super) fn is_set(&self) -> bool {
         self.conn.is_closing()
+    }
+
+    /// A close was asked after the script ended its response: that
+    /// response is written, then the connection closes.
+    pub(super) fn lingers(&self) -> bool {
+        self.h1.get() && self.conn.lingers()
+    }
+
+    /// A close was asked: the answer in progress is not written.
+    pub(super) fn drops_answer(&self) -> bool {
+        self.is_set() && !self.lingers()
     }
 }

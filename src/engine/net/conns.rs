@@ -225,8 +225,11 @@ pub struct Conn {
     /// `protect()`: the heartbeat leaves it alone.
     protected: Cell<bool>,
     /// `close()` was asked: nothing more is written (HTTP: the response in
-    /// progress is dropped).
+    /// progress is dropped, unless `linger`).
     closing: Cell<bool>,
+    /// HTTP: the response was ended before `close()`: it is written, then
+    /// the connection closes (Swoole flushes what `end()` sent).
+    linger: Cell<bool>,
     /// WebSocket: permessage-deflate was negotiated (pushes compress).
     compress: Cell<bool>,
 }
@@ -262,6 +265,7 @@ impl Conn {
     /// A request starts being answered (paired with [`Self::end_request`]).
     pub fn begin_request(&self) {
         self.busy.set(self.busy.get() + 1);
+        self.flow.set_ended(false);
     }
 
     pub fn end_request(&self) {
@@ -270,6 +274,11 @@ impl Conn {
 
     pub fn is_closing(&self) -> bool {
         self.closing.get()
+    }
+
+    /// Closing after the response the script ended before `close()`.
+    pub fn lingers(&self) -> bool {
+        self.linger.get()
     }
 
     pub fn set_compress(&self, on: bool) {
@@ -298,6 +307,10 @@ impl Conn {
     }
 
     fn close(&self, reset: bool, last: Bytes) -> bool {
+        if !self.closing.get() {
+            self.linger
+                .set(self.kind == Kind::Http && !reset && self.flow.is_ended());
+        }
         self.closing.set(true);
         self.tx.send(Cmd::Close { reset, last }).is_ok()
     }
@@ -336,6 +349,7 @@ pub fn register(fd: i64, kind: Kind, port: usize, ctx: &Rc<WorkerCtx>) -> (Guard
         busy: Cell::new(0),
         protected: Cell::new(false),
         closing: Cell::new(false),
+        linger: Cell::new(false),
         compress: Cell::new(false),
     });
     let replaced = with(|t| t.insert(fd, conn.clone()));
@@ -452,7 +466,8 @@ pub fn push_bounded(fd: i64, frame: Bytes) -> Result<bool, Rc<Outflow>> {
 }
 
 /// Closes `fd` after what was queued on it (`reset`: at once, with an RST;
-/// an HTTP connection is dropped at once, its response in progress lost).
+/// an HTTP connection is dropped at once, its response in progress lost
+/// unless the script already ended it: that one is written first).
 pub fn close(fd: i64, reset: bool) -> bool {
     close_after(fd, reset, Bytes::new())
 }
