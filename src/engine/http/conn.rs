@@ -748,6 +748,14 @@ fn static_response(
     }
 }
 
+/// RFC 9112 §3.2: the request target is ASCII (raw UTF-8 must be
+/// percent-encoded); Swoole's parser answers such a target 400 too. The
+/// `http` crate's `Uri` lets bytes above 0x7F through.
+fn target_is_ascii(req: &Request<Incoming>) -> bool {
+    let uri = req.uri();
+    uri.path().is_ascii() && uri.query().is_none_or(str::is_ascii)
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn handle_inner(
     mut req: Request<Incoming>,
@@ -765,6 +773,9 @@ async fn handle_inner(
     // Over a unix socket a missing Host is taken, as Swoole takes it (there
     // is no authority to name); on TCP RFC 9112's rule holds.
     if !check_host(&mut req) && !crate::engine::net::listener::is_unix_peer(&peer) {
+        return Ok(simple(400, "", true));
+    }
+    if !target_is_ascii(&req) {
         return Ok(simple(400, "", true));
     }
     if ctx.cfg.ws.enabled && crate::engine::ws::is_upgrade(&req) {

@@ -157,6 +157,10 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
     if !path.starts_with('/') {
         return Parsed::Hyper("target form");
     }
+    if !path.is_ascii() {
+        // Refused on hyper's path (`conn::target_is_ascii`).
+        return Parsed::Hyper("target not ASCII");
+    }
     let Ok(uri) = Uri::from_maybe_shared(buf.slice_ref(path.as_bytes())) else {
         return Parsed::Hyper("target");
     };
