@@ -748,6 +748,23 @@ fn static_response(
     }
 }
 
+/// The largest body taken: `package_max_length`, plus
+/// `upload_max_filesize` for a multipart form (Swoole streams the files of
+/// such a body to disk past `package_max_length`).
+fn body_limit(cfg: &crate::engine::config::ServerConfig, req: &Request<Incoming>) -> usize {
+    let multipart = cfg.upload_max_filesize > 0
+        && req.headers().get(header::CONTENT_TYPE).is_some_and(|v| {
+            let v = v.as_bytes();
+            v.len() >= 19 && v[..19].eq_ignore_ascii_case(b"multipart/form-data")
+        });
+    if multipart {
+        cfg.package_max_length
+            .saturating_add(cfg.upload_max_filesize)
+    } else {
+        cfg.package_max_length
+    }
+}
+
 /// RFC 9112 §3.2: the request target is ASCII (raw UTF-8 must be
 /// percent-encoded); Swoole's parser answers such a target 400 too. The
 /// `http` crate's `Uri` lets bytes above 0x7F through.
@@ -801,7 +818,7 @@ async fn handle_inner(
         }
     }
 
-    let max = cfg.package_max_length;
+    let max = body_limit(cfg, &req);
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)
