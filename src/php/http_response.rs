@@ -703,6 +703,10 @@ impl Response {
             },
         };
         if over_output_limit(data.len()) {
+            // As Swoole, whose failed send ends the response and closes the
+            // connection: the client gets no answer.
+            conns::close(self.fd, false);
+            self.r.fail(500);
             return false;
         }
         done("end", self.r.end(data))
