@@ -223,26 +223,32 @@ pub(super) struct Kill {
 }
 
 impl Kill {
-    /// Resolves at the next command (a close).
+    /// Resolves at the next command (a close); for a close that lingers
+    /// (`lingers`), once its time is up: the connection ends after the
+    /// response it writes meanwhile (which says `Connection: close`).
     pub(super) async fn notified(&self) {
-        std::future::poll_fn(|cx| {
-            if self.lingers() {
-                // The connection ends after that response (it says
-                // `Connection: close`).
-                return std::task::Poll::Pending;
+        loop {
+            if let Some(until) = self.linger_until() {
+                tokio::time::sleep_until(until).await;
+                return;
             }
-            if self.armed.get() && !self.conn.is_closing() {
-                return std::task::Poll::Pending;
-            }
-            match self.rx.borrow_mut().poll_recv(cx) {
-                std::task::Poll::Ready(_) => std::task::Poll::Ready(()),
-                std::task::Poll::Pending => {
-                    self.armed.set(true);
-                    std::task::Poll::Pending
+            std::future::poll_fn(|cx| {
+                if self.armed.get() && !self.conn.is_closing() {
+                    return std::task::Poll::Pending;
                 }
+                match self.rx.borrow_mut().poll_recv(cx) {
+                    std::task::Poll::Ready(_) => std::task::Poll::Ready(()),
+                    std::task::Poll::Pending => {
+                        self.armed.set(true);
+                        std::task::Poll::Pending
+                    }
+                }
+            })
+            .await;
+            if !self.lingers() {
+                return;
             }
-        })
-        .await
+        }
     }
 
     /// A close was asked.
@@ -253,7 +259,11 @@ impl Kill {
     /// A close was asked after the script ended its response: that
     /// response is written, then the connection closes.
     pub(super) fn lingers(&self) -> bool {
-        self.h1.get() && self.conn.lingers()
+        self.linger_until().is_some()
+    }
+
+    fn linger_until(&self) -> Option<tokio::time::Instant> {
+        self.conn.lingers().filter(|_| self.h1.get())
     }
 
     /// A close was asked: the answer in progress is not written.

@@ -227,9 +227,11 @@ pub struct Conn {
     /// `close()` was asked: nothing more is written (HTTP: the response in
     /// progress is dropped, unless `linger`).
     closing: Cell<bool>,
-    /// HTTP: the response was ended before `close()`: it is written, then
-    /// the connection closes (Swoole flushes what `end()` sent).
-    linger: Cell<bool>,
+    /// HTTP: `close()` came while a request was answered and after the
+    /// script ended its response: that response is written, then the
+    /// connection closes (Swoole flushes what `end()` sent); at the latest
+    /// at this instant.
+    linger: Cell<Option<Instant>>,
     /// WebSocket: permessage-deflate was negotiated (pushes compress).
     compress: Cell<bool>,
 }
@@ -276,8 +278,9 @@ impl Conn {
         self.closing.get()
     }
 
-    /// Closing after the response the script ended before `close()`.
-    pub fn lingers(&self) -> bool {
+    /// Closing after the response the script ended before `close()`:
+    /// until when at the latest.
+    pub fn lingers(&self) -> Option<Instant> {
         self.linger.get()
     }
 
@@ -307,14 +310,23 @@ impl Conn {
     }
 
     fn close(&self, reset: bool, last: Bytes) -> bool {
-        if !self.closing.get() {
-            self.linger
-                .set(self.kind == Kind::Http && !reset && self.flow.is_ended());
-        }
+        // Only the first close() of a request being answered lingers; a
+        // second one (or a reset) closes at once.
+        let linger = !self.closing.get()
+            && !reset
+            && self.kind == Kind::Http
+            && self.busy.get() > 0
+            && self.flow.is_ended();
+        self.linger.set(linger.then(|| Instant::now() + LINGER_MAX));
         self.closing.set(true);
         self.tx.send(Cmd::Close { reset, last }).is_ok()
     }
 }
+
+/// How long an HTTP connection closed right after its response was ended
+/// waits for that response to be written (a client that does not read it
+/// does not keep the connection).
+const LINGER_MAX: Duration = Duration::from_secs(5);
 
 type Table = HashMap<i64, Rc<Conn>>;
 
@@ -349,7 +361,7 @@ pub fn register(fd: i64, kind: Kind, port: usize, ctx: &Rc<WorkerCtx>) -> (Guard
         busy: Cell::new(0),
         protected: Cell::new(false),
         closing: Cell::new(false),
-        linger: Cell::new(false),
+        linger: Cell::new(None),
         compress: Cell::new(false),
     });
     let replaced = with(|t| t.insert(fd, conn.clone()));
