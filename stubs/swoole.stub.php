@@ -658,6 +658,7 @@ namespace Swoole {
         public static function readFile(string $filename, int $flag = 0): string|false {}
         public static function resume(int $cid): bool {}
         public static function set(array $options): void {}
+        public static function setTimeLimit(float $timeout): bool {}
         public static function sleep(float $seconds): bool {}
         public static function stats(): array {}
         public static function statvfs(string $path): array {}
@@ -1140,6 +1141,12 @@ namespace Swoole\Coroutine {
 
 namespace Swoole\Coroutine {
     class Iterator extends \ArrayIterator
+    {
+    }
+}
+
+namespace Swoole\Coroutine {
+    final class TimeoutException extends \Exception
     {
     }
 }

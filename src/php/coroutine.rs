@@ -38,16 +38,17 @@ struct CoState {
     exit_condition: std::cell::RefCell<Option<Zval>>,
     /// Coroutines some `Coroutine::join()` waits for (one joiner each).
     joined: std::cell::RefCell<std::collections::HashSet<i64>>,
-    /// Coroutines canceled with `throw_exception`: their wait ends with a
-    /// `Swoole\Coroutine\CanceledException`.
-    throw_on_resume: std::cell::RefCell<std::collections::HashSet<i64>>,
+    /// Coroutines canceled with `throw_exception` (their wait ends with a
+    /// `Swoole\Coroutine\CanceledException`) or past their
+    /// `setTimeLimit()` (a `TimeoutException`).
+    throw_on_resume: std::cell::RefCell<std::collections::HashMap<i64, Owed>>,
 }
 
 thread_local! {
     static COSTATE: Box<CoState> = Box::new(CoState {
         exit_condition: std::cell::RefCell::new(None),
         joined: std::cell::RefCell::new(std::collections::HashSet::new()),
-        throw_on_resume: std::cell::RefCell::new(std::collections::HashSet::new()),
+        throw_on_resume: std::cell::RefCell::new(std::collections::HashMap::new()),
     });
 }
 
@@ -59,8 +60,15 @@ fn with_joined<R>(f: impl FnOnce(&std::cell::RefCell<std::collections::HashSet<i
     COSTATE.with(|s| f(&s.joined))
 }
 
+/// The exception a coroutine's canceled wait ends with.
+#[derive(Clone, Copy)]
+enum Owed {
+    Canceled,
+    Timeout,
+}
+
 fn with_throw_on_resume<R>(
-    f: impl FnOnce(&std::cell::RefCell<std::collections::HashSet<i64>>) -> R,
+    f: impl FnOnce(&std::cell::RefCell<std::collections::HashMap<i64, Owed>>) -> R,
 ) -> R {
     COSTATE.with(|s| f(&s.throw_on_resume))
 }
@@ -837,16 +845,20 @@ fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
     Ok(true)
 }
 
-/// The `CanceledException` owed to the running coroutine, if any.
-fn take_canceled_exception() -> Option<PhpException> {
+/// The `CanceledException` (or `setTimeLimit()`'s `TimeoutException`)
+/// owed to the running coroutine, if any.
+pub(crate) fn take_canceled_exception() -> Option<PhpException> {
     let cid = coro::current();
-    if !with_throw_on_resume(|t| t.borrow_mut().remove(&cid)) {
-        return None;
-    }
-    let ce = super::socket_coro::CANCELED
-        .get()
-        .map_or_else(error_ce, |c| c.0);
-    Some(PhpException::new(String::new(), 0, ce))
+    let owed = with_throw_on_resume(|t| t.borrow_mut().remove(&cid))?;
+    let ce = match owed {
+        Owed::Canceled => super::socket_coro::CANCELED.get(),
+        Owed::Timeout => super::socket_coro::TIMEOUT.get(),
+    };
+    Some(PhpException::new(
+        String::new(),
+        0,
+        ce.map_or_else(error_ce, |c| c.0),
+    ))
 }
 
 /// `Coroutine::yield()`/`suspend()`: false (last error
@@ -867,7 +879,7 @@ fn user_wait() -> PhpResult<bool> {
 /// `Coroutine::cancel()`.
 fn cancel_impl(cid: i64, throw_exception: bool) -> bool {
     if throw_exception && coro::exists(cid) && cid != coro::current() {
-        with_throw_on_resume(|t| t.borrow_mut().insert(cid));
+        with_throw_on_resume(|t| t.borrow_mut().insert(cid, Owed::Canceled));
     }
     match coro::cancel(cid) {
         Ok(()) => true,
@@ -910,6 +922,32 @@ impl Coroutine {
     #[php(defaults(throw_exception = false))]
     pub fn cancel(cid: i64, throw_exception: bool) -> bool {
         cancel_impl(cid, throw_exception)
+    }
+
+    /// After `$timeout` seconds (whole seconds, as Swoole counts them) the
+    /// running coroutine's wait then in progress ends with a
+    /// `Swoole\Coroutine\TimeoutException`.
+    #[php(name = "setTimeLimit")]
+    pub fn set_time_limit(timeout: f64) -> PhpResult<bool> {
+        let cid = coro::current();
+        if cid < 0 {
+            return Err(need_coroutine_bare());
+        }
+        if timeout == 0.0 {
+            return Ok(false);
+        }
+        let ms = (timeout as i64).saturating_mul(1000).max(0) as u64;
+        event_loop::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            if coro::exists(cid) {
+                with_throw_on_resume(|t| t.borrow_mut().insert(cid, Owed::Timeout));
+                if coro::cancel(cid).is_err() {
+                    // Not waiting: nothing to end.
+                    with_throw_on_resume(|t| t.borrow_mut().remove(&cid));
+                }
+            }
+        });
+        Ok(true)
     }
 
     #[php(name = "isCanceled")]

@@ -43,8 +43,15 @@ unsafe fn ret<'a>(rv: *mut zval) -> &'a mut Zval {
 
 /// Sleeps in the coroutine; false when it could not suspend (then the
 /// caller runs PHP's own function).
+/// A hooked sleep; a wait ended by `Coroutine::cancel($cid, true)` or
+/// `setTimeLimit()` throws the exception owed (the call still counts as
+/// done).
 fn co_sleep(d: Duration) -> bool {
-    crate::coro::sleep(d).is_ok()
+    let ok = crate::coro::sleep(d).is_ok();
+    if let Some(e) = crate::php::coroutine::take_canceled_exception() {
+        e.throw();
+    }
+    ok
 }
 
 // may_bail: yes, it runs the original PHP function (which may raise a fatal error).

@@ -1719,6 +1719,9 @@ pub fn send_file_impl(c: &Core, file: &str, offset: i64, length: i64) -> PhpResu
 /// `Swoole\Coroutine\CanceledException` (`Coroutine::cancel($cid, true)`).
 pub static CANCELED: std::sync::OnceLock<CeRef> = std::sync::OnceLock::new();
 
+/// `Swoole\Coroutine\TimeoutException` (`Coroutine::setTimeLimit()`).
+pub static TIMEOUT: std::sync::OnceLock<CeRef> = std::sync::OnceLock::new();
+
 pub fn register_classes(short: bool) -> ext_php_rs::error::Result<()> {
     let e = super::internal_subclass(
         "Swoole\\Coroutine\\Socket\\Exception",
@@ -1731,6 +1734,12 @@ pub fn register_classes(short: bool) -> ext_php_rs::error::Result<()> {
     )?;
     super::make_final(canceled);
     let _ = CANCELED.set(CeRef(canceled));
+    let timeout = super::internal_subclass(
+        "Swoole\\Coroutine\\TimeoutException",
+        (ext_php_rs::zend::ce::exception, "Exception"),
+    )?;
+    super::make_final(timeout);
+    let _ = TIMEOUT.set(CeRef(timeout));
     if short {
         let ce = <Socket as RegisteredClass>::get_metadata().ce();
         super::class_alias("Co\\Socket", ce);
