@@ -7,7 +7,11 @@ swoole_coroutine: setTimeLimit() throws a Swoole\Coroutine\TimeoutException into
 use Swoole\Coroutine;
 use Swoole\Coroutine\TimeoutException;
 
-var_dump(Coroutine::setTimeLimit(1.0)); // outside a coroutine
+try {
+    Coroutine::setTimeLimit(1.0); // outside a coroutine
+} catch (Swoole\Error $e) {
+    echo get_class($e), ": ", $e->getMessage(), "\n";
+}
 Swoole\Runtime::enableCoroutine(SWOOLE_HOOK_ALL);
 $t0 = microtime(true);
 Co\run(function () use ($t0) {
@@ -39,11 +43,11 @@ Co\run(function () use ($t0) {
 var_dump((new ReflectionClass(TimeoutException::class))->isFinal(), get_parent_class(TimeoutException::class));
 ?>
 --EXPECTF--
-bool(false)
+Swoole\Error: API must be called in the coroutine
 bool(false)
 bool(true)
 short sleep done
-hooked sleep: Swoole\Coroutine\TimeoutException after 0.2s, line 18
+hooked sleep: Swoole\Coroutine\TimeoutException after 0.2s, line 22
 pop: Swoole\Coroutine\TimeoutException
 bool(true)
 string(9) "Exception"

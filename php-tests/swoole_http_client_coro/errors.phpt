@@ -19,7 +19,7 @@ foreach ([['', 80, false], ['127.0.0.1', 70000, false], ['127.0.0.1', 443, true]
     }
 }
 $w = new Co\Http\Client('127.0.0.1', 1);
-var_dump($w->set(['http_proxy_host' => '10.0.0.1', 'websocket_mask' => false]), $w->setting['websocket_mask'], $w->set([]));
+var_dump($w->set(['socks5_host' => '10.0.0.1', 'websocket_mask' => false]), $w->setting['websocket_mask'], $w->set([]));
 
 $dead = rsw_free_port();
 // A raw server: /slow never answers, /cut sends half a response and closes.
@@ -63,7 +63,7 @@ Swoole\Error 10001: API must be called in the coroutine
 Swoole\Coroutine\Http\Client\Exception: host is empty
 Swoole\Coroutine\Http\Client\Exception: The port is invalid
 
-Warning: Swoole\Coroutine\Http\Client::set(): option 'http_proxy_host' is not supported by rswoole and is ignored in %s on line %d
+Warning: Swoole\Coroutine\Http\Client::set(): option 'socks5_host' is not supported by rswoole and is ignored in %s on line %d
 bool(true)
 bool(false)
 bool(false)

@@ -134,6 +134,9 @@ pub struct ServerConfig {
     pub max_connection: usize,
     /// Largest request body (and, later, frame) in bytes: 2 MiB by default.
     pub package_max_length: usize,
+    /// `upload_max_filesize`: a multipart body may exceed
+    /// `package_max_length` by this much (0: it may not).
+    pub upload_max_filesize: usize,
     pub http_parse_post: bool,
     pub http_parse_cookie: bool,
     pub http_parse_files: bool,
@@ -326,6 +329,7 @@ impl Default for ServerConfig {
             worker_num: cpu_count(),
             max_connection: 100_000,
             package_max_length: 2 * 1024 * 1024,
+            upload_max_filesize: 0,
             http_parse_post: true,
             http_parse_cookie: true,
             http_parse_files: false,

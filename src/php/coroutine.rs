@@ -1144,12 +1144,16 @@ impl Coroutine {
     }
 
     /// Throws a `Coroutine\TimeoutException` into the current coroutine
-    /// at its first wait after `timeout` seconds (false outside one, or 0).
+    /// at its first wait after `timeout` seconds (false for 0; Swoole's
+    /// `Swoole\Error` outside a coroutine).
     #[php(name = "setTimeLimit")]
-    pub fn set_time_limit(timeout: f64) -> bool {
+    pub fn set_time_limit(timeout: f64) -> PhpResult<bool> {
         let cid = coro::current();
-        if timeout <= 0.0 || cid < 0 || !timeout.is_finite() {
-            return false;
+        if cid < 0 {
+            return Err(need_coroutine_bare());
+        }
+        if timeout <= 0.0 || !timeout.is_finite() {
+            return Ok(false);
         }
         let d = Duration::from_secs_f64(timeout);
         // A loop task, as Swoole's timer: it keeps the loop alive until due.
@@ -1157,7 +1161,7 @@ impl Coroutine {
             tokio::time::sleep(d).await;
             let _ = coro::throw_into(cid, OWED_TIMEOUT);
         }));
-        true
+        Ok(true)
     }
 
     pub fn get_elapsed(cid: Option<i64>) -> i64 {

@@ -630,9 +630,56 @@ impl Client {
         }
     }
 
+    /// `http_proxy_host`/`_port` (and `_user`/`_password`) of the settings,
+    /// for a clear-text client: the proxy's host and port, and the
+    /// `Proxy-Authorization` value when a password is set.
+    fn proxy(&self) -> Option<(String, u16, Option<String>)> {
+        if self.ssl {
+            return None;
+        }
+        let z = self.with(|s| s.setting.shallow_clone());
+        let ht = z.array()?;
+        let text = |k: &str| {
+            ht.get(k)
+                .and_then(zval_bytes)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .filter(|s| !s.is_empty())
+        };
+        let host = text("http_proxy_host")?;
+        let port = ht.get("http_proxy_port").map(zval_f64).unwrap_or(0.0) as u16;
+        let user = text("http_proxy_user")
+            .or_else(|| text("http_proxy_username"))
+            .unwrap_or_default();
+        let auth = text("http_proxy_password").map(|pass| {
+            format!(
+                "Basic {}",
+                ws::base64_encode(format!("{user}:{pass}").as_bytes())
+            )
+        });
+        Some((host, port, auth))
+    }
+
+    /// The absolute-form target a request to a proxy names: the `Host`
+    /// header set, else the host, with the port unless it has one.
+    fn proxy_target(&self, headers: &[(String, Vec<u8>)], path: &str) -> String {
+        let host = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+            .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+            .unwrap_or_else(|| self.host.clone());
+        if host.contains(':') {
+            format!("http://{host}{path}")
+        } else {
+            format!("http://{host}:{}{path}", self.port)
+        }
+    }
+
     fn resolve(&self) -> Result<SocketAddr, Fail> {
-        let port = self.port as u16;
-        let host = self.host.trim_start_matches('[').trim_end_matches(']');
+        self.resolve_at(&self.host, self.port as u16)
+    }
+
+    fn resolve_at(&self, host: &str, port: u16) -> Result<SocketAddr, Fail> {
+        let host = host.trim_start_matches('[').trim_end_matches(']');
         if let Ok(ip) = host.parse::<IpAddr>() {
             return Ok(SocketAddr::new(ip, port));
         }
@@ -653,11 +700,17 @@ impl Client {
 
     /// `exec_once`, again on a failed connect or a 502/503 answer, up to
     /// `max_retries` more times (Swoole's retry rule).
-    fn exec(&self, path: &str, api: &str, ws_key: Option<String>) -> PhpResult<bool> {
+    fn exec(
+        &self,
+        path: &str,
+        api: &str,
+        ws_key: Option<String>,
+        this: Option<&Zval>,
+    ) -> PhpResult<bool> {
         let retries = self.with(|s| s.opts.max_retries);
         let mut attempt = 0;
         loop {
-            let ok = self.exec_once(path, api, ws_key.clone())?;
+            let ok = self.exec_once(path, api, ws_key.clone(), this)?;
             let status = self.with(|s| s.status_code);
             let again = attempt < retries
                 && if ok {
@@ -677,8 +730,16 @@ impl Client {
 
     /// Sends a request built from the properties and, unless `defer`, reads
     /// the response; `ws_key` is the key of an upgrade request.
-    fn exec_once(&self, path: &str, api: &str, ws_key: Option<String>) -> PhpResult<bool> {
+    fn exec_once(
+        &self,
+        path: &str,
+        api: &str,
+        ws_key: Option<String>,
+        this: Option<&Zval>,
+    ) -> PhpResult<bool> {
         let cid = self.need_coroutine(api)?;
+        // `write_func`: the body goes to it piece by piece, not to `$body`.
+        let write_func = this.and_then(|_| self.write_func());
         if path.is_empty() {
             self.set_error(SWOOLE_ERROR_INVALID_PARAMS, "Invalid parameters", 0);
             return Ok(false);
@@ -724,9 +785,21 @@ impl Client {
             }
         };
         let default_port = if self.ssl { 443 } else { 80 };
+        let proxy = self.proxy();
+        let mut headers = self.header_pairs();
+        let target = match &proxy {
+            Some((_, _, auth)) => {
+                let t = self.proxy_target(&headers, path);
+                if let Some(a) = auth {
+                    headers.push(("Proxy-Authorization".into(), a.clone().into_bytes()));
+                }
+                t
+            }
+            None => path.to_string(),
+        };
         let spec = RequestSpec {
             method: method.clone(),
-            path: path.to_string(),
+            path: target,
             host: if let Some(path) = hc::unix_path(&self.host) {
                 path
             } else {
@@ -742,7 +815,7 @@ impl Client {
                     format!("{h}:{}", self.port)
                 }
             },
-            headers: self.header_pairs(),
+            headers,
             cookies: self.cookie_pairs(),
             body,
             keep_alive: opts.keep_alive,
@@ -801,7 +874,11 @@ impl Client {
                 }
             }
             None => {
-                let addr = match self.resolve() {
+                let addr = match &proxy {
+                    Some((h, p, _)) => self.resolve_at(h, *p),
+                    None => self.resolve(),
+                };
+                let addr = match addr {
                     Ok(a) => a,
                     Err(f) => {
                         self.set_fail(&f);
@@ -830,6 +907,7 @@ impl Client {
             .then(|| (self.with(|s| s.tls.clone()), self.host.clone()));
         let write_timeout = opts.write();
         let read_timeout = opts.read(0.0);
+        let streamed = write_func.is_some() && !defer;
         let fut = async move {
             let connected = match start {
                 Start::Ready(r, w) => Ok((r, w, false)),
@@ -848,6 +926,7 @@ impl Client {
                         fresh: false,
                         result: Err(f),
                         ropts,
+                        body: None,
                     }
                 }
             };
@@ -857,6 +936,7 @@ impl Client {
                     fresh,
                     result: Err(f),
                     ropts,
+                    body: None,
                 };
             }
             if defer {
@@ -865,6 +945,21 @@ impl Client {
                     fresh,
                     result: Ok(None),
                     ropts,
+                    body: None,
+                };
+            }
+            if streamed {
+                let res = hc::read_head(&mut r, &ropts, read_timeout).await;
+                let (result, body) = match res {
+                    Ok((resp, b)) => (Ok(Some(resp)), Some(b)),
+                    Err(f) => (Err(f), None),
+                };
+                return Outcome {
+                    conn: Some((r, w)),
+                    fresh,
+                    result,
+                    ropts,
+                    body,
                 };
             }
             let res = hc::read_response(&mut r, &ropts, read_timeout).await;
@@ -873,6 +968,7 @@ impl Client {
                 fresh,
                 result: res.map(Some),
                 ropts,
+                body: None,
             }
         };
         let out = coro::io::run(fut);
@@ -914,8 +1010,95 @@ impl Client {
                 });
                 Ok(true)
             }
-            Ok(Some(resp)) => Ok(self.finish_response(resp, ws_key.as_deref())),
+            Ok(Some(resp)) => match (out.body, write_func, this) {
+                (Some(body), Some(func), Some(this)) => {
+                    self.stream_body(cid, fd, gen, resp, body, &func, this, read_timeout)
+                }
+                _ => Ok(self.finish_response(resp, ws_key.as_deref())),
+            },
         }
+    }
+
+    /// The `write_func` setting, when it is callable.
+    fn write_func(&self) -> Option<Zval> {
+        let z = self.with(|s| s.setting.shallow_clone());
+        let f = z.array()?.get("write_func")?;
+        f.is_callable().then(|| f.shallow_clone())
+    }
+
+    /// Reads the body after its head, handing each piece to `func($this,
+    /// $data)` (as Swoole's `write_func`: `$body` stays empty). A `close()`
+    /// in the callback, or an exception out of it, fails the request.
+    #[allow(clippy::too_many_arguments)]
+    fn stream_body(
+        &self,
+        cid: Cid,
+        fd: i32,
+        gen: u64,
+        mut resp: Response,
+        mut body: hc::BodyReader,
+        func: &Zval,
+        this: &Zval,
+        timeout: Option<Duration>,
+    ) -> PhpResult<bool> {
+        loop {
+            let reader = self.with(|s| s.conn.as_mut().and_then(|c| c.reader.take()));
+            let Some(mut r) = reader else {
+                self.no_connection();
+                return Ok(false);
+            };
+            self.bind(cid, Dir::Read, fd);
+            let fut = async move {
+                let res = hc::read_piece_within(&mut r, &mut body, &mut resp, timeout).await;
+                (r, body, resp, res)
+            };
+            let out = coro::io::run(fut);
+            self.unbind(Dir::Read);
+            let Ok((r, b, rsp, res)) = out else {
+                return Ok(false);
+            };
+            (body, resp) = (b, rsp);
+            if self.with(|s| s.gen != gen) {
+                self.set_error(
+                    ERR_CLIENT_NO_CONNECTION,
+                    "Client no connection",
+                    ESTATUS_SERVER_RESET,
+                );
+                return Ok(false);
+            }
+            self.with(|s| {
+                if let Some(c) = s.conn.as_mut() {
+                    c.reader = Some(r);
+                }
+            });
+            let piece = match res {
+                Err(f) => {
+                    self.set_fail(&f);
+                    self.drop_conn();
+                    self.reset_request();
+                    return Ok(false);
+                }
+                Ok(None) => break,
+                Ok(Some(p)) => p,
+            };
+            let data = bytes_zval(&piece);
+            let called = func.try_call(vec![this, &data]);
+            if called.is_err() || self.with(|s| s.gen != gen) {
+                // The callback failed or closed the client: the response
+                // is cut short (as Swoole's parser stops).
+                if self.with(|s| s.gen == gen) {
+                    self.drop_conn();
+                }
+                self.set_error(
+                    ERR_CLIENT_NO_CONNECTION,
+                    "Client no connection",
+                    ESTATUS_SERVER_RESET,
+                );
+                return Ok(false);
+            }
+        }
+        resp.body = Vec::new();
+        Ok(self.finish_response(resp, None))
     }
 
     fn put_back(&self, fd: i32, r: Reader, w: Writer, fresh: bool) {
@@ -1186,6 +1369,8 @@ struct Outcome {
     fresh: bool,
     result: Result<Option<Response>, Fail>,
     ropts: ResponseOpts,
+    /// `write_func`: the body left to read after the head in `result`.
+    body: Option<hc::BodyReader>,
 }
 
 /// A close payload for a PHP `$code` (as Swoole writes it: its low 16 bits)
@@ -1204,6 +1389,13 @@ fn frame_zval(fd: i64, opcode: u8, flags: u8, data: &[u8]) -> Zval {
     };
     let mut z = Zval::new();
     let _ = obj.set_zval(&mut z, false);
+    z
+}
+
+/// The client object itself, for `write_func($client, $data)`.
+fn this_zval(obj: &mut ZendClassObject<Client>) -> Zval {
+    let mut z = Zval::new();
+    z.set_object(&mut obj.std);
     z
 }
 
@@ -1312,7 +1504,13 @@ impl Client {
                     );
                     return false;
                 }
-                "write_func" | "http_proxy_host" | "socks5_host" | "bind_address" => {
+                "http_proxy_host" if self.ssl => {
+                    php_error(
+                        &ErrorType::Warning,
+                        "option 'http_proxy_host' of an ssl client is not supported by rswoole and is ignored",
+                    );
+                }
+                "socks5_host" | "bind_address" => {
                     php_error(
                         &ErrorType::Warning,
                         &format!("option '{key}' is not supported by rswoole and is ignored"),
@@ -1464,25 +1662,28 @@ impl Client {
         self.push_upload(entry)
     }
 
-    pub fn execute(&self, path: String) -> PhpResult<bool> {
-        self.exec(&path, "execute", None)
+    pub fn execute(self_: &mut ZendClassObject<Client>, path: String) -> PhpResult<bool> {
+        let this = this_zval(self_);
+        self_.exec(&path, "execute", None, Some(&this))
     }
 
-    pub fn get(&self, path: String) -> PhpResult<bool> {
-        let old = self.with(|s| std::mem::replace(&mut s.request_method, string_zval("GET")));
+    pub fn get(self_: &mut ZendClassObject<Client>, path: String) -> PhpResult<bool> {
+        let old = self_.with(|s| std::mem::replace(&mut s.request_method, string_zval("GET")));
         drop(old);
-        self.exec(&path, "get", None)
+        let this = this_zval(self_);
+        self_.exec(&path, "get", None, Some(&this))
     }
 
-    pub fn post(&self, path: String, data: &Zval) -> PhpResult<bool> {
-        let old = self.with(|s| {
+    pub fn post(self_: &mut ZendClassObject<Client>, path: String, data: &Zval) -> PhpResult<bool> {
+        let old = self_.with(|s| {
             (
                 std::mem::replace(&mut s.request_method, string_zval("POST")),
                 std::mem::replace(&mut s.request_body, data.shallow_clone()),
             )
         });
         drop(old);
-        self.exec(&path, "post", None)
+        let this = this_zval(self_);
+        self_.exec(&path, "post", None, Some(&this))
     }
 
     /// Saves the response body to `$file` (from `$offset`).
@@ -1500,7 +1701,7 @@ impl Client {
             std::mem::replace(&mut s.download_file, file.shallow_clone())
         });
         drop(old);
-        self.exec(&path, "download", None)
+        self.exec(&path, "download", None, None)
     }
 
     pub fn get_body(&self) -> Zval {
@@ -1582,7 +1783,7 @@ impl Client {
         if self.is_websocket() {
             self.drop_conn();
         }
-        self.exec(&path, "upgrade", Some(key))
+        self.exec(&path, "upgrade", Some(key), None)
     }
 
     /// Sends a WebSocket message (`$data` may be a `Swoole\WebSocket\Frame`).

@@ -553,15 +553,6 @@ impl Request {
         self.cached(|c| &mut c.server, |s| Some(s.build_server()))
     }
 
-    #[php(getter, name = "get")]
-    pub fn prop_get(&self) -> Zval {
-        if self.before_head() {
-            return Zval::new();
-        }
-        self.parse_inputs();
-        self.cached(|c| &mut c.get, Self::build_get)
-    }
-
     #[php(getter, name = "cookie")]
     pub fn prop_cookie(&self) -> Zval {
         if self.before_head() {
@@ -571,14 +562,23 @@ impl Request {
         self.cached(|c| &mut c.cookie, Self::build_cookie)
     }
 
-    #[php(getter, name = "post")]
-    pub fn prop_post(&self) -> Zval {
-        self.body_field(|c| &mut c.post)
+    #[php(getter, name = "get")]
+    pub fn prop_get(&self) -> Zval {
+        if self.before_head() {
+            return Zval::new();
+        }
+        self.parse_inputs();
+        self.cached(|c| &mut c.get, Self::build_get)
     }
 
     #[php(getter, name = "files")]
     pub fn prop_files(&self) -> Zval {
         self.body_field(|c| &mut c.files)
+    }
+
+    #[php(getter, name = "post")]
+    pub fn prop_post(&self) -> Zval {
+        self.body_field(|c| &mut c.post)
     }
 
     #[php(getter, name = "tmpfiles")]

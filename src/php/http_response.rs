@@ -8,7 +8,7 @@ use bytes::Bytes;
 use ext_php_rs::error::php_error;
 use ext_php_rs::flags::{DataType, ErrorType};
 use ext_php_rs::prelude::*;
-use ext_php_rs::types::Zval;
+use ext_php_rs::types::{ZendHashTable, Zval};
 use ext_php_rs::zend::ExecuteData;
 
 use ext_php_rs::convert::{FromZval, IntoZval};
@@ -18,6 +18,7 @@ use crate::engine::http::{RespContext, RespError, Responder};
 use crate::engine::net::conns;
 use crate::engine::proc::held;
 use crate::engine::shared::session;
+use crate::php::zval::bytes_zval;
 
 /// Per-thread state of this file, one thread-local for all (static TLS is
 /// a budget: tools/tls-check.sh).
@@ -423,6 +424,64 @@ impl Response {
         self.fd
     }
 
+    #[php(getter, name = "socket")]
+    pub fn prop_socket(&self) -> Zval {
+        Zval::new()
+    }
+
+    /// The headers set so far (name => value, or a list of values).
+    #[php(getter, name = "header")]
+    pub fn prop_header(&self) -> Zval {
+        let snap = self.r.snapshot();
+        if snap.headers.is_empty() {
+            return Zval::new();
+        }
+        let mut ht = ZendHashTable::new();
+        for (name, values) in &snap.headers {
+            let name = String::from_utf8_lossy(name);
+            let v = match values.as_slice() {
+                [one] => bytes_zval(one),
+                many => {
+                    let mut list = ZendHashTable::new();
+                    for v in many {
+                        let _ = list.push(bytes_zval(v));
+                    }
+                    hashtable_zval(list)
+                }
+            };
+            let _ = ht.insert(name.as_ref(), v);
+        }
+        hashtable_zval(ht)
+    }
+
+    /// The `Set-Cookie` lines set so far.
+    #[php(getter, name = "cookie")]
+    pub fn prop_cookie(&self) -> Zval {
+        let snap = self.r.snapshot();
+        if snap.cookies.is_empty() {
+            return Zval::new();
+        }
+        let mut ht = ZendHashTable::new();
+        for c in &snap.cookies {
+            let _ = ht.push(bytes_zval(c));
+        }
+        hashtable_zval(ht)
+    }
+
+    /// The trailers set so far (name => value).
+    #[php(getter, name = "trailer")]
+    pub fn prop_trailer(&self) -> Zval {
+        let snap = self.r.snapshot();
+        if snap.trailers.is_empty() {
+            return Zval::new();
+        }
+        let mut ht = ZendHashTable::new();
+        for (name, v) in &snap.trailers {
+            let _ = ht.insert(String::from_utf8_lossy(name).as_ref(), bytes_zval(v));
+        }
+        hashtable_zval(ht)
+    }
+
     pub fn status(&self, http_code: i64, reason: Option<String>) -> bool {
         done("status", self.r.status(http_code, reason.as_deref()))
     }
@@ -821,6 +880,10 @@ impl Response {
             },
         };
         if over_output_limit(data.len()) {
+            // As Swoole, whose failed send ends the response and closes the
+            // connection: the client gets no answer.
+            conns::close(self.fd, false);
+            self.r.fail(500);
             return false;
         }
         done("end", self.r.end(data))
@@ -931,6 +994,12 @@ impl Response {
 }
 
 /// `b` without trailing ASCII white space (CR and LF included).
+fn hashtable_zval(ht: ext_php_rs::boxed::ZBox<ZendHashTable>) -> Zval {
+    let mut z = Zval::new();
+    z.set_hashtable(ht);
+    z
+}
+
 fn rtrim_ws(b: &[u8]) -> &[u8] {
     let end = b
         .iter()

@@ -484,6 +484,10 @@ pub fn to_config(
             c.package_max_length = n as usize;
         }
     }
+    if let Some(z) = get("upload_max_filesize") {
+        let n = as_int(class, "upload_max_filesize", z, true)?;
+        c.upload_max_filesize = n.max(0) as usize;
+    }
     if let Some(z) = get("http_parse_post") {
         c.http_parse_post = as_bool(class, "http_parse_post", z)?;
     }

@@ -830,9 +830,48 @@ pub async fn read_response(
     within(deadline, FailKind::Timeout, read_response_inner(r, opts)).await
 }
 
-async fn read_response_inner(r: &mut Reader, opts: &ResponseOpts) -> Result<Response, Fail> {
+/// How the rest of a response's body is framed ([`read_piece`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    /// Before the next chunk's size line.
+    Chunked,
+    /// Inside a chunk: this many bytes of it left.
+    InChunk(u64),
+    /// This many bytes left.
+    Length(u64),
+    /// Until the server closes.
+    UntilClose,
+    Done,
+}
+
+/// The body of a response whose head [`read_head`] read.
+#[derive(Debug)]
+pub struct BodyReader {
+    framing: Framing,
+    lowercase: bool,
+}
+
+/// A chunk up to this size is handed over whole by [`read_piece`]; a
+/// larger one in the pieces it arrives in.
+const WHOLE_CHUNK: u64 = 64 * 1024;
+
+/// Reads the head of one response (skipping 1xx interim answers other
+/// than 101, which leaves what follows it in the buffer) within `timeout`;
+/// the body is read with [`read_piece`].
+pub async fn read_head(
+    r: &mut Reader,
+    opts: &ResponseOpts,
+    timeout: Option<Duration>,
+) -> Result<(Response, BodyReader), Fail> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    within(deadline, FailKind::Timeout, read_head_inner(r, opts)).await
+}
+
+async fn read_head_inner(
+    r: &mut Reader,
+    opts: &ResponseOpts,
+) -> Result<(Response, BodyReader), Fail> {
     loop {
-        // The head.
         let mut scanned = 0;
         let end = loop {
             if let Some(p) = find_crlf2(&r.buf, scanned) {
@@ -847,21 +886,10 @@ async fn read_response_inner(r: &mut Reader, opts: &ResponseOpts) -> Result<Resp
             }
         };
         let head = r.buf.split_to(end + 4).freeze();
-        let mut resp = parse_head(&head[..end], opts.lowercase)?;
+        let resp = parse_head(&head[..end], opts.lowercase)?;
         if (100..200).contains(&resp.status) && resp.status != 101 {
             continue;
         }
-        if resp.status == 101 {
-            return Ok(resp);
-        }
-        let encoded =
-            opts.decompress && resp.header("content-encoding").is_some_and(is_known_coding);
-        // A compressed download is decoded in memory first, then written.
-        let mut sink = Sink {
-            body: Vec::new(),
-            file: None,
-            download: if encoded { None } else { opts.download.clone() },
-        };
         let chunked = resp
             .header("transfer-encoding")
             .is_some_and(|v| has_token(v, "chunked"));
@@ -869,61 +897,149 @@ async fn read_response_inner(r: &mut Reader, opts: &ResponseOpts) -> Result<Resp
             .header("content-length")
             .and_then(|v| std::str::from_utf8(v).ok())
             .and_then(|v| v.trim().parse::<u64>().ok());
-        if opts.head || resp.status == 204 || resp.status == 304 {
-            // No body.
-        } else if chunked {
-            read_chunked(r, &mut sink).await?;
-        } else if let Some(n) = length {
-            let mut left = n as usize;
-            while left > 0 {
+        let framing =
+            if resp.status == 101 || opts.head || resp.status == 204 || resp.status == 304 {
+                Framing::Done
+            } else if chunked {
+                Framing::Chunked
+            } else if let Some(n) = length {
+                Framing::Length(n)
+            } else if resp.header("content-type").is_some_and(|v| {
+                v.len() >= 17 && v[..17].eq_ignore_ascii_case(b"text/event-stream")
+            }) {
+                // An event stream without a length ends with its head (as
+                // Swoole's client does): the events are read from `$socket`.
+                Framing::Done
+            } else {
+                Framing::UntilClose
+            };
+        let body = BodyReader {
+            framing,
+            lowercase: opts.lowercase,
+        };
+        return Ok((resp, body));
+    }
+}
+
+/// The next piece of the body: a whole chunk of a chunked body (up to
+/// [`WHOLE_CHUNK`]), else what arrived; `None` at its end (a chunked
+/// body's trailer fields then joined `resp`'s headers; a body that ends
+/// with the connection made `resp` not reusable).
+pub async fn read_piece(
+    r: &mut Reader,
+    b: &mut BodyReader,
+    resp: &mut Response,
+) -> Result<Option<Bytes>, Fail> {
+    loop {
+        match b.framing {
+            Framing::Done => return Ok(None),
+            Framing::Length(0) => b.framing = Framing::Done,
+            Framing::Length(n) => {
                 if r.buf.is_empty() && !r.fill().await? {
                     return Err(Fail::reset());
                 }
-                let take = left.min(r.buf.len());
-                let piece = r.buf.split_to(take);
-                sink.put(&piece)?;
-                left -= take;
+                let take = (n as usize).min(r.buf.len());
+                b.framing = Framing::Length(n - take as u64);
+                return Ok(Some(r.buf.split_to(take).freeze()));
             }
-        } else if resp
-            .header("content-type")
-            .is_some_and(|v| v.len() >= 17 && v[..17].eq_ignore_ascii_case(b"text/event-stream"))
-        {
-            // An event stream without a length ends with its head (as
-            // Swoole's client does): the events are read from `$socket`.
-        } else {
-            // Until the server closes.
-            loop {
+            Framing::UntilClose => {
                 if !r.buf.is_empty() {
-                    let piece = r.buf.split();
-                    sink.put(&piece)?;
+                    return Ok(Some(r.buf.split().freeze()));
                 }
                 if !r.fill().await? {
-                    break;
+                    resp.keep_alive = false;
+                    b.framing = Framing::Done;
                 }
             }
-            resp.keep_alive = false;
-        }
-        let mut body = sink.body;
-        if encoded && !body.is_empty() {
-            if let Some(plain) = resp
-                .header("content-encoding")
-                .and_then(|enc| decompress(enc, &body))
-            {
-                body = plain;
+            Framing::Chunked => {
+                let size = read_chunk_size(r).await?;
+                if size == 0 {
+                    read_trailers(r, resp, b.lowercase).await?;
+                    b.framing = Framing::Done;
+                    continue;
+                }
+                if size <= WHOLE_CHUNK {
+                    while (r.buf.len() as u64) < size + 2 {
+                        if !r.fill().await? {
+                            return Err(Fail::reset());
+                        }
+                    }
+                    let piece = r.buf.split_to(size as usize).freeze();
+                    chunk_end(r)?;
+                    return Ok(Some(piece));
+                }
+                b.framing = Framing::InChunk(size);
+            }
+            Framing::InChunk(left) => {
+                if r.buf.is_empty() && !r.fill().await? {
+                    return Err(Fail::reset());
+                }
+                let take = (left as usize).min(r.buf.len());
+                let piece = r.buf.split_to(take).freeze();
+                let left = left - take as u64;
+                if left == 0 {
+                    while r.buf.len() < 2 {
+                        if !r.fill().await? {
+                            return Err(Fail::reset());
+                        }
+                    }
+                    chunk_end(r)?;
+                    b.framing = Framing::Chunked;
+                } else {
+                    b.framing = Framing::InChunk(left);
+                }
+                return Ok(Some(piece));
             }
         }
-        if encoded && opts.download.is_some() {
-            let mut file_sink = Sink {
-                body: Vec::new(),
-                file: None,
-                download: opts.download.clone(),
-            };
-            file_sink.put(&body)?;
-            body = Vec::new();
-        }
-        resp.body = body;
+    }
+}
+
+/// [`read_piece`] within `timeout`.
+pub async fn read_piece_within(
+    r: &mut Reader,
+    b: &mut BodyReader,
+    resp: &mut Response,
+    timeout: Option<Duration>,
+) -> Result<Option<Bytes>, Fail> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    within(deadline, FailKind::Timeout, read_piece(r, b, resp)).await
+}
+
+async fn read_response_inner(r: &mut Reader, opts: &ResponseOpts) -> Result<Response, Fail> {
+    let (mut resp, mut reader) = read_head_inner(r, opts).await?;
+    if resp.status == 101 {
         return Ok(resp);
     }
+    let encoded = opts.decompress && resp.header("content-encoding").is_some_and(is_known_coding);
+    // A compressed download is decoded in memory first, then written.
+    let mut sink = Sink {
+        body: Vec::new(),
+        file: None,
+        download: if encoded { None } else { opts.download.clone() },
+    };
+    while let Some(piece) = read_piece(r, &mut reader, &mut resp).await? {
+        sink.put(&piece)?;
+    }
+    let mut body = sink.body;
+    if encoded && !body.is_empty() {
+        if let Some(plain) = resp
+            .header("content-encoding")
+            .and_then(|enc| decompress(enc, &body))
+        {
+            body = plain;
+        }
+    }
+    if encoded && opts.download.is_some() {
+        let mut file_sink = Sink {
+            body: Vec::new(),
+            file: None,
+            download: opts.download.clone(),
+        };
+        file_sink.put(&body)?;
+        body = Vec::new();
+    }
+    resp.body = body;
+    Ok(resp)
 }
 
 /// A `tchar` of RFC 9110: what a header name is made of.
@@ -986,62 +1102,76 @@ fn parse_head(head: &[u8], lowercase: bool) -> Result<Response, Fail> {
     Ok(resp)
 }
 
-async fn read_chunked(r: &mut Reader, sink: &mut Sink) -> Result<(), Fail> {
-    loop {
-        // The size line.
-        let line_end = loop {
-            if let Some(p) = r.buf.windows(2).position(|w| w == b"\r\n") {
-                break p;
-            }
-            if r.buf.len() > 4096 {
-                return Err(Fail::protocol("Http invalid protocol"));
-            }
-            if !r.fill().await? {
-                return Err(Fail::reset());
-            }
-        };
-        let line = r.buf.split_to(line_end + 2);
-        let hex = String::from_utf8_lossy(&line[..line_end]);
-        let hex = hex.split(';').next().unwrap_or("").trim();
-        let size =
-            usize::from_str_radix(hex, 16).map_err(|_| Fail::protocol("Http invalid protocol"))?;
-        if size == 0 {
-            // Trailers, up to the empty line.
-            loop {
-                if let Some(p) = r.buf.windows(2).position(|w| w == b"\r\n") {
-                    let l = r.buf.split_to(p + 2);
-                    if p == 0 {
-                        return Ok(());
-                    }
-                    drop(l);
-                    continue;
-                }
-                if !r.fill().await? {
-                    // A server that closes right after the last chunk.
-                    return Ok(());
-                }
-            }
+/// A chunk's size line.
+async fn read_chunk_size(r: &mut Reader) -> Result<u64, Fail> {
+    let line_end = loop {
+        if let Some(p) = r.buf.windows(2).position(|w| w == b"\r\n") {
+            break p;
         }
-        let mut left = size;
-        while left > 0 {
-            if r.buf.is_empty() && !r.fill().await? {
-                return Err(Fail::reset());
-            }
-            let take = left.min(r.buf.len());
-            let piece = r.buf.split_to(take);
-            sink.put(&piece)?;
-            left -= take;
-        }
-        while r.buf.len() < 2 {
-            if !r.fill().await? {
-                return Err(Fail::reset());
-            }
-        }
-        if &r.buf[..2] != b"\r\n" {
+        if r.buf.len() > 4096 {
             return Err(Fail::protocol("Http invalid protocol"));
         }
-        r.buf.advance(2);
+        if !r.fill().await? {
+            return Err(Fail::reset());
+        }
+    };
+    let line = r.buf.split_to(line_end + 2);
+    let hex = String::from_utf8_lossy(&line[..line_end]);
+    let hex = hex.split(';').next().unwrap_or("").trim();
+    u64::from_str_radix(hex, 16).map_err(|_| Fail::protocol("Http invalid protocol"))
+}
+
+/// The CRLF after a chunk's data (in the buffer).
+fn chunk_end(r: &mut Reader) -> Result<(), Fail> {
+    if &r.buf[..2] != b"\r\n" {
+        return Err(Fail::protocol("Http invalid protocol"));
     }
+    r.buf.advance(2);
+    Ok(())
+}
+
+/// The trailer section after the last chunk, up to the empty line; its
+/// fields join `resp`'s headers (as Swoole's client puts them in
+/// `$headers`).
+async fn read_trailers(r: &mut Reader, resp: &mut Response, lowercase: bool) -> Result<(), Fail> {
+    loop {
+        if let Some(p) = r.buf.windows(2).position(|w| w == b"\r\n") {
+            let l = r.buf.split_to(p + 2);
+            if p == 0 {
+                return Ok(());
+            }
+            add_trailer(resp, &l[..p], lowercase);
+            continue;
+        }
+        if r.buf.len() > MAX_HEAD {
+            return Err(Fail::protocol("Http header too large"));
+        }
+        if !r.fill().await? {
+            // A server that closes right after the last chunk.
+            return Ok(());
+        }
+    }
+}
+
+/// One trailer line `name: value` into `resp`'s headers (a line that is
+/// not a field is ignored, as a trailer changes nothing of the body).
+fn add_trailer(resp: &mut Response, line: &[u8], lowercase: bool) {
+    let Some(colon) = line.iter().position(|b| *b == b':') else {
+        return;
+    };
+    let raw = &line[..colon];
+    if raw.is_empty() || !raw.iter().all(|b| is_tchar(*b)) {
+        return;
+    }
+    let name = String::from_utf8_lossy(raw);
+    let name = if lowercase {
+        name.to_ascii_lowercase()
+    } else {
+        name.into_owned()
+    };
+    // (Swoole keeps a trailer value's trailing white space.)
+    let value = Bytes::copy_from_slice(line[colon + 1..].trim_ascii_start());
+    resp.headers.push((name, value));
 }
 
 fn is_known_coding(enc: &[u8]) -> bool {

@@ -227,6 +227,7 @@ pub async fn serve(
         conn: entry.clone(),
         rx: RefCell::new(rx),
         armed: Cell::new(false),
+        h1: Cell::new(false),
     });
     let local = stream.local_addr().ok();
     let last = entry.activity().clone();
@@ -237,6 +238,7 @@ pub async fn serve(
         (Some(_), NetStream::Tls(_)) => stream.alpn_h2(),
         (Some(_), NetStream::Plain(s)) => peek_h2(s).await,
     };
+    kill.h1.set(!h2);
     // (Under TLS the head cannot be peeked: the configured count is used.)
     let many_headers = !h2
         && ctx.cfg.http_max_headers > HYPER_HEADERS
@@ -372,10 +374,19 @@ async fn serve_hyper(
                     said_close.set(true);
                 }
             }
-            if kill.is_set() {
+            if kill.drops_answer() {
                 // Closed by the script: write nothing; the task drops the
                 // connection when it next looks at `kill`.
                 std::future::pending::<()>().await;
+            }
+            let mut r = r;
+            if kill.is_set() {
+                // Ended, then closed: the answer goes, then hyper closes.
+                if let Ok(resp) = &mut r {
+                    resp.headers_mut()
+                        .insert(header::CONNECTION, http::HeaderValue::from_static("close"));
+                }
+                said_close.set(true);
             }
             r
         }
@@ -752,6 +763,31 @@ fn static_response(
     }
 }
 
+/// The largest body taken: `package_max_length`, plus
+/// `upload_max_filesize` for a multipart form (Swoole streams the files of
+/// such a body to disk past `package_max_length`).
+fn body_limit(cfg: &crate::engine::config::ServerConfig, req: &Request<Incoming>) -> usize {
+    let multipart = cfg.upload_max_filesize > 0
+        && req.headers().get(header::CONTENT_TYPE).is_some_and(|v| {
+            let v = v.as_bytes();
+            v.len() >= 19 && v[..19].eq_ignore_ascii_case(b"multipart/form-data")
+        });
+    if multipart {
+        cfg.package_max_length
+            .saturating_add(cfg.upload_max_filesize)
+    } else {
+        cfg.package_max_length
+    }
+}
+
+/// RFC 9112 §3.2: the request target is ASCII (raw UTF-8 must be
+/// percent-encoded); Swoole's parser answers such a target 400 too. The
+/// `http` crate's `Uri` lets bytes above 0x7F through.
+fn target_is_ascii(req: &Request<Incoming>) -> bool {
+    let uri = req.uri();
+    uri.path().is_ascii() && uri.query().is_none_or(str::is_ascii)
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn handle_inner(
     mut req: Request<Incoming>,
@@ -769,6 +805,9 @@ async fn handle_inner(
     // Over a unix socket a missing Host is taken, as Swoole takes it (there
     // is no authority to name); on TCP RFC 9112's rule holds.
     if !check_host(&mut req) && !crate::engine::net::listener::is_unix_peer(&peer) {
+        return Ok(simple(400, "", true));
+    }
+    if !target_is_ascii(&req) {
         return Ok(simple(400, "", true));
     }
     if ctx.cfg.ws.enabled && crate::engine::ws::is_upgrade(&req) {
@@ -794,7 +833,7 @@ async fn handle_inner(
         }
     }
 
-    let max = cfg.package_max_length;
+    let max = body_limit(cfg, &req);
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)

@@ -157,6 +157,10 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
     if !path.starts_with('/') {
         return Parsed::Hyper("target form");
     }
+    if !path.is_ascii() {
+        // Refused on hyper's path (`conn::target_is_ascii`).
+        return Parsed::Hyper("target not ASCII");
+    }
     let Ok(uri) = Uri::from_maybe_shared(buf.slice_ref(path.as_bytes())) else {
         return Parsed::Hyper("target");
     };
@@ -338,7 +342,8 @@ pub(super) async fn serve(
             Sent::End(end) => return end,
         };
         io.mark_flushed();
-        if !keep {
+        // (Closed by the script after it ended this answer: the end.)
+        if !keep || kill.is_set() {
             let close = Box::pin(io.shutdown());
             let _ = close.await;
             return End::Closed { failed: false };
@@ -476,7 +481,7 @@ fn send_now(
         return Sent::End(End::Closed { failed: false });
     };
     counting.end(ctx, &mut resp);
-    if kill.is_set() {
+    if kill.drops_answer() {
         // Closed by the script: nothing is written.
         return Sent::End(End::Closed { failed: false });
     }

@@ -296,6 +296,15 @@ struct State {
     ctx: RespContext,
 }
 
+/// [`Responder::snapshot`]: headers (every value of a name), cookie
+/// lines, trailers.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub headers: Vec<(Vec<u8>, Vec<Vec<u8>>)>,
+    pub cookies: Vec<Vec<u8>>,
+    pub trailers: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
 #[derive(Clone)]
 pub struct Responder(Rc<RefCell<State>>);
 
@@ -400,6 +409,44 @@ impl Responder {
         }
     }
 
+    /// What the script set so far, as Swoole's `$response->header`,
+    /// `->cookie` and `->trailer` show it: header names as they will be
+    /// sent (Title-Case, or as spelled; trailer names in lower case),
+    /// `Set-Cookie` lines apart, every
+    /// value of a name in order. Empty once the head is gone.
+    pub fn snapshot(&self) -> Snapshot {
+        let s = self.0.borrow();
+        let spell = |n: &HeaderName| -> Vec<u8> {
+            let b = n.as_str().as_bytes();
+            s.exact
+                .iter()
+                .find(|e| e.eq_ignore_ascii_case(b))
+                .map(|e| e.to_vec())
+                .unwrap_or_else(|| title_case(b))
+        };
+        let mut snap = Snapshot::default();
+        for name in s.headers.keys() {
+            let values = s
+                .headers
+                .get_all(name)
+                .iter()
+                .map(|v| v.as_bytes().to_vec());
+            if name == http::header::SET_COOKIE {
+                snap.cookies.extend(values);
+            } else {
+                snap.headers.push((spell(name), values.collect()));
+            }
+        }
+        if let Some(t) = &s.trailers {
+            for (name, v) in t.iter() {
+                // (Swoole keeps trailer names in lower case.)
+                snap.trailers
+                    .push((name.as_str().as_bytes().to_vec(), v.as_bytes().to_vec()));
+            }
+        }
+        snap
+    }
+
     /// Streams a chunk; the first one sends the head with chunked encoding.
     pub fn write(&self, data: Bytes) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
@@ -474,6 +521,7 @@ impl Responder {
                     f.add(n);
                 }
             }
+            s.mark_ended();
             // The end marker (see `RespBody::Chunks`).
             return tx.send(Bytes::new()).map_err(|_| RespError::Unavailable);
         }
@@ -494,6 +542,7 @@ impl Responder {
         };
         let resp = s.build(body, coding)?;
         s.ended = true;
+        s.mark_ended();
         let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
         head_tx.send(resp).map_err(|_| RespError::Unavailable)
     }
@@ -538,6 +587,7 @@ impl Responder {
             .map_err(|e| RespError::File(format!("seek failed: {e}")))?;
         let resp = s.build(body, None)?;
         s.ended = true;
+        s.mark_ended();
         let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
         head_tx.send(resp).map_err(|_| RespError::Unavailable)
     }
@@ -594,6 +644,14 @@ impl State {
             self.defaults_set |= SET_DATE;
         } else if *n == http::header::SET_COOKIE {
             self.defaults_set |= SET_COOKIES;
+        }
+    }
+
+    /// Tells the connection the script ended its response (a `close()`
+    /// after this still sends it).
+    fn mark_ended(&self) {
+        if let Some(f) = &self.ctx.outflow {
+            f.set_ended(true);
         }
     }
 

@@ -256,28 +256,57 @@ pub(super) struct Kill {
     /// sets `conn.is_closing()` before it sends), polling it again would
     /// only register the same waker again, on every wake-up of the task.
     pub(super) armed: Cell<bool>,
+    /// HTTP/1: a response the script ended before `close()` is still
+    /// written (`Conn::lingers`); then the connection closes.
+    pub(super) h1: Cell<bool>,
 }
 
 impl Kill {
-    /// Resolves at the next command (a close).
+    /// Resolves at the next command (a close); for a close that lingers
+    /// (`lingers`), once its time is up: the connection ends after the
+    /// response it writes meanwhile (which says `Connection: close`).
     pub(super) async fn notified(&self) {
-        std::future::poll_fn(|cx| {
-            if self.armed.get() && !self.conn.is_closing() {
-                return std::task::Poll::Pending;
+        loop {
+            if let Some(until) = self.linger_until() {
+                tokio::time::sleep_until(until).await;
+                return;
             }
-            match self.rx.borrow_mut().poll_recv(cx) {
-                std::task::Poll::Ready(_) => std::task::Poll::Ready(()),
-                std::task::Poll::Pending => {
-                    self.armed.set(true);
-                    std::task::Poll::Pending
+            std::future::poll_fn(|cx| {
+                if self.armed.get() && !self.conn.is_closing() {
+                    return std::task::Poll::Pending;
                 }
+                match self.rx.borrow_mut().poll_recv(cx) {
+                    std::task::Poll::Ready(_) => std::task::Poll::Ready(()),
+                    std::task::Poll::Pending => {
+                        self.armed.set(true);
+                        std::task::Poll::Pending
+                    }
+                }
+            })
+            .await;
+            if !self.lingers() {
+                return;
             }
-        })
-        .await
+        }
     }
 
-    /// A close was asked: a request being answered writes nothing.
+    /// A close was asked.
     pub(super) fn is_set(&self) -> bool {
         self.conn.is_closing()
+    }
+
+    /// A close was asked after the script ended its response: that
+    /// response is written, then the connection closes.
+    pub(super) fn lingers(&self) -> bool {
+        self.linger_until().is_some()
+    }
+
+    fn linger_until(&self) -> Option<tokio::time::Instant> {
+        self.conn.lingers().filter(|_| self.h1.get())
+    }
+
+    /// A close was asked: the answer in progress is not written.
+    pub(super) fn drops_answer(&self) -> bool {
+        self.is_set() && !self.lingers()
     }
 }

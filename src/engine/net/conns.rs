@@ -225,8 +225,13 @@ pub struct Conn {
     /// `protect()`: the heartbeat leaves it alone.
     protected: Cell<bool>,
     /// `close()` was asked: nothing more is written (HTTP: the response in
-    /// progress is dropped).
+    /// progress is dropped, unless `linger`).
     closing: Cell<bool>,
+    /// HTTP: `close()` came while a request was answered and after the
+    /// script ended its response: that response is written, then the
+    /// connection closes (Swoole flushes what `end()` sent); at the latest
+    /// at this instant.
+    linger: Cell<Option<Instant>>,
     /// WebSocket: permessage-deflate was negotiated (pushes compress).
     compress: Cell<bool>,
 }
@@ -262,6 +267,7 @@ impl Conn {
     /// A request starts being answered (paired with [`Self::end_request`]).
     pub fn begin_request(&self) {
         self.busy.set(self.busy.get() + 1);
+        self.flow.set_ended(false);
     }
 
     pub fn end_request(&self) {
@@ -270,6 +276,12 @@ impl Conn {
 
     pub fn is_closing(&self) -> bool {
         self.closing.get()
+    }
+
+    /// Closing after the response the script ended before `close()`:
+    /// until when at the latest.
+    pub fn lingers(&self) -> Option<Instant> {
+        self.linger.get()
     }
 
     pub fn set_compress(&self, on: bool) {
@@ -298,10 +310,23 @@ impl Conn {
     }
 
     fn close(&self, reset: bool, last: Bytes) -> bool {
+        // Only the first close() of a request being answered lingers; a
+        // second one (or a reset) closes at once.
+        let linger = !self.closing.get()
+            && !reset
+            && self.kind == Kind::Http
+            && self.busy.get() > 0
+            && self.flow.is_ended();
+        self.linger.set(linger.then(|| Instant::now() + LINGER_MAX));
         self.closing.set(true);
         self.tx.send(Cmd::Close { reset, last }).is_ok()
     }
 }
+
+/// How long an HTTP connection closed right after its response was ended
+/// waits for that response to be written (a client that does not read it
+/// does not keep the connection).
+const LINGER_MAX: Duration = Duration::from_secs(5);
 
 type Table = HashMap<i64, Rc<Conn>>;
 
@@ -336,6 +361,7 @@ pub fn register(fd: i64, kind: Kind, port: usize, ctx: &Rc<WorkerCtx>) -> (Guard
         busy: Cell::new(0),
         protected: Cell::new(false),
         closing: Cell::new(false),
+        linger: Cell::new(None),
         compress: Cell::new(false),
     });
     let replaced = with(|t| t.insert(fd, conn.clone()));
@@ -452,7 +478,8 @@ pub fn push_bounded(fd: i64, frame: Bytes) -> Result<bool, Rc<Outflow>> {
 }
 
 /// Closes `fd` after what was queued on it (`reset`: at once, with an RST;
-/// an HTTP connection is dropped at once, its response in progress lost).
+/// an HTTP connection is dropped at once, its response in progress lost
+/// unless the script already ended it: that one is written first).
 pub fn close(fd: i64, reset: bool) -> bool {
     close_after(fd, reset, Bytes::new())
 }

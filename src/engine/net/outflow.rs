@@ -79,6 +79,9 @@ pub struct Outflow {
     /// It was full at some point: its close gives freed memory back.
     was_full: Cell<bool>,
     closed: Cell<bool>,
+    /// HTTP: the script ended the response of the request in progress
+    /// (`Conn::close` after it still sends it, as Swoole does).
+    ended: Cell<bool>,
     room: Notify,
 }
 
@@ -91,6 +94,7 @@ impl Outflow {
             full: Cell::new(false),
             was_full: Cell::new(false),
             closed: Cell::new(false),
+            ended: Cell::new(false),
             room: Notify::new(),
         })
     }
@@ -104,6 +108,15 @@ impl Outflow {
     /// limit.
     pub fn has_room(&self) -> bool {
         self.queued.get() < self.limits.limit
+    }
+
+    /// The response in progress was ended (`end()`, `sendfile()`).
+    pub fn set_ended(&self, ended: bool) {
+        self.ended.set(ended);
+    }
+
+    pub fn is_ended(&self) -> bool {
+        self.ended.get()
     }
 
     pub fn is_closed(&self) -> bool {
