@@ -42,7 +42,7 @@ fi
 
 # Extensions the tests need that `php -n` does not load by itself.
 EXT_ARGS=()
-for ext in posix sockets; do
+for ext in posix sockets sysvmsg; do
     if ! "$PHP" -n -m 2>/dev/null | grep -qx "$ext"; then
         EXT_ARGS+=(-d "extension=$ext")
     fi

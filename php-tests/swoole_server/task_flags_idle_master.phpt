@@ -33,6 +33,9 @@ rsw_run_server(rsw_tcp_server_fn([
             case 'flags': return $t->flags;
             case 'sleep': usleep(600000); return null;
             case 'stats':
+                // The worker's receive callback returns right after task():
+                // give its idle status time to be published.
+                usleep(100000);
                 $st = $s->stats();
                 $s->send((string) $t->data['fd'], json_encode([
                     'task_worker_num' => $st['task_worker_num'],

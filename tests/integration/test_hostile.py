@@ -146,10 +146,11 @@ class ProtocolStrictness(unittest.TestCase):
     def tearDownClass(cls):
         cls.srv.cleanup()
 
-    def test_http11_without_host_is_400_and_closed(self):
+    def test_http11_without_host_is_served_as_by_swoole(self):
         out, closed = exchange(self.srv.port, b"GET /echo HTTP/1.1\r\n\r\n")
-        self.assertEqual(status_of(out), 400, out)
-        self.assertTrue(closed)
+        self.assertEqual(status_of(out), 200, out)
+        self.assertFalse(closed)
+        self.assertIn(b'"host":null', out.split(b"\r\n\r\n", 1)[1])
 
     def test_two_host_headers_are_400_and_closed(self):
         out, closed = exchange(self.srv.port, b"GET /echo HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")

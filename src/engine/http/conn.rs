@@ -723,9 +723,11 @@ fn check_host(req: &mut Request<Incoming>) -> bool {
         }
         return true;
     }
+    // Two Host lines are refused (which one names the resource?); none is
+    // served, in HTTP/1.1 too, as Swoole serves it (docs/compat.md).
     let mut hosts = req.headers().get_all(header::HOST).iter();
-    let first = hosts.next().is_some();
-    if hosts.next().is_some() || (!first && req.version() != Version::HTTP_10) {
+    let _first = hosts.next();
+    if hosts.next().is_some() {
         return false;
     }
     if let Some(auth) = req.uri().authority() {
@@ -802,8 +804,7 @@ async fn handle_inner(
     if ctx.poisoned.get().is_some() {
         return Ok(simple(503, "", true));
     }
-    // Over a unix socket a missing Host is taken, as Swoole takes it (there
-    // is no authority to name); on TCP RFC 9112's rule holds.
+    // (Over a unix socket any Host lines are taken, as Swoole takes them.)
     if !check_host(&mut req) && !crate::engine::net::listener::is_unix_peer(&peer) {
         return Ok(simple(400, "", true));
     }

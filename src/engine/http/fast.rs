@@ -16,9 +16,9 @@
 //!   incomplete at the header timeout's end is closed like hyper closes it;
 //!   a head httparse or `http` refuses, one over the size or count limits,
 //!   a body not yet all in, `Transfer-Encoding`, `Expect`, `Upgrade`,
-//!   `CONNECT`, `HEAD`, a target not in origin form, a Host count RFC 9112
-//!   refuses, `Connection: close`, HTTP/1.0 without keep-alive, a poisoned,
-//!   full or draining worker. hyper reads those bytes again from the start
+//!   `CONNECT`, `HEAD`, a target not in origin form, two Host lines,
+//!   `Connection: close`, HTTP/1.0 without keep-alive, a poisoned, full or
+//!   draining worker. hyper reads those bytes again from the start
 //!   and serves the rest of the connection.
 //! - after (`Handoff` with `replay`): an answer that is not plain (a
 //!   stream from `write()`, a file, trailers, 1xx/204/304, a reason phrase,
@@ -208,12 +208,8 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
         }
         headers.append(name, value);
     }
-    // RFC 9112 §3.2: exactly one Host in HTTP/1.1, at most one in 1.0.
-    let hosts_ok = match version {
-        Version::HTTP_11 => hosts == 1,
-        _ => hosts <= 1,
-    };
-    if !hosts_ok {
+    // At most one Host (none is served, as by Swoole and `conn::check_host`).
+    if hosts > 1 {
         return Parsed::Hyper("host");
     }
     if !keep_alive {
