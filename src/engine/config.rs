@@ -240,6 +240,9 @@ pub struct ServerConfig {
     /// SWOOLE_PROCESS: how the master picks a worker for a new connection
     /// (`dispatch_mode`: 1 round robin, 2 by fd, 3 first idle, 4 by client IP).
     pub dispatch_mode: u8,
+    /// SWOOLE_PROCESS: a `dispatch_func` was set (`Hooks::dispatch` picks
+    /// the worker of each message of a TCP port).
+    pub dispatch_func: bool,
     /// `user` / `group`: what workers and task workers run as, when the
     /// server starts as root. `chroot`: their root directory.
     pub user: Option<String>,
@@ -370,6 +373,7 @@ impl Default for ServerConfig {
             heartbeat_idle_time: None,
             reactor_num: cpu_count(),
             dispatch_mode: 2,
+            dispatch_func: false,
             user: None,
             group: None,
             chroot: None,

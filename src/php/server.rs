@@ -291,6 +291,17 @@ impl Server {
         };
         let mut cfg = cfg;
         callbacks.ws_options(&mut cfg.ws, is_ws);
+        if self_.mode == SWOOLE_PROCESS {
+            callbacks.dispatch_func = self_
+                .setting
+                .borrow()
+                .as_ref()
+                .and_then(Zval::array)
+                .and_then(|a| a.get("dispatch_func"))
+                .filter(|z| z.is_callable())
+                .map(Zval::shallow_clone);
+            cfg.dispatch_func = callbacks.dispatch_func.is_some();
+        }
         // `hook_flags`: applied here, before the workers fork (each inherits them).
         super::runtime::apply_server_setting(self_.setting.borrow().as_ref().and_then(Zval::array));
         if cfg.task_worker_num > 0 && callbacks.task.is_none() {
@@ -395,6 +406,18 @@ impl Server {
         if let Some(f) = &cfg.log_file {
             log::set_file(Some(f))
                 .map_err(|e| swoole_exception(format!("open log_file {f}: {e}"), 0))?;
+        }
+        if crate::engine::worker::dispatch::no_conn_events(&cfg) {
+            // Swoole drops them: they could not be ordered with the messages.
+            for (event, name) in [("connect", "onConnect"), ("close", "onClose")] {
+                if server_cbs.contains_key(event) {
+                    crate::rlog!(
+                        Warning,
+                        "Server::start_check(): cannot set '{name}' event when using dispatch_mode={}",
+                        cfg.dispatch_mode
+                    );
+                }
+            }
         }
         for w in tls_warnings {
             crate::rlog!(Warning, "{class}::start(): {w}");

@@ -58,6 +58,9 @@ pub enum Kind {
     Command = 7,
     /// The result of `Command` `id`: the handler's string.
     CommandReply = 8,
+    /// SWOOLE_PROCESS, per-message dispatch: one message of connection `id`
+    /// (read on port `arg`) for this worker's `onReceive`.
+    Receive = 9,
 }
 
 impl Kind {
@@ -70,6 +73,7 @@ impl Kind {
             5 => Kind::Pipe,
             7 => Kind::Command,
             8 => Kind::CommandReply,
+            9 => Kind::Receive,
             _ => return None,
         })
     }

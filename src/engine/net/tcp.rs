@@ -25,6 +25,7 @@ use crate::engine::net::framing::{self, FrameError};
 use crate::engine::shared::stats;
 use crate::engine::tls::NetStream;
 use crate::engine::worker::ctx::WorkerCtx;
+use crate::engine::worker::dispatch::{self, Target};
 
 /// This worker's datagram sockets (its connections are in `conns`).
 #[derive(Default)]
@@ -44,7 +45,8 @@ fn with<R>(f: impl FnOnce(&mut Tables) -> R) -> R {
     T.with(|t| f(t.borrow_mut().get_or_insert_with(Default::default)))
 }
 
-/// Serves one raw TCP connection until it closes.
+/// Serves one raw TCP connection until it closes (or, with per-message
+/// dispatch, until this worker hands it back to the master).
 /// `guard` and `rx` come from [`conns::register`]: the guard's drop ends
 /// the connection's life (also when this task panics or is dropped).
 pub async fn serve_conn(
@@ -57,17 +59,21 @@ pub async fn serve_conn(
     let conn = guard.conn().clone();
     let (fd, port) = (conn.fd(), conn.port());
     let reactor = ctx.id as i32;
-    if let Outcome::Fatal(code) = ctx.hooks.on_connect(fd, reactor, port) {
-        ctx.poison(code);
+    let events = !dispatch::no_conn_events(&ctx.cfg);
+    if events {
+        if let Outcome::Fatal(code) = ctx.hooks.on_connect(fd, reactor, port) {
+            ctx.poison(code);
+        }
     }
-    let (aborted, _reset) = match stream {
+    let fwd = dispatch::per_message(&ctx.cfg);
+    let end = match stream {
         NetStream::Plain(stream) => {
             let (mut rd, mut wr) = stream.into_split();
-            let r = pump(&mut rd, &mut wr, &mut rx, &conn, fd, port, &opts, &ctx).await;
+            let r = pump(&mut rd, &mut wr, &mut rx, &conn, fd, port, &opts, &ctx, fwd).await;
             // Dropping the write half alone would send a FIN; put the halves
             // back together so a reset closes with an RST only.
             if let Ok(stream) = rd.reunite(wr) {
-                if r.1 {
+                if r.reset {
                     let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
                 }
                 drop(stream);
@@ -76,9 +82,12 @@ pub async fn serve_conn(
         }
         tls => {
             let (mut rd, mut wr) = tokio::io::split(tls);
-            let r = pump(&mut rd, &mut wr, &mut rx, &conn, fd, port, &opts, &ctx).await;
+            let r = pump(
+                &mut rd, &mut wr, &mut rx, &conn, fd, port, &opts, &ctx, false,
+            )
+            .await;
             let stream = rd.unsplit(wr);
-            if r.1 {
+            if r.reset {
                 let _ = socket2::SockRef::from(stream.tcp()).set_linger(Some(Duration::ZERO));
             }
             drop(stream);
@@ -88,16 +97,45 @@ pub async fn serve_conn(
     // No more commands: `send()` from onClose on fails.
     rx.close();
     conn.flow().close();
-    if let Outcome::Fatal(code) = ctx.hooks.on_close(fd, reactor, port) {
-        ctx.poison(code);
+    if end.give_back {
+        // Our descriptor went without a shutdown; the master's copy goes
+        // to another worker with whatever the client sent meanwhile.
+        if let Some(s) = crate::engine::shared::session::get(fd) {
+            crate::engine::proc::held::forget(fd);
+            let sent = crate::engine::proc::reactor::give_back(s.port_index, s.peer);
+            crate::rlog!(
+                Debug,
+                "connection {fd} from {} handed back to the master ({})",
+                s.peer,
+                if sent { "sent" } else { "failed" }
+            );
+        }
+        stats::on_close(false);
+        drop(guard);
+        return;
     }
-    stats::on_close(aborted);
+    if events {
+        if let Outcome::Fatal(code) = ctx.hooks.on_close(fd, reactor, port) {
+            ctx.poison(code);
+        }
+    }
+    stats::on_close(end.aborted);
     // Out of the registry, session slot freed, drain count down.
     drop(guard);
 }
 
+/// How [`pump`] ended.
+struct End {
+    aborted: bool,
+    reset: bool,
+    /// Per-message dispatch: the connection goes back to the master.
+    give_back: bool,
+}
+
 /// Reads and frames `rd`, runs the connection's commands on `wr`, until
-/// either side ends it; `(aborted, reset)`.
+/// either side ends it. `fwd`: each message goes to the worker
+/// [`dispatch::target`] names, and a retiring or draining worker hands the
+/// connection back (when no message is half read).
 #[allow(clippy::too_many_arguments)]
 async fn pump<R, W>(
     rd: &mut R,
@@ -108,7 +146,8 @@ async fn pump<R, W>(
     port: usize,
     opts: &PortOptions,
     ctx: &WorkerCtx,
-) -> (bool, bool)
+    fwd: bool,
+) -> End
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -120,8 +159,13 @@ where
     let mut paused = false;
     let mut aborted = false;
     let mut reset = false;
+    let mut give_back = false;
     let mut draining = *shutdown.borrow();
     while !draining {
+        if fwd && buf.is_empty() && ctx.is_retiring() {
+            give_back = true;
+            break;
+        }
         if buf.capacity() - buf.len() < 4096 {
             buf.reserve(64 * 1024);
         }
@@ -134,15 +178,26 @@ where
                     conns::fault::check(&buf);
                     conn.touch();
                     let r = framing::take_frames(&opts.framing, &mut buf, opts.package_max_length, &mut frames);
+                    let mut close_now = false;
                     for f in frames.drain(..) {
-                        // Busy while the callback runs (`idle_worker_num`,
-                        // `getWorkerStatus()`, dispatch mode 3).
-                        let busy = stats::InFlight::enter();
-                        let out = ctx.hooks.on_receive(fd, reactor, port, f);
-                        drop(busy);
-                        if let Outcome::Fatal(code) = out {
-                            ctx.poison(code);
+                        let to = if fwd { dispatch::target(ctx, fd, &f) } else { Target::Here };
+                        match to {
+                            Target::Here => dispatch::handle(ctx, fd, reactor, port, f, fwd),
+                            Target::Worker(id) => {
+                                if let Err(f) = dispatch::forward(id, fd, port, f) {
+                                    dispatch::handle(ctx, fd, reactor, port, f, fwd);
+                                }
+                            }
+                            Target::Discard => {}
+                            Target::Close => close_now = true,
                         }
+                        if close_now {
+                            break;
+                        }
+                    }
+                    if close_now {
+                        frames.clear();
+                        break;
                     }
                     if let Err(e) = r {
                         match e {
@@ -188,14 +243,59 @@ where
             },
             r = shutdown.changed() => {
                 draining = r.is_err() || *shutdown.borrow();
+                if draining && fwd && buf.is_empty() {
+                    give_back = true;
+                }
             }
+            _ = ctx.retired.notified(), if fwd => {}
+        }
+    }
+    if give_back {
+        // What was queued for the client still goes out from here.
+        loop {
+            match rx.try_recv() {
+                Ok(Cmd::Data(b)) => {
+                    let written = wr.write_all(&b).await;
+                    conn.flow().sent(b.len());
+                    if written.is_err() {
+                        return End {
+                            aborted: true,
+                            reset: false,
+                            give_back: false,
+                        };
+                    }
+                    stats::on_send(b.len());
+                }
+                Ok(Cmd::Close { reset: r, last }) => {
+                    give_back = false;
+                    reset = r;
+                    if !r && !last.is_empty() && wr.write_all(&last).await.is_ok() {
+                        stats::on_send(last.len());
+                    }
+                    break;
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        if give_back {
+            let _ = wr.flush().await;
+            return End {
+                aborted: false,
+                reset: false,
+                give_back: true,
+            };
         }
     }
     if !reset {
         // FIN after everything queued was written.
         let _ = wr.shutdown().await;
     }
-    (aborted, reset)
+    End {
+        aborted,
+        reset,
+        give_back: false,
+    }
 }
 
 /// Receives datagrams on a UDP port until the task is dropped.

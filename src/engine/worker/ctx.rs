@@ -111,6 +111,8 @@ pub struct WorkerCtx {
     stop_self: Cell<bool>,
     state: Cell<WorkerState>,
     wake: Notify,
+    /// Fires (`notify_waiters`) when the worker starts retiring.
+    pub retired: Notify,
 }
 
 impl WorkerCtx {
@@ -142,6 +144,7 @@ impl WorkerCtx {
             stop_self: Cell::new(false),
             state: Cell::new(state),
             wake: Notify::new(),
+            retired: Notify::new(),
         })
     }
 
@@ -266,6 +269,7 @@ impl WorkerCtx {
         if self.retiring.replace(true) {
             return;
         }
+        self.retired.notify_waiters();
         crate::rlog!(
             Info,
             "worker#{}(pid={}) {why}: it will be replaced",
@@ -275,6 +279,11 @@ impl WorkerCtx {
         if !crate::engine::ipc::notice::notify_master(crate::engine::ipc::notice::Notice::Retire) {
             self.stop_self();
         }
+    }
+
+    /// A replacement was asked for (`max_request`, `max_worker_memory`).
+    pub fn is_retiring(&self) -> bool {
+        self.retiring.get()
     }
 
     pub fn is_draining(&self) -> bool {

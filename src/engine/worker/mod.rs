@@ -9,6 +9,7 @@
 //! for a replacement and keeps serving until the master's SIGTERM.
 
 pub mod ctx;
+pub mod dispatch;
 pub mod halt;
 pub mod inbox;
 
@@ -319,7 +320,14 @@ async fn take_connections(
     mut stop: watch::Receiver<bool>,
 ) {
     let mut stopped = false;
+    // Per-message dispatch: a retiring worker hands its connections back
+    // (engine::worker::dispatch), so it takes no new ones meanwhile.
+    let retire_early = dispatch::per_message(&ctx.cfg);
     loop {
+        if !stopped && retire_early && ctx.is_retiring() {
+            chan.stop_taking();
+            stopped = true;
+        }
         let next = if stopped {
             chan.next().await
         } else {
@@ -330,6 +338,7 @@ async fn take_connections(
                     stopped = true;
                     continue;
                 }
+                _ = ctx.retired.notified(), if retire_early => continue,
             }
         };
         match next {
@@ -445,10 +454,18 @@ pub async fn serve_ports(
     // Messages from other processes (tasks, results, routed sends) are read
     // from the start: workerStart may already wait for a task.
     let mut background = Vec::new();
+    let mut inbox = None;
     if crate::engine::ipc::is_set_up() {
         let h = hooks.clone();
         let c = ctx.clone();
         let dispatch: crate::engine::ipc::Dispatch = Rc::new(move |m| {
+            if m.kind == crate::engine::ipc::Kind::Receive {
+                dispatch::on_forwarded(&c, m);
+                return;
+            }
+            let Some(m) = dispatch::not_ours(&c, m) else {
+                return;
+            };
             let task = m.kind == crate::engine::ipc::Kind::Task;
             if let Outcome::Fatal(code) = crate::engine::worker::inbox::dispatch(&h, m) {
                 c.poison(code);
@@ -458,7 +475,7 @@ pub async fn serve_ports(
                 c.after_request();
             }
         });
-        background.push(tokio::task::spawn_local(crate::engine::ipc::inbox_loop(
+        inbox = Some(tokio::task::spawn_local(crate::engine::ipc::inbox_loop(
             dispatch,
         )));
     }
@@ -546,6 +563,18 @@ pub async fn serve_ports(
     }
     crate::engine::net::tcp::forget_udp();
     ctx.shutdown.send_replace(true);
+    // Per-message dispatch: a retiring worker's replacement is ready now and
+    // reads the inbox of our worker id; we stop reading it, as Swoole's
+    // retiring worker stops reading its pipe (else the messages sent to
+    // the id could keep coming back to us).
+    let stop_inbox = ctx.is_retiring() && dispatch::per_message(&cfg);
+    if let Some(t) = inbox.take() {
+        if stop_inbox {
+            t.abort();
+        } else {
+            background.push(t);
+        }
+    }
     let deadline = Instant::now() + cfg.max_wait_time;
     if let Some(t) = taking {
         // PROCESS mode: take every connection the master sent before it
