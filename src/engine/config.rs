@@ -25,6 +25,12 @@ pub struct PortOptions {
     pub tls: Option<std::sync::Arc<crate::engine::tls::ServerTls>>,
     /// `open_http2_protocol` with its `http2_*` settings.
     pub http2: Option<Http2Settings>,
+    /// `max_idle_time`: a raw TCP connection that sent nothing for this
+    /// long is closed.
+    pub max_idle_time: Option<Duration>,
+    /// The port's own `heartbeat_idle_time` (the heartbeat's default is
+    /// the server's).
+    pub heartbeat_idle_time: Option<Duration>,
 }
 
 /// The `http2_*` settings (None: hyper's default).
@@ -47,6 +53,8 @@ impl Default for PortOptions {
             socket_buffer_size: None,
             tls: None,
             http2: None,
+            max_idle_time: None,
+            heartbeat_idle_time: None,
         }
     }
 }

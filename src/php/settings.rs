@@ -258,6 +258,7 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "http_body_timeout"
         | "heartbeat_check_interval"
         | "heartbeat_idle_time"
+        | "max_idle_time"
         | "request_timeout" => Kind::Float,
         "http_parse_post"
         | "http_parse_cookie"
@@ -832,6 +833,17 @@ pub fn port_options(class: &str, arr: Option<&ZendHashTable>) -> Result<PortOpti
             None => Ok(None),
         }
     };
+    let secs = |k: &str| -> Result<Option<Duration>, PhpException> {
+        match get(k) {
+            Some(z) => {
+                let f = as_float(class, k, z)?;
+                Ok((f > 0.0).then(|| Duration::from_secs_f64(f.max(0.001))))
+            }
+            None => Ok(None),
+        }
+    };
+    o.max_idle_time = secs("max_idle_time")?;
+    o.heartbeat_idle_time = secs("heartbeat_idle_time")?;
     if let Some(z) = get("package_max_length") {
         let n = as_int(class, "package_max_length", z, true)?;
         if n > 0 {

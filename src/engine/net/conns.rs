@@ -535,9 +535,14 @@ pub fn protect(fd: i64, on: bool) -> bool {
 /// WebSocket one without a close frame). `$server->heartbeat()` and the
 /// sweeper.
 pub fn idle_connections(idle: Duration, close_them: bool) -> Vec<i64> {
+    idle_connections_by(&|_| idle, close_them)
+}
+
+/// [`idle_connections`] with the idle time of each port (by port index).
+fn idle_connections_by(idle: &dyn Fn(usize) -> Duration, close_them: bool) -> Vec<i64> {
     let idle_ones: Vec<Rc<Conn>> = with(|t| {
         t.values()
-            .filter(|c| !c.protected.get() && c.busy.get() == 0 && c.last.elapsed() >= idle)
+            .filter(|c| !c.protected.get() && c.busy.get() == 0 && c.last.elapsed() >= idle(c.port))
             .cloned()
             .collect()
     });
@@ -553,14 +558,16 @@ pub fn idle_connections(idle: Duration, close_them: bool) -> Vec<i64> {
 }
 
 /// The heartbeat: every `interval` (`heartbeat_check_interval`), closes the
-/// connections silent for `idle` (`heartbeat_idle_time`). One per worker.
-pub async fn sweeper(interval: Duration, idle: Duration) {
+/// connections silent for `idle` (`heartbeat_idle_time`), or for their
+/// port's own idle time (`per_port`, by port index). One per worker.
+pub async fn sweeper(interval: Duration, idle: Duration, per_port: Vec<Option<Duration>>) {
+    let idle_of = move |port: usize| per_port.get(port).copied().flatten().unwrap_or(idle);
     let mut tick = tokio::time::interval(interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tick.reset();
     loop {
         tick.tick().await;
-        for fd in idle_connections(idle, true) {
+        for fd in idle_connections_by(&idle_of, true) {
             crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
         }
     }

@@ -161,6 +161,9 @@ where
     let mut reset = false;
     let mut give_back = false;
     let mut draining = *shutdown.borrow();
+    // `max_idle_time`: closed when nothing came for that long.
+    let idle_limit = opts.max_idle_time;
+    let mut last_rx = tokio::time::Instant::now();
     while !draining {
         if fwd && buf.is_empty() && ctx.is_retiring() {
             give_back = true;
@@ -173,6 +176,7 @@ where
             r = rd.read_buf(&mut buf), if !paused => match r {
                 Ok(0) => break,
                 Ok(n) => {
+                    last_rx = tokio::time::Instant::now();
                     stats::on_recv(n);
                     #[cfg(feature = "fault-inject")]
                     conns::fault::check(&buf);
@@ -248,6 +252,10 @@ where
                 }
             }
             _ = ctx.retired.notified(), if fwd => {}
+            _ = tokio::time::sleep_until(last_rx + idle_limit.unwrap_or_default()), if idle_limit.is_some() => {
+                crate::rlog!(Debug, "connection {fd}: nothing received for max_idle_time, closing it");
+                break;
+            }
         }
     }
     if give_back {
@@ -576,6 +584,7 @@ pub(crate) mod tests {
             let sweeper = tokio::task::spawn_local(conns::sweeper(
                 Duration::from_secs(1),
                 Duration::from_secs(3),
+                Vec::new(),
             ));
             // The clock jumps while everything waits: the idle connection
             // is closed by the first sweep after 3 s of silence.

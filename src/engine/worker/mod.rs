@@ -400,6 +400,14 @@ pub async fn serve_ports(
         }
     })));
 
+    // Each port's own `heartbeat_idle_time`, by port index.
+    let mut port_idle: Vec<Option<Duration>> = Vec::new();
+    for p in &ports {
+        if port_idle.len() <= p.index {
+            port_idle.resize(p.index + 1, None);
+        }
+        port_idle[p.index] = p.opts.heartbeat_idle_time;
+    }
     let mut tcp = Vec::new();
     let mut udp = Vec::new();
     let mut unix_dgram = Vec::new();
@@ -527,9 +535,23 @@ pub async fn serve_ports(
     }
     // Loop lag, blocking detection, request deadlines (engine::watchdog).
     background.extend(crate::engine::watchdog::start(&cfg));
-    if let Some((interval, idle)) = cfg.heartbeat() {
-        // One sweeper over every connection of this worker.
-        background.push(tokio::task::spawn_local(conns::sweeper(interval, idle)));
+    // One sweeper over every connection of this worker. A port's own
+    // `heartbeat_idle_time` (listen()->set()) needs no server-wide heartbeat;
+    // then the ports without one are never swept, as in Swoole, and the
+    // sweep runs every 100 ms so each port's time holds to that.
+    let own_idle = port_idle.iter().any(Option::is_some);
+    let sweep = match cfg.heartbeat() {
+        Some((interval, idle)) if own_idle => {
+            Some((interval.min(Duration::from_millis(100)), idle))
+        }
+        Some(h) => Some(h),
+        None if own_idle => Some((Duration::from_millis(100), Duration::MAX)),
+        None => None,
+    };
+    if let Some((interval, idle)) = sweep {
+        background.push(tokio::task::spawn_local(conns::sweeper(
+            interval, idle, port_idle,
+        )));
     }
 
     loop {
