@@ -251,6 +251,9 @@ pub struct ServerConfig {
     /// SWOOLE_PROCESS: a `dispatch_func` was set (`Hooks::dispatch` picks
     /// the worker of each message of a TCP port).
     pub dispatch_func: bool,
+    /// `enable_delay_receive`: a raw TCP connection is read only after
+    /// `confirm($fd)` (`resume()`).
+    pub enable_delay_receive: bool,
     /// `user` / `group`: what workers and task workers run as, when the
     /// server starts as root. `chroot`: their root directory.
     pub user: Option<String>,
@@ -382,6 +385,7 @@ impl Default for ServerConfig {
             reactor_num: cpu_count(),
             dispatch_mode: 2,
             dispatch_func: false,
+            enable_delay_receive: false,
             user: None,
             group: None,
             chroot: None,

@@ -984,6 +984,12 @@ impl Server {
         conns::set_paused(fd, false)
     }
 
+    /// Alias of `resume()`: starts reading a connection held by
+    /// `enable_delay_receive`.
+    pub fn confirm(&self, fd: i64) -> bool {
+        conns::set_paused(fd, false)
+    }
+
     /// Information on connection `$fd`, or false.
     #[php(defaults(reactor_id = -1, ignore_error = false))]
     pub fn get_client_info(&self, fd: i64, reactor_id: i64, ignore_error: bool) -> Zval {

@@ -156,7 +156,8 @@ where
     let mut shutdown = ctx.shutdown.subscribe();
     let mut buf = BytesMut::with_capacity(64 * 1024);
     let mut frames = Vec::new();
-    let mut paused = false;
+    // `enable_delay_receive`: nothing is read before `confirm($fd)`.
+    let mut paused = ctx.cfg.enable_delay_receive;
     let mut aborted = false;
     let mut reset = false;
     let mut give_back = false;
