@@ -11,6 +11,7 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use ext_php_rs::boxed::ZBox;
 use ext_php_rs::class::RegisteredClass;
 use ext_php_rs::error::php_error;
 use ext_php_rs::exception::PhpResult;
@@ -1017,8 +1018,8 @@ impl Server {
 
     /// `$server->connections`: every open connection id.
     #[php(getter, name = "connections")]
-    pub fn prop_connections(&self) -> Vec<i64> {
-        session::list()
+    pub fn prop_connections(&self) -> ZBox<ZendHashTable> {
+        connection_list(session::list())
     }
 
     /// Checks this worker's connections against `heartbeat_idle_time`;
@@ -1432,4 +1433,14 @@ pub fn server_ce() -> &'static ext_php_rs::zend::ClassEntry {
 
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     module.class::<Server>()
+}
+
+/// Connection ids under the keys Swoole's connection iterator gives them
+/// (1, 2, ...: `iterator_to_array($server->connections)`).
+pub fn connection_list(fds: Vec<i64>) -> ZBox<ZendHashTable> {
+    let mut ht = ZendHashTable::with_capacity(fds.len() as u32);
+    for (i, fd) in fds.into_iter().enumerate() {
+        let _ = ht.insert_at_index(i as i64 + 1, fd);
+    }
+    ht
 }
