@@ -61,6 +61,10 @@ pub enum Kind {
     /// SWOOLE_PROCESS, per-message dispatch: one message of connection `id`
     /// (read on port `arg`) for this worker's `onReceive`.
     Receive = 9,
+    /// SWOOLE_PROCESS with a `dispatch_func`: one datagram of UDP port `id`
+    /// for this worker's `onPacket` (`arg`: server socket | port << 32;
+    /// `data`: the peer address, its length first, then the payload).
+    Packet = 10,
 }
 
 impl Kind {
@@ -74,6 +78,7 @@ impl Kind {
             7 => Kind::Command,
             8 => Kind::CommandReply,
             9 => Kind::Receive,
+            10 => Kind::Packet,
             _ => return None,
         })
     }

@@ -318,14 +318,18 @@ pub async fn serve_udp(sock: Rc<UdpSocket>, port: usize, ctx: Rc<WorkerCtx>) {
             Ok((n, peer)) => {
                 stats::on_recv(n);
                 let data = Bytes::copy_from_slice(&buf[..n]);
-                let busy = stats::InFlight::enter();
-                let out = ctx
-                    .hooks
-                    .on_packet(port, data, peer, server_fd, server_port);
-                drop(busy);
-                if let Outcome::Fatal(code) = out {
-                    ctx.poison(code);
-                }
+                let data = match dispatch::packet_target(&ctx, &peer, &data) {
+                    Target::Here => data,
+                    Target::Worker(id) => {
+                        match dispatch::forward_packet(id, port, server_fd, server_port, peer, data)
+                        {
+                            Ok(()) => continue,
+                            Err(data) => data,
+                        }
+                    }
+                    Target::Discard | Target::Close => continue,
+                };
+                dispatch::handle_packet(&ctx, port, data, peer, server_fd, server_port);
             }
             Err(e) => {
                 crate::rlog!(Warning, "recvfrom() on UDP port {server_port}: {e}");

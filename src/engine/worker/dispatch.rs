@@ -218,3 +218,101 @@ fn requeue(ctx: &Rc<WorkerCtx>, m: Msg) {
         ctx.conn_closed();
     });
 }
+
+/// Swoole's `SW_SERVER_EVENT_RECV_DGRAM`.
+const EVENT_RECV_DGRAM: i32 = 1;
+
+/// SWOOLE_PROCESS with a `dispatch_func`: the worker for one datagram from
+/// `peer` (the function's `$fd` is the IPv4 address as the C struct holds
+/// it, as in Swoole); without one, the worker that read it.
+pub fn packet_target(ctx: &WorkerCtx, peer: &std::net::SocketAddr, data: &Bytes) -> Target {
+    if !(ctx.cfg.dispatch_func && ctx.cfg.mode == Mode::Process) {
+        return Target::Here;
+    }
+    let fd = match peer.ip() {
+        std::net::IpAddr::V4(v4) => i64::from(u32::from_ne_bytes(v4.octets())),
+        std::net::IpAddr::V6(v6) => i64::from(crate::engine::hash::zend_hash(&v6.octets()) as u32),
+    };
+    let n = ipc::worker_num().max(1);
+    match ctx.hooks.dispatch(fd, EVENT_RECV_DGRAM, data) {
+        Some(DISCARD_PACKET) => Target::Discard,
+        Some(id) if id >= 0 && (id as usize) < n => here_or(ctx, id as usize),
+        _ => Target::Here,
+    }
+}
+
+/// Sends one datagram to worker `id` (`Kind::Packet`): `arg` holds the
+/// server socket and port, `data` the peer address (its length first).
+pub fn forward_packet(
+    id: usize,
+    port: usize,
+    server_fd: i32,
+    server_port: u16,
+    peer: std::net::SocketAddr,
+    data: Bytes,
+) -> Result<(), Bytes> {
+    let addr = peer.to_string();
+    let mut b = Vec::with_capacity(2 + addr.len() + data.len());
+    b.extend_from_slice(&(addr.len() as u16).to_le_bytes());
+    b.extend_from_slice(addr.as_bytes());
+    b.extend_from_slice(&data);
+    let m = Msg {
+        kind: Kind::Packet,
+        flags: 0,
+        src: 0,
+        id: port as i64,
+        arg: i64::from(server_fd as u32) | (i64::from(server_port) << 32),
+        data: Bytes::from(b),
+    };
+    ipc::send(id, m).map_err(|e| {
+        crate::rlog!(Warning, "dispatch to worker#{id}: {e}");
+        data
+    })
+}
+
+/// `onPacket` for one datagram in this worker.
+pub fn handle_packet(
+    ctx: &WorkerCtx,
+    port: usize,
+    data: Bytes,
+    peer: std::net::SocketAddr,
+    server_fd: i32,
+    server_port: u16,
+) {
+    let busy = stats::InFlight::enter();
+    let out = ctx
+        .hooks
+        .on_packet(port, data, peer, server_fd, server_port);
+    drop(busy);
+    if let Outcome::Fatal(code) = out {
+        ctx.poison(code);
+    }
+}
+
+/// A datagram another worker read (`Kind::Packet`).
+pub fn on_packet(ctx: &WorkerCtx, m: Msg) {
+    let d = &m.data;
+    let Some(len) = d
+        .get(..2)
+        .map(|l| u16::from_le_bytes([l[0], l[1]]) as usize)
+    else {
+        return;
+    };
+    let Some(peer) = d
+        .get(2..2 + len)
+        .and_then(|a| std::str::from_utf8(a).ok())
+        .and_then(|a| a.parse().ok())
+    else {
+        return;
+    };
+    let server_fd = (m.arg & 0xffff_ffff) as u32 as i32;
+    let server_port = ((m.arg >> 32) & 0xffff) as u16;
+    handle_packet(
+        ctx,
+        m.id.max(0) as usize,
+        m.data.slice(2 + len..),
+        peer,
+        server_fd,
+        server_port,
+    );
+}

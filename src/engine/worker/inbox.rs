@@ -47,7 +47,7 @@ pub fn dispatch(hooks: &Rc<dyn Hooks>, m: Msg) -> Outcome {
         Kind::CommandReply => Outcome::Done,
         // The worker loop hands these to `worker::dispatch` (it needs the
         // worker's context); nothing else reads a worker's inbox.
-        Kind::Receive => Outcome::Done,
+        Kind::Receive | Kind::Packet => Outcome::Done,
     }
 }
 

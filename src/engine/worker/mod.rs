@@ -471,6 +471,10 @@ pub async fn serve_ports(
                 dispatch::on_forwarded(&c, m);
                 return;
             }
+            if m.kind == crate::engine::ipc::Kind::Packet {
+                dispatch::on_packet(&c, m);
+                return;
+            }
             let Some(m) = dispatch::not_ours(&c, m) else {
                 return;
             };
