@@ -1241,9 +1241,14 @@ fn client_info(fd: i64) -> Zval {
     let _ = ht.insert("worker_id", s.worker as i64);
     let _ = ht.insert("connect_time", s.connect_time);
     let _ = ht.insert("last_time", s.last_time);
-    let _ = ht.insert("last_recv_time", s.last_time as f64);
+    let last_recv = if s.last_us > 0 {
+        s.last_us as f64 / 1e6
+    } else {
+        s.last_time as f64
+    };
+    let _ = ht.insert("last_recv_time", last_recv);
     let _ = ht.insert("last_send_time", 0.0f64);
-    let _ = ht.insert("last_dispatch_time", s.last_time as f64);
+    let _ = ht.insert("last_dispatch_time", last_recv);
     let _ = ht.insert("close_errno", 0i64);
     let _ = ht.insert("recv_queued_bytes", 0i64);
     let _ = ht.insert("send_queued_bytes", 0i64);

@@ -229,6 +229,10 @@ pub struct Conn {
     closing: Cell<bool>,
     /// WebSocket: permessage-deflate was negotiated (pushes compress).
     compress: Cell<bool>,
+    /// A plain raw TCP connection's socket while its task serves it (-1:
+    /// none): `send()` writes straight to it when nothing is queued, as
+    /// Swoole does, so the bytes leave before the callback goes on.
+    raw: Cell<i32>,
 }
 
 impl Conn {
@@ -282,9 +286,38 @@ impl Conn {
 
     /// Queues `data` unless the connection is closed (false) or its output
     /// buffer is full (`Err`).
+    /// The socket `send()` may write to directly (see `raw`), or -1.
+    pub fn set_raw_fd(&self, fd: i32) {
+        self.raw.set(fd);
+    }
+
     fn queue_bounded(&self, data: Bytes) -> Result<bool, Rc<Outflow>> {
         if self.flow.is_closed() {
             return Ok(false);
+        }
+        let raw = self.raw.get();
+        let mut data = data;
+        if raw >= 0 && self.flow.queued() == 0 && !self.closing.get() && !data.is_empty() {
+            // Nothing queued or being written: what the socket takes now
+            // goes at once, the rest through the queue.
+            // SAFETY: `raw` is the open socket of this connection's task
+            // (reset to -1 before the task drops it); the buffer is live.
+            let n = unsafe {
+                libc::send(
+                    raw,
+                    data.as_ptr().cast(),
+                    data.len(),
+                    libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+                )
+            };
+            if n > 0 {
+                let n = n as usize;
+                crate::engine::shared::stats::on_send(n);
+                if n == data.len() {
+                    return Ok(true);
+                }
+                data = data.slice(n..);
+            }
         }
         if !self.flow.has_room() {
             return Err(self.flow.clone());
@@ -337,6 +370,7 @@ pub fn register(fd: i64, kind: Kind, port: usize, ctx: &Rc<WorkerCtx>) -> (Guard
         protected: Cell::new(false),
         closing: Cell::new(false),
         compress: Cell::new(false),
+        raw: Cell::new(-1),
     });
     let replaced = with(|t| t.insert(fd, conn.clone()));
     ctx.conn_opened();

@@ -68,8 +68,10 @@ pub async fn serve_conn(
     let fwd = dispatch::per_message(&ctx.cfg);
     let end = match stream {
         NetStream::Plain(stream) => {
+            conn.set_raw_fd(stream.as_raw_fd());
             let (mut rd, mut wr) = stream.into_split();
             let r = pump(&mut rd, &mut wr, &mut rx, &conn, fd, port, &opts, &ctx, fwd).await;
+            conn.set_raw_fd(-1);
             // Dropping the write half alone would send a FIN; put the halves
             // back together so a reset closes with an RST only.
             if let Ok(stream) = rd.reunite(wr) {
