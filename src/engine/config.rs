@@ -254,6 +254,9 @@ pub struct ServerConfig {
     /// `enable_delay_receive`: a raw TCP connection is read only after
     /// `confirm($fd)` (`resume()`).
     pub enable_delay_receive: bool,
+    /// `enable_reuse_port` (BASE mode): each worker also accepts on a
+    /// `SO_REUSEPORT` socket of its own.
+    pub enable_reuse_port: bool,
     /// `user` / `group`: what workers and task workers run as, when the
     /// server starts as root. `chroot`: their root directory.
     pub user: Option<String>,
@@ -386,6 +389,7 @@ impl Default for ServerConfig {
             dispatch_mode: 2,
             dispatch_func: false,
             enable_delay_receive: false,
+            enable_reuse_port: false,
             user: None,
             group: None,
             chroot: None,

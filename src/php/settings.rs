@@ -661,6 +661,9 @@ pub fn to_config(
             c.max_wait_time = Duration::from_secs_f64(f);
         }
     }
+    if let Some(z) = get("enable_reuse_port") {
+        c.enable_reuse_port = as_bool(class, "enable_reuse_port", z)?;
+    }
     if let Some(z) = get("enable_delay_receive") {
         c.enable_delay_receive = as_bool(class, "enable_delay_receive", z)?;
     }

@@ -237,6 +237,28 @@ fn open_conn(
     }
 }
 
+/// A new listening socket with `SO_REUSEPORT` on `shared`'s address (the
+/// shared socket gets the option too, so both are in one group).
+fn reuse_port_listener(shared: &std::net::TcpListener) -> std::io::Result<TcpListener> {
+    let addr = shared.local_addr()?;
+    socket2::SockRef::from(shared).set_reuse_port(true)?;
+    let s = socket2::Socket::new(
+        socket2::Domain::for_address(addr),
+        socket2::Type::STREAM,
+        Some(socket2::Protocol::TCP),
+    )?;
+    s.set_reuse_address(true)?;
+    s.set_reuse_port(true)?;
+    if addr.is_ipv6() {
+        let _ = s.set_only_v6(false);
+    }
+    s.bind(&addr.into())?;
+    s.listen(512)?;
+    s.set_nonblocking(true)?;
+    s.set_cloexec(true)?;
+    TcpListener::from_std(s.into())
+}
+
 /// Accepts on one TCP port until the task is dropped (draining).
 async fn accept_loop(
     listener: TcpListener,
@@ -425,6 +447,19 @@ pub async fn serve_ports(
                 if let Err(e) = l.set_nonblocking(true) {
                     crate::rlog!(Error, "worker#{id}: set_nonblocking: {e}");
                     return 1;
+                }
+                if cfg.enable_reuse_port && !crate::engine::net::listener::is_unix_fd(l.as_raw_fd())
+                {
+                    // `enable_reuse_port`: a listening socket of our own
+                    // besides the shared one; the kernel spreads new
+                    // connections over the group.
+                    match reuse_port_listener(&l) {
+                        Ok(own) => tcp.push((own, p.kind, p.index, opts.clone())),
+                        Err(e) => crate::rlog!(
+                            Warning,
+                            "worker#{id}: enable_reuse_port: no socket of its own: {e}"
+                        ),
+                    }
                 }
                 match TcpListener::from_std(l) {
                     Ok(l) => tcp.push((l, p.kind, p.index, opts)),
