@@ -532,6 +532,9 @@ pub async fn serve_ports(
     }
     // PROCESS mode: become a dispatch target before the manager hears
     // we are ready (it then stops the worker we replace).
+    // Raw TCP connections handed over to us: their messages may be sent to
+    // other workers (per-message dispatch).
+    let raw_tcp = dispatched.iter().any(|p| p.kind == PortKind::Stream);
     let mut taking = None;
     if !dispatched.is_empty() {
         match reactor::connect(id as i32).and_then(reactor::WorkerChannel::new) {
@@ -628,7 +631,7 @@ pub async fn serve_ports(
     // reads the inbox of our worker id; we stop reading it, as Swoole's
     // retiring worker stops reading its pipe (else the messages sent to
     // the id could keep coming back to us).
-    let stop_inbox = ctx.is_retiring() && dispatch::per_message(&cfg);
+    let stop_inbox = raw_tcp && ctx.is_retiring() && dispatch::per_message(&cfg);
     if let Some(t) = inbox.take() {
         if stop_inbox {
             t.abort();
