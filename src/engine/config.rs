@@ -246,7 +246,8 @@ pub struct ServerConfig {
     /// (`reactor_num`, default the number of CPUs).
     pub reactor_num: usize,
     /// SWOOLE_PROCESS: how the master picks a worker for a new connection
-    /// (`dispatch_mode`: 1 round robin, 2 by fd, 3 first idle, 4 by client IP).
+    /// (`dispatch_mode`: 1 round robin, 2 by fd, 3 first idle, 4 by client IP,
+    /// 8 the least busy for the connection's life).
     pub dispatch_mode: u8,
     /// SWOOLE_PROCESS: a `dispatch_func` was set (`Hooks::dispatch` picks
     /// the worker of each message of a TCP port).

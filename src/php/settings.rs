@@ -681,9 +681,13 @@ pub fn to_config(
         let n = as_int(class, "dispatch_mode", z, false)?;
         c.dispatch_mode = match n {
             1..=4 => n as u8,
+            // Coroutine-count balancing per connection: the least busy
+            // worker gets the connection, which stays there (a hash mode
+            // in Swoole: connect/close events fire).
+            8 => 8,
             // The load-balancing modes (stream, coroutine-count, concurrency):
             // the idle-worker mode is the nearest rswoole has.
-            7..=10 => {
+            7 | 9 | 10 => {
                 crate::rlog!(
                     Debug,
                     "dispatch_mode {n} is not supported by rswoole, using 3 (an idle worker)"
