@@ -1019,6 +1019,7 @@ namespace Swoole {
         public function bind(int $fd, int $uid): bool {}
         public function close(int $fd, bool $reset = false): bool {}
         public function command(string $name, int $process_id, int $process_type, mixed $data, bool $json_decode = true): array|string|false {}
+        public function confirm(int $fd): bool {}
         public function connection_info(int $fd, int $reactor_id = -1, bool $ignoreError = false): array|false {}
         public function connection_list(int $start_fd = 0, int $find_count = 10): array|false {}
         public function disconnect(int $fd, int $code = 1000, string $reason = ''): bool {}

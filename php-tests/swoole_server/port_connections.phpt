@@ -17,8 +17,8 @@ foreach ([SWOOLE_BASE, SWOOLE_PROCESS] as $mode) {
         $ports = $s->ports;
         $s->send($fd, json_encode([
             'all' => array_values(iterator_to_array($s->connections)),
-            'p0' => $ports[0]->connections,
-            'p1' => $ports[1]->connections,
+            'p0' => array_values(iterator_to_array($ports[0]->connections)),
+            'p1' => array_values(iterator_to_array($ports[1]->connections)),
         ]) . "\n");
     };
     $setup = function (Swoole\Server $server) use ($second, $reply) {

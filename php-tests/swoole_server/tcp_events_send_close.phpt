@@ -15,7 +15,7 @@ $t = rsw_run_server(rsw_tcp_server_fn([
             $i = $s->getClientInfo($fd);
             $s->send($fd, json_encode([$i['remote_ip'], $i['server_port'], $s->exists($fd), $s->exists(999999), $s->getClientInfo(999999)]) . "\n");
         } elseif ($cmd === 'list') {
-            $s->send($fd, json_encode([$s->getClientList(0, 100), $s->connections]) . "\n");
+            $s->send($fd, json_encode([$s->getClientList(0, 100), array_values(iterator_to_array($s->connections))]) . "\n");
         } elseif ($cmd === 'bye') {
             $s->send($fd, "bye\n");
             $s->close($fd);

@@ -25,6 +25,12 @@ pub struct PortOptions {
     pub tls: Option<std::sync::Arc<crate::engine::tls::ServerTls>>,
     /// `open_http2_protocol` with its `http2_*` settings.
     pub http2: Option<Http2Settings>,
+    /// `max_idle_time`: a raw TCP connection that sent nothing for this
+    /// long is closed.
+    pub max_idle_time: Option<Duration>,
+    /// The port's own `heartbeat_idle_time` (the heartbeat's default is
+    /// the server's).
+    pub heartbeat_idle_time: Option<Duration>,
 }
 
 /// The `http2_*` settings (None: hyper's default).
@@ -47,6 +53,8 @@ impl Default for PortOptions {
             socket_buffer_size: None,
             tls: None,
             http2: None,
+            max_idle_time: None,
+            heartbeat_idle_time: None,
         }
     }
 }
@@ -246,8 +254,18 @@ pub struct ServerConfig {
     /// (`reactor_num`, default the number of CPUs).
     pub reactor_num: usize,
     /// SWOOLE_PROCESS: how the master picks a worker for a new connection
-    /// (`dispatch_mode`: 1 round robin, 2 by fd, 3 first idle, 4 by client IP).
+    /// (`dispatch_mode`: 1 round robin, 2 by fd, 3 first idle, 4 by client IP,
+    /// 8 the least busy for the connection's life).
     pub dispatch_mode: u8,
+    /// SWOOLE_PROCESS: a `dispatch_func` was set (`Hooks::dispatch` picks
+    /// the worker of each message of a TCP port).
+    pub dispatch_func: bool,
+    /// `enable_delay_receive`: a raw TCP connection is read only after
+    /// `confirm($fd)` (`resume()`).
+    pub enable_delay_receive: bool,
+    /// `enable_reuse_port` (BASE mode): each worker also accepts on a
+    /// `SO_REUSEPORT` socket of its own.
+    pub enable_reuse_port: bool,
     /// `user` / `group`: what workers and task workers run as, when the
     /// server starts as root. `chroot`: their root directory.
     pub user: Option<String>,
@@ -381,6 +399,9 @@ impl Default for ServerConfig {
             heartbeat_idle_time: None,
             reactor_num: cpu_count(),
             dispatch_mode: 2,
+            dispatch_func: false,
+            enable_delay_receive: false,
+            enable_reuse_port: false,
             user: None,
             group: None,
             chroot: None,

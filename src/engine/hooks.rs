@@ -61,6 +61,13 @@ pub trait Hooks {
     fn on_receive(&self, _fd: i64, _reactor_id: i32, _port: usize, _data: Bytes) -> Outcome {
         Outcome::Done
     }
+    /// SWOOLE_PROCESS with a `dispatch_func`: the worker for one message
+    /// of connection `fd` (`kind`: Swoole's event type), or one of Swoole's
+    /// `SWOOLE_DISPATCH_RESULT_*` (negative); `None`: no function (or it
+    /// failed), use `dispatch_mode`.
+    fn dispatch(&self, _fd: i64, _kind: i32, _data: &Bytes) -> Option<i64> {
+        None
+    }
     /// In a worker: `fd` is closed (by the peer, `close()` or the heartbeat).
     fn on_close(&self, _fd: i64, _reactor_id: i32, _port: usize) -> Outcome {
         Outcome::Done

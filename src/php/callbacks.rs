@@ -54,6 +54,8 @@ pub struct Callbacks {
     pub disconnect: Option<Zval>,
     /// `beforeHandshakeResponse($server, $request, $response)` (Swoole 6.2).
     pub before_handshake_response: Option<Zval>,
+    /// SWOOLE_PROCESS: the `dispatch_func` setting (`Hooks::dispatch`).
+    pub dispatch_func: Option<Zval>,
     /// Per port (index = engine port index): its connection events, the
     /// port's own or else the server's.
     pub ports: Vec<PortCallbacks>,
@@ -123,6 +125,7 @@ impl Callbacks {
             handshake: get("handshake"),
             disconnect: get("disconnect"),
             before_handshake_response: get("beforehandshakeresponse"),
+            dispatch_func: None,
             ports: Vec::new(),
         }
     }
@@ -496,6 +499,51 @@ impl Hooks for PhpHooks {
 
     fn on_close(&self, fd: i64, reactor_id: i32, port: usize) -> Outcome {
         self.conn_event(port, |p| &p.close, fd, reactor_id, None)
+    }
+
+    fn dispatch(&self, fd: i64, kind: i32, data: &bytes::Bytes) -> Option<i64> {
+        let cb = self.cb.dispatch_func.as_ref()?;
+        // Swoole passes at most one IPC buffer of the message.
+        let data = &data[..data.len().min(8192)];
+        let args = [
+            self.server_zval(),
+            long_zval(fd),
+            long_zval(kind as i64),
+            crate::php::zval::bytes_zval(data),
+        ];
+        match boundary::call_owned(cb, args) {
+            Ok(rv) => {
+                if rv.is_null() {
+                    return None;
+                }
+                let id = rv
+                    .long()
+                    .or_else(|| rv.double().map(|f| f as i64))
+                    .or_else(|| rv.bool().map(i64::from))
+                    .or_else(|| rv.str().and_then(|s| s.trim().parse().ok()))
+                    .unwrap_or(0);
+                if id >= crate::engine::ipc::worker_num().max(1) as i64 {
+                    php_error(
+                        &ErrorType::Warning,
+                        &format!("invalid target worker-id[{id}]"),
+                    );
+                    return Some(-1);
+                }
+                Some(id)
+            }
+            Err(_) => {
+                let z = self.server_zval();
+                let class = z
+                    .object()
+                    .and_then(|o| o.get_class_name().ok())
+                    .unwrap_or_else(|| "Swoole\\Server".into());
+                php_error(
+                    &ErrorType::Warning,
+                    &format!("{class}->onDispatch handler error"),
+                );
+                None
+            }
+        }
     }
 
     fn on_packet(

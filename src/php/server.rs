@@ -11,6 +11,7 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use ext_php_rs::boxed::ZBox;
 use ext_php_rs::class::RegisteredClass;
 use ext_php_rs::error::php_error;
 use ext_php_rs::exception::PhpResult;
@@ -291,6 +292,17 @@ impl Server {
         };
         let mut cfg = cfg;
         callbacks.ws_options(&mut cfg.ws, is_ws);
+        if self_.mode == SWOOLE_PROCESS {
+            callbacks.dispatch_func = self_
+                .setting
+                .borrow()
+                .as_ref()
+                .and_then(Zval::array)
+                .and_then(|a| a.get("dispatch_func"))
+                .filter(|z| z.is_callable())
+                .map(Zval::shallow_clone);
+            cfg.dispatch_func = callbacks.dispatch_func.is_some();
+        }
         // `hook_flags`: applied here, before the workers fork (each inherits them).
         super::runtime::apply_server_setting(self_.setting.borrow().as_ref().and_then(Zval::array));
         if cfg.task_worker_num > 0 && callbacks.task.is_none() {
@@ -405,6 +417,18 @@ impl Server {
         if let Some(f) = &cfg.log_file {
             log::set_file(Some(f))
                 .map_err(|e| swoole_exception(format!("open log_file {f}: {e}"), 0))?;
+        }
+        if crate::engine::worker::dispatch::no_conn_events(&cfg) {
+            // Swoole drops them: they could not be ordered with the messages.
+            for (event, name) in [("connect", "onConnect"), ("close", "onClose")] {
+                if server_cbs.contains_key(event) {
+                    crate::rlog!(
+                        Warning,
+                        "Server::start_check(): cannot set '{name}' event when using dispatch_mode={}",
+                        cfg.dispatch_mode
+                    );
+                }
+            }
         }
         for w in tls_warnings {
             crate::rlog!(Warning, "{class}::start(): {w}");
@@ -971,6 +995,12 @@ impl Server {
         conns::set_paused(fd, false)
     }
 
+    /// Alias of `resume()`: starts reading a connection held by
+    /// `enable_delay_receive`.
+    pub fn confirm(&self, fd: i64) -> bool {
+        conns::set_paused(fd, false)
+    }
+
     /// Information on connection `$fd`, or false.
     #[php(defaults(reactor_id = -1, ignore_error = false))]
     pub fn get_client_info(&self, fd: i64, reactor_id: i64, ignore_error: bool) -> Zval {
@@ -998,8 +1028,8 @@ impl Server {
 
     /// `$server->connections`: every open connection id.
     #[php(getter, name = "connections")]
-    pub fn prop_connections(&self) -> Vec<i64> {
-        session::list()
+    pub fn prop_connections(&self) -> ZBox<ZendHashTable> {
+        connection_list(session::list())
     }
 
     /// Checks this worker's connections against `heartbeat_idle_time`;
@@ -1221,9 +1251,14 @@ fn client_info(fd: i64) -> Zval {
     let _ = ht.insert("worker_id", s.worker as i64);
     let _ = ht.insert("connect_time", s.connect_time);
     let _ = ht.insert("last_time", s.last_time);
-    let _ = ht.insert("last_recv_time", s.last_time as f64);
+    let last_recv = if s.last_us > 0 {
+        s.last_us as f64 / 1e6
+    } else {
+        s.last_time as f64
+    };
+    let _ = ht.insert("last_recv_time", last_recv);
     let _ = ht.insert("last_send_time", 0.0f64);
-    let _ = ht.insert("last_dispatch_time", s.last_time as f64);
+    let _ = ht.insert("last_dispatch_time", last_recv);
     let _ = ht.insert("close_errno", 0i64);
     let _ = ht.insert("recv_queued_bytes", 0i64);
     let _ = ht.insert("send_queued_bytes", 0i64);
@@ -1413,4 +1448,14 @@ pub fn server_ce() -> &'static ext_php_rs::zend::ClassEntry {
 
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     module.class::<Server>()
+}
+
+/// Connection ids under the keys Swoole's connection iterator gives them
+/// (1, 2, ...: `iterator_to_array($server->connections)`).
+pub fn connection_list(fds: Vec<i64>) -> ZBox<ZendHashTable> {
+    let mut ht = ZendHashTable::with_capacity(fds.len() as u32);
+    for (i, fd) in fds.into_iter().enumerate() {
+        let _ = ht.insert_at_index(i as i64 + 1, fd);
+    }
+    ht
 }

@@ -167,8 +167,10 @@ impl Port {
     /// `$port->connections`: the open connection ids accepted on this port
     /// (an array, like `$server->connections`; Swoole gives an iterator).
     #[php(getter, name = "connections")]
-    pub fn prop_connections(&self) -> Vec<i64> {
-        crate::engine::shared::session::list_port(self.state.borrow().index)
+    pub fn prop_connections(&self) -> ext_php_rs::boxed::ZBox<ext_php_rs::types::ZendHashTable> {
+        super::server::connection_list(crate::engine::shared::session::list_port(
+            self.state.borrow().index,
+        ))
     }
 
     #[php(getter, name = "setting")]

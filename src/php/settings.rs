@@ -258,6 +258,7 @@ fn kind_of(key: &str) -> Option<Kind> {
         | "http_body_timeout"
         | "heartbeat_check_interval"
         | "heartbeat_idle_time"
+        | "max_idle_time"
         | "request_timeout" => Kind::Float,
         "http_parse_post"
         | "http_parse_cookie"
@@ -664,6 +665,12 @@ pub fn to_config(
             c.max_wait_time = Duration::from_secs_f64(f);
         }
     }
+    if let Some(z) = get("enable_reuse_port") {
+        c.enable_reuse_port = as_bool(class, "enable_reuse_port", z)?;
+    }
+    if let Some(z) = get("enable_delay_receive") {
+        c.enable_delay_receive = as_bool(class, "enable_delay_receive", z)?;
+    }
     if let Some(z) = get("reload_async") {
         c.reload_async = as_bool(class, "reload_async", z)?;
     }
@@ -678,9 +685,13 @@ pub fn to_config(
         let n = as_int(class, "dispatch_mode", z, false)?;
         c.dispatch_mode = match n {
             1..=4 => n as u8,
+            // Coroutine-count balancing per connection: the least busy
+            // worker gets the connection, which stays there (a hash mode
+            // in Swoole: connect/close events fire).
+            8 => 8,
             // The load-balancing modes (stream, coroutine-count, concurrency):
             // the idle-worker mode is the nearest rswoole has.
-            7..=10 => {
+            7 | 9 | 10 => {
                 crate::rlog!(
                     Debug,
                     "dispatch_mode {n} is not supported by rswoole, using 3 (an idle worker)"
@@ -842,6 +853,17 @@ pub fn port_options(class: &str, arr: Option<&ZendHashTable>) -> Result<PortOpti
             None => Ok(None),
         }
     };
+    let secs = |k: &str| -> Result<Option<Duration>, PhpException> {
+        match get(k) {
+            Some(z) => {
+                let f = as_float(class, k, z)?;
+                Ok((f > 0.0).then(|| Duration::from_secs_f64(f.max(0.001))))
+            }
+            None => Ok(None),
+        }
+    };
+    o.max_idle_time = secs("max_idle_time")?;
+    o.heartbeat_idle_time = secs("heartbeat_idle_time")?;
     if let Some(z) = get("package_max_length") {
         let n = as_int(class, "package_max_length", z, true)?;
         if n > 0 {

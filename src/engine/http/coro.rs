@@ -63,7 +63,9 @@ pub async fn serve(
     // The heartbeat of its connections (`conns::sweeper`, as in a worker).
     let sweeper = ctx.cfg.heartbeat().map(|(every, idle)| {
         crate::engine::rt::event_loop::spawn_untracked(crate::engine::net::conns::sweeper(
-            every, idle,
+            every,
+            idle,
+            Vec::new(),
         ))
     });
     let result = loop {

@@ -64,6 +64,13 @@ pub enum Kind {
     /// To the owner of connection `id`: the response another process made
     /// for its detached HTTP request (`data`: the PHP layer's encoding).
     Respond = 9,
+    /// SWOOLE_PROCESS, per-message dispatch: one message of connection `id`
+    /// (read on port `arg`) for this worker's `onReceive`.
+    Receive = 10,
+    /// SWOOLE_PROCESS with a `dispatch_func`: one datagram of UDP port `id`
+    /// for this worker's `onPacket` (`arg`: server socket | port << 32;
+    /// `data`: the peer address, its length first, then the payload).
+    Packet = 11,
 }
 
 impl Kind {
@@ -77,6 +84,8 @@ impl Kind {
             7 => Kind::Command,
             8 => Kind::CommandReply,
             9 => Kind::Respond,
+            10 => Kind::Receive,
+            11 => Kind::Packet,
             _ => return None,
         })
     }

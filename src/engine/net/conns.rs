@@ -234,6 +234,10 @@ pub struct Conn {
     linger: Cell<Option<Instant>>,
     /// WebSocket: permessage-deflate was negotiated (pushes compress).
     compress: Cell<bool>,
+    /// A plain raw TCP connection's socket while its task serves it (-1:
+    /// none): `send()` writes straight to it when nothing is queued, as
+    /// Swoole does, so the bytes leave before the callback goes on.
+    raw: Cell<i32>,
 }
 
 impl Conn {
@@ -294,9 +298,38 @@ impl Conn {
 
     /// Queues `data` unless the connection is closed (false) or its output
     /// buffer is full (`Err`).
+    /// The socket `send()` may write to directly (see `raw`), or -1.
+    pub fn set_raw_fd(&self, fd: i32) {
+        self.raw.set(fd);
+    }
+
     fn queue_bounded(&self, data: Bytes) -> Result<bool, Rc<Outflow>> {
         if self.flow.is_closed() {
             return Ok(false);
+        }
+        let raw = self.raw.get();
+        let mut data = data;
+        if raw >= 0 && self.flow.queued() == 0 && !self.closing.get() && !data.is_empty() {
+            // Nothing queued or being written: what the socket takes now
+            // goes at once, the rest through the queue.
+            // SAFETY: `raw` is the open socket of this connection's task
+            // (reset to -1 before the task drops it); the buffer is live.
+            let n = unsafe {
+                libc::send(
+                    raw,
+                    data.as_ptr().cast(),
+                    data.len(),
+                    libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+                )
+            };
+            if n > 0 {
+                let n = n as usize;
+                crate::engine::shared::stats::on_send(n);
+                if n == data.len() {
+                    return Ok(true);
+                }
+                data = data.slice(n..);
+            }
         }
         if !self.flow.has_room() {
             return Err(self.flow.clone());
@@ -363,6 +396,7 @@ pub fn register(fd: i64, kind: Kind, port: usize, ctx: &Rc<WorkerCtx>) -> (Guard
         closing: Cell::new(false),
         linger: Cell::new(None),
         compress: Cell::new(false),
+        raw: Cell::new(-1),
     });
     let replaced = with(|t| t.insert(fd, conn.clone()));
     ctx.conn_opened();
@@ -562,9 +596,14 @@ pub fn protect(fd: i64, on: bool) -> bool {
 /// WebSocket one without a close frame). `$server->heartbeat()` and the
 /// sweeper.
 pub fn idle_connections(idle: Duration, close_them: bool) -> Vec<i64> {
+    idle_connections_by(&|_| idle, close_them)
+}
+
+/// [`idle_connections`] with the idle time of each port (by port index).
+fn idle_connections_by(idle: &dyn Fn(usize) -> Duration, close_them: bool) -> Vec<i64> {
     let idle_ones: Vec<Rc<Conn>> = with(|t| {
         t.values()
-            .filter(|c| !c.protected.get() && c.busy.get() == 0 && c.last.elapsed() >= idle)
+            .filter(|c| !c.protected.get() && c.busy.get() == 0 && c.last.elapsed() >= idle(c.port))
             .cloned()
             .collect()
     });
@@ -580,14 +619,16 @@ pub fn idle_connections(idle: Duration, close_them: bool) -> Vec<i64> {
 }
 
 /// The heartbeat: every `interval` (`heartbeat_check_interval`), closes the
-/// connections silent for `idle` (`heartbeat_idle_time`). One per worker.
-pub async fn sweeper(interval: Duration, idle: Duration) {
+/// connections silent for `idle` (`heartbeat_idle_time`), or for their
+/// port's own idle time (`per_port`, by port index). One per worker.
+pub async fn sweeper(interval: Duration, idle: Duration, per_port: Vec<Option<Duration>>) {
+    let idle_of = move |port: usize| per_port.get(port).copied().flatten().unwrap_or(idle);
     let mut tick = tokio::time::interval(interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tick.reset();
     loop {
         tick.tick().await;
-        for fd in idle_connections(idle, true) {
+        for fd in idle_connections_by(&idle_of, true) {
             crate::rlog!(Debug, "heartbeat: closing idle connection {fd}");
         }
     }

@@ -25,6 +25,7 @@ use crate::engine::net::framing::{self, FrameError};
 use crate::engine::shared::stats;
 use crate::engine::tls::NetStream;
 use crate::engine::worker::ctx::WorkerCtx;
+use crate::engine::worker::dispatch::{self, Target};
 
 /// This worker's datagram sockets (its connections are in `conns`).
 #[derive(Default)]
@@ -44,7 +45,8 @@ fn with<R>(f: impl FnOnce(&mut Tables) -> R) -> R {
     T.with(|t| f(t.borrow_mut().get_or_insert_with(Default::default)))
 }
 
-/// Serves one raw TCP connection until it closes.
+/// Serves one raw TCP connection until it closes (or, with per-message
+/// dispatch, until this worker hands it back to the master).
 /// `guard` and `rx` come from [`conns::register`]: the guard's drop ends
 /// the connection's life (also when this task panics or is dropped).
 pub async fn serve_conn(
@@ -57,17 +59,23 @@ pub async fn serve_conn(
     let conn = guard.conn().clone();
     let (fd, port) = (conn.fd(), conn.port());
     let reactor = ctx.id as i32;
-    if let Outcome::Fatal(code) = ctx.hooks.on_connect(fd, reactor, port) {
-        ctx.poison(code);
+    let events = !dispatch::no_conn_events(&ctx.cfg);
+    if events {
+        if let Outcome::Fatal(code) = ctx.hooks.on_connect(fd, reactor, port) {
+            ctx.poison(code);
+        }
     }
-    let (aborted, _reset) = match stream {
+    let fwd = dispatch::per_message(&ctx.cfg);
+    let end = match stream {
         NetStream::Plain(stream) => {
+            conn.set_raw_fd(stream.as_raw_fd());
             let (mut rd, mut wr) = stream.into_split();
-            let r = pump(&mut rd, &mut wr, &mut rx, &conn, fd, port, &opts, &ctx).await;
+            let r = pump(&mut rd, &mut wr, &mut rx, &conn, fd, port, &opts, &ctx, fwd).await;
+            conn.set_raw_fd(-1);
             // Dropping the write half alone would send a FIN; put the halves
             // back together so a reset closes with an RST only.
             if let Ok(stream) = rd.reunite(wr) {
-                if r.1 {
+                if r.reset {
                     let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
                 }
                 drop(stream);
@@ -76,9 +84,12 @@ pub async fn serve_conn(
         }
         tls => {
             let (mut rd, mut wr) = tokio::io::split(tls);
-            let r = pump(&mut rd, &mut wr, &mut rx, &conn, fd, port, &opts, &ctx).await;
+            let r = pump(
+                &mut rd, &mut wr, &mut rx, &conn, fd, port, &opts, &ctx, false,
+            )
+            .await;
             let stream = rd.unsplit(wr);
-            if r.1 {
+            if r.reset {
                 let _ = socket2::SockRef::from(stream.tcp()).set_linger(Some(Duration::ZERO));
             }
             drop(stream);
@@ -88,16 +99,45 @@ pub async fn serve_conn(
     // No more commands: `send()` from onClose on fails.
     rx.close();
     conn.flow().close();
-    if let Outcome::Fatal(code) = ctx.hooks.on_close(fd, reactor, port) {
-        ctx.poison(code);
+    if end.give_back {
+        // Our descriptor went without a shutdown; the master's copy goes
+        // to another worker with whatever the client sent meanwhile.
+        if let Some(s) = crate::engine::shared::session::get(fd) {
+            crate::engine::proc::held::forget(fd);
+            let sent = crate::engine::proc::reactor::give_back(s.port_index, s.peer);
+            crate::rlog!(
+                Debug,
+                "connection {fd} from {} handed back to the master ({})",
+                s.peer,
+                if sent { "sent" } else { "failed" }
+            );
+        }
+        stats::on_close(false);
+        drop(guard);
+        return;
     }
-    stats::on_close(aborted);
+    if events {
+        if let Outcome::Fatal(code) = ctx.hooks.on_close(fd, reactor, port) {
+            ctx.poison(code);
+        }
+    }
+    stats::on_close(end.aborted);
     // Out of the registry, session slot freed, drain count down.
     drop(guard);
 }
 
+/// How [`pump`] ended.
+struct End {
+    aborted: bool,
+    reset: bool,
+    /// Per-message dispatch: the connection goes back to the master.
+    give_back: bool,
+}
+
 /// Reads and frames `rd`, runs the connection's commands on `wr`, until
-/// either side ends it; `(aborted, reset)`.
+/// either side ends it. `fwd`: each message goes to the worker
+/// [`dispatch::target`] names, and a retiring or draining worker hands the
+/// connection back (when no message is half read).
 #[allow(clippy::too_many_arguments)]
 async fn pump<R, W>(
     rd: &mut R,
@@ -108,7 +148,8 @@ async fn pump<R, W>(
     port: usize,
     opts: &PortOptions,
     ctx: &WorkerCtx,
-) -> (bool, bool)
+    fwd: bool,
+) -> End
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -117,11 +158,20 @@ where
     let mut shutdown = ctx.shutdown.subscribe();
     let mut buf = BytesMut::with_capacity(64 * 1024);
     let mut frames = Vec::new();
-    let mut paused = false;
+    // `enable_delay_receive`: nothing is read before `confirm($fd)`.
+    let mut paused = ctx.cfg.enable_delay_receive;
     let mut aborted = false;
     let mut reset = false;
+    let mut give_back = false;
     let mut draining = *shutdown.borrow();
+    // `max_idle_time`: closed when nothing came for that long.
+    let idle_limit = opts.max_idle_time;
+    let mut last_rx = tokio::time::Instant::now();
     while !draining {
+        if fwd && buf.is_empty() && ctx.is_retiring() {
+            give_back = true;
+            break;
+        }
         if buf.capacity() - buf.len() < 4096 {
             buf.reserve(64 * 1024);
         }
@@ -129,20 +179,32 @@ where
             r = rd.read_buf(&mut buf), if !paused => match r {
                 Ok(0) => break,
                 Ok(n) => {
+                    last_rx = tokio::time::Instant::now();
                     stats::on_recv(n);
                     #[cfg(feature = "fault-inject")]
                     conns::fault::check(&buf);
                     conn.touch();
                     let r = framing::take_frames(&opts.framing, &mut buf, opts.package_max_length, &mut frames);
+                    let mut close_now = false;
                     for f in frames.drain(..) {
-                        // Busy while the callback runs (`idle_worker_num`,
-                        // `getWorkerStatus()`, dispatch mode 3).
-                        let busy = stats::InFlight::enter();
-                        let out = ctx.hooks.on_receive(fd, reactor, port, f);
-                        drop(busy);
-                        if let Outcome::Fatal(code) = out {
-                            ctx.poison(code);
+                        let to = if fwd { dispatch::target(ctx, fd, &f) } else { Target::Here };
+                        match to {
+                            Target::Here => dispatch::handle(ctx, fd, reactor, port, f, fwd),
+                            Target::Worker(id) => {
+                                if let Err(f) = dispatch::forward(id, fd, port, f) {
+                                    dispatch::handle(ctx, fd, reactor, port, f, fwd);
+                                }
+                            }
+                            Target::Discard => {}
+                            Target::Close => close_now = true,
                         }
+                        if close_now {
+                            break;
+                        }
+                    }
+                    if close_now {
+                        frames.clear();
+                        break;
                     }
                     if let Err(e) = r {
                         match e {
@@ -188,14 +250,63 @@ where
             },
             r = shutdown.changed() => {
                 draining = r.is_err() || *shutdown.borrow();
+                if draining && fwd && buf.is_empty() {
+                    give_back = true;
+                }
             }
+            _ = ctx.retired.notified(), if fwd => {}
+            _ = tokio::time::sleep_until(last_rx + idle_limit.unwrap_or_default()), if idle_limit.is_some() => {
+                crate::rlog!(Debug, "connection {fd}: nothing received for max_idle_time, closing it");
+                break;
+            }
+        }
+    }
+    if give_back {
+        // What was queued for the client still goes out from here.
+        loop {
+            match rx.try_recv() {
+                Ok(Cmd::Data(b)) => {
+                    let written = wr.write_all(&b).await;
+                    conn.flow().sent(b.len());
+                    if written.is_err() {
+                        return End {
+                            aborted: true,
+                            reset: false,
+                            give_back: false,
+                        };
+                    }
+                    stats::on_send(b.len());
+                }
+                Ok(Cmd::Close { reset: r, last }) => {
+                    give_back = false;
+                    reset = r;
+                    if !r && !last.is_empty() && wr.write_all(&last).await.is_ok() {
+                        stats::on_send(last.len());
+                    }
+                    break;
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        if give_back {
+            let _ = wr.flush().await;
+            return End {
+                aborted: false,
+                reset: false,
+                give_back: true,
+            };
         }
     }
     if !reset {
         // FIN after everything queued was written.
         let _ = wr.shutdown().await;
     }
-    (aborted, reset)
+    End {
+        aborted,
+        reset,
+        give_back: false,
+    }
 }
 
 /// Receives datagrams on a UDP port until the task is dropped.
@@ -209,14 +320,18 @@ pub async fn serve_udp(sock: Rc<UdpSocket>, port: usize, ctx: Rc<WorkerCtx>) {
             Ok((n, peer)) => {
                 stats::on_recv(n);
                 let data = Bytes::copy_from_slice(&buf[..n]);
-                let busy = stats::InFlight::enter();
-                let out = ctx
-                    .hooks
-                    .on_packet(port, data, peer, server_fd, server_port);
-                drop(busy);
-                if let Outcome::Fatal(code) = out {
-                    ctx.poison(code);
-                }
+                let data = match dispatch::packet_target(&ctx, &peer, &data) {
+                    Target::Here => data,
+                    Target::Worker(id) => {
+                        match dispatch::forward_packet(id, port, server_fd, server_port, peer, data)
+                        {
+                            Ok(()) => continue,
+                            Err(data) => data,
+                        }
+                    }
+                    Target::Discard | Target::Close => continue,
+                };
+                dispatch::handle_packet(&ctx, port, data, peer, server_fd, server_port);
             }
             Err(e) => {
                 crate::rlog!(Warning, "recvfrom() on UDP port {server_port}: {e}");
@@ -483,6 +598,7 @@ pub(crate) mod tests {
             let sweeper = tokio::task::spawn_local(conns::sweeper(
                 Duration::from_secs(1),
                 Duration::from_secs(3),
+                Vec::new(),
             ));
             // The clock jumps while everything waits: the idle connection
             // is closed by the first sweep after 3 s of silence.

@@ -403,12 +403,12 @@ impl Table {
         let t = self.chans.lock().ok()?;
         let n = t.len();
         let start = match self.mode {
-            1 | 3 => self.rr.fetch_add(1, Ordering::Relaxed) % n,
+            1 | 3 | 8 => self.rr.fetch_add(1, Ordering::Relaxed) % n,
             4 => ip_hash(&peer.ip()) % n,
             _ => conn % n,
         };
         let ring = (0..n).filter_map(|k| t[(start + k) % n].as_ref());
-        if self.mode == 3 {
+        if matches!(self.mode, 3 | 8) {
             // The first idle worker, else the least busy one; a worker
             // that has not taken its last connection yet counts as busiest.
             return ring

@@ -36,6 +36,9 @@ struct Slot {
     last_time: AtomicI64,
     /// `$server->bind($fd, $uid)`: 0 until bound, then fixed.
     uid: AtomicI64,
+    /// When data last arrived, in microseconds (`last_recv_time`,
+    /// `last_dispatch_time`); 0 before any.
+    last_us: AtomicI64,
 }
 
 #[repr(C)]
@@ -140,6 +143,8 @@ pub struct Session {
     pub peer: SocketAddr,
     pub connect_time: i64,
     pub last_time: i64,
+    /// When data last arrived, in microseconds (0: never).
+    pub last_us: i64,
     /// `WEBSOCKET_STATUS_*`, 0 for a plain connection.
     pub ws_status: i32,
     /// permessage-deflate is on (WebSocket).
@@ -177,6 +182,7 @@ pub fn open(worker: i32, port_index: usize, server_port: u16, peer: SocketAddr) 
         let t0 = now();
         s.connect_time.store(t0, Ordering::Relaxed);
         s.last_time.store(t0, Ordering::Relaxed);
+        s.last_us.store(0, Ordering::Relaxed);
         s.fd.store(fd, Ordering::Release);
         t.mark(fd as usize % CAP, true);
         return fd;
@@ -214,7 +220,12 @@ pub fn touch(fd: i64) {
     if let Some(t) = table() {
         let s = &t.slots[fd as usize % CAP];
         if s.fd.load(Ordering::Relaxed) == fd {
-            s.last_time.store(now(), Ordering::Relaxed);
+            let us = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_micros() as i64)
+                .unwrap_or(0);
+            s.last_time.store(us / 1_000_000, Ordering::Relaxed);
+            s.last_us.store(us, Ordering::Relaxed);
         }
     }
 }
@@ -288,6 +299,7 @@ pub fn get(fd: i64) -> Option<Session> {
         peer: SocketAddr::new(ip, s.remote_port.load(Ordering::Relaxed) as u16),
         connect_time: s.connect_time.load(Ordering::Relaxed),
         last_time: s.last_time.load(Ordering::Relaxed),
+        last_us: s.last_us.load(Ordering::Relaxed),
         ws_status: s.ws_status.load(Ordering::Relaxed),
         ws_compress: s.ws_compress.load(Ordering::Relaxed) != 0,
     })

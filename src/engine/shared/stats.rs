@@ -85,6 +85,11 @@ pub struct Shared {
     /// checks one atomic per request. A reaped worker's share is taken off
     /// in [`free_slot`], as Swoole's master does for a worker that exited.
     pub concurrency: AtomicI64,
+    /// SWOOLE_PROCESS, per-message dispatch (`engine::worker::dispatch`):
+    /// the round-robin counter of `dispatch_mode` 1, and per worker id the
+    /// messages sent to it and not yet handled (mode 3's idle test).
+    pub dispatch_rr: AtomicU64,
+    pub dispatch_pending: [AtomicI64; MAX_SLOTS],
 }
 
 /// A worker's state as the metrics show it.
@@ -222,6 +227,10 @@ fn reset() {
     }
     for slot in &s.slots {
         slot.pid.store(0, Ordering::Relaxed);
+    }
+    s.dispatch_rr.store(0, Ordering::Relaxed);
+    for p in &s.dispatch_pending {
+        p.store(0, Ordering::Relaxed);
     }
     for id in &s.ids {
         id.restarts.store(0, Ordering::Relaxed);

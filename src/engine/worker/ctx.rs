@@ -114,6 +114,8 @@ pub struct WorkerCtx {
     /// Buffers of the HTTP fast path, lent to a connection while it has a
     /// request to read or an answer to write: an idle connection holds none.
     pub http_bufs: super::bufpool::BufPool,
+    /// Fires (`notify_waiters`) when the worker starts retiring.
+    pub retired: Notify,
 }
 
 impl WorkerCtx {
@@ -146,6 +148,7 @@ impl WorkerCtx {
             state: Cell::new(state),
             wake: Notify::new(),
             http_bufs: super::bufpool::BufPool::default(),
+            retired: Notify::new(),
         })
     }
 
@@ -270,6 +273,7 @@ impl WorkerCtx {
         if self.retiring.replace(true) {
             return;
         }
+        self.retired.notify_waiters();
         crate::rlog!(
             Info,
             "worker#{}(pid={}) {why}: it will be replaced",
@@ -279,6 +283,11 @@ impl WorkerCtx {
         if !crate::engine::ipc::notice::notify_master(crate::engine::ipc::notice::Notice::Retire) {
             self.stop_self();
         }
+    }
+
+    /// A replacement was asked for (`max_request`, `max_worker_memory`).
+    pub fn is_retiring(&self) -> bool {
+        self.retiring.get()
     }
 
     pub fn is_draining(&self) -> bool {

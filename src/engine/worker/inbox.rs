@@ -46,6 +46,9 @@ pub fn dispatch(hooks: &Rc<dyn Hooks>, m: Msg) -> Outcome {
         // A result nobody waits for any more (its command timed out).
         Kind::CommandReply => Outcome::Done,
         Kind::Respond => hooks.on_remote_response(m.id, m.data),
+        // The worker loop hands these to `worker::dispatch` (it needs the
+        // worker's context); nothing else reads a worker's inbox.
+        Kind::Receive | Kind::Packet => Outcome::Done,
     }
 }
 

@@ -10,6 +10,7 @@
 
 pub mod bufpool;
 pub mod ctx;
+pub mod dispatch;
 pub mod halt;
 pub mod inbox;
 
@@ -249,6 +250,28 @@ fn open_conn(
     }
 }
 
+/// A new listening socket with `SO_REUSEPORT` on `shared`'s address (the
+/// shared socket gets the option too, so both are in one group).
+fn reuse_port_listener(shared: &std::net::TcpListener) -> std::io::Result<TcpListener> {
+    let addr = shared.local_addr()?;
+    socket2::SockRef::from(shared).set_reuse_port(true)?;
+    let s = socket2::Socket::new(
+        socket2::Domain::for_address(addr),
+        socket2::Type::STREAM,
+        Some(socket2::Protocol::TCP),
+    )?;
+    s.set_reuse_address(true)?;
+    s.set_reuse_port(true)?;
+    if addr.is_ipv6() {
+        let _ = s.set_only_v6(false);
+    }
+    s.bind(&addr.into())?;
+    s.listen(512)?;
+    s.set_nonblocking(true)?;
+    s.set_cloexec(true)?;
+    TcpListener::from_std(s.into())
+}
+
 /// Accepts on one TCP port until the task is dropped (draining).
 async fn accept_loop(
     listener: TcpListener,
@@ -332,7 +355,14 @@ async fn take_connections(
     mut stop: watch::Receiver<bool>,
 ) {
     let mut stopped = false;
+    // Per-message dispatch: a retiring worker hands its connections back
+    // (engine::worker::dispatch), so it takes no new ones meanwhile.
+    let retire_early = dispatch::per_message(&ctx.cfg);
     loop {
+        if !stopped && retire_early && ctx.is_retiring() {
+            chan.stop_taking();
+            stopped = true;
+        }
         let next = if stopped {
             chan.next().await
         } else {
@@ -343,6 +373,7 @@ async fn take_connections(
                     stopped = true;
                     continue;
                 }
+                _ = ctx.retired.notified(), if retire_early => continue,
             }
         };
         match next {
@@ -404,6 +435,14 @@ pub async fn serve_ports(
         }
     })));
 
+    // Each port's own `heartbeat_idle_time`, by port index.
+    let mut port_idle: Vec<Option<Duration>> = Vec::new();
+    for p in &ports {
+        if port_idle.len() <= p.index {
+            port_idle.resize(p.index + 1, None);
+        }
+        port_idle[p.index] = p.opts.heartbeat_idle_time;
+    }
     let mut tcp = Vec::new();
     let mut udp = Vec::new();
     let mut unix_dgram = Vec::new();
@@ -421,6 +460,19 @@ pub async fn serve_ports(
                 if let Err(e) = l.set_nonblocking(true) {
                     crate::rlog!(Error, "worker#{id}: set_nonblocking: {e}");
                     return 1;
+                }
+                if cfg.enable_reuse_port && !crate::engine::net::listener::is_unix_fd(l.as_raw_fd())
+                {
+                    // `enable_reuse_port`: a listening socket of our own
+                    // besides the shared one; the kernel spreads new
+                    // connections over the group.
+                    match reuse_port_listener(&l) {
+                        Ok(own) => tcp.push((own, p.kind, p.index, opts.clone())),
+                        Err(e) => crate::rlog!(
+                            Warning,
+                            "worker#{id}: enable_reuse_port: no socket of its own: {e}"
+                        ),
+                    }
                 }
                 match TcpListener::from_std(l) {
                     Ok(l) => tcp.push((l, p.kind, p.index, opts)),
@@ -458,10 +510,22 @@ pub async fn serve_ports(
     // Messages from other processes (tasks, results, routed sends) are read
     // from the start: workerStart may already wait for a task.
     let mut background = Vec::new();
+    let mut inbox = None;
     if crate::engine::ipc::is_set_up() {
         let h = hooks.clone();
         let c = ctx.clone();
         let dispatch: crate::engine::ipc::Dispatch = Rc::new(move |m| {
+            if m.kind == crate::engine::ipc::Kind::Receive {
+                dispatch::on_forwarded(&c, m);
+                return;
+            }
+            if m.kind == crate::engine::ipc::Kind::Packet {
+                dispatch::on_packet(&c, m);
+                return;
+            }
+            let Some(m) = dispatch::not_ours(&c, m) else {
+                return;
+            };
             let task = m.kind == crate::engine::ipc::Kind::Task;
             if let Outcome::Fatal(code) = crate::engine::worker::inbox::dispatch(&h, m) {
                 c.poison(code);
@@ -471,7 +535,7 @@ pub async fn serve_ports(
                 c.after_request();
             }
         });
-        background.push(tokio::task::spawn_local(crate::engine::ipc::inbox_loop(
+        inbox = Some(tokio::task::spawn_local(crate::engine::ipc::inbox_loop(
             dispatch,
         )));
     }
@@ -481,6 +545,9 @@ pub async fn serve_ports(
     }
     // PROCESS mode: become a dispatch target before the manager hears
     // we are ready (it then stops the worker we replace).
+    // Raw TCP connections handed over to us: their messages may be sent to
+    // other workers (per-message dispatch).
+    let raw_tcp = dispatched.iter().any(|p| p.kind == PortKind::Stream);
     let mut taking = None;
     if !dispatched.is_empty() {
         match reactor::connect(id as i32).and_then(reactor::WorkerChannel::new) {
@@ -532,9 +599,23 @@ pub async fn serve_ports(
     }
     // Loop lag, blocking detection, request deadlines (engine::watchdog).
     background.extend(crate::engine::watchdog::start(&cfg));
-    if let Some((interval, idle)) = cfg.heartbeat() {
-        // One sweeper over every connection of this worker.
-        background.push(tokio::task::spawn_local(conns::sweeper(interval, idle)));
+    // One sweeper over every connection of this worker. A port's own
+    // `heartbeat_idle_time` (listen()->set()) needs no server-wide heartbeat;
+    // then the ports without one are never swept, as in Swoole, and the
+    // sweep runs every 100 ms so each port's time holds to that.
+    let own_idle = port_idle.iter().any(Option::is_some);
+    let sweep = match cfg.heartbeat() {
+        Some((interval, idle)) if own_idle => {
+            Some((interval.min(Duration::from_millis(100)), idle))
+        }
+        Some(h) => Some(h),
+        None if own_idle => Some((Duration::from_millis(100), Duration::MAX)),
+        None => None,
+    };
+    if let Some((interval, idle)) = sweep {
+        background.push(tokio::task::spawn_local(conns::sweeper(
+            interval, idle, port_idle,
+        )));
     }
 
     loop {
@@ -568,6 +649,18 @@ pub async fn serve_ports(
     }
     crate::engine::net::tcp::forget_udp();
     ctx.shutdown.send_replace(true);
+    // Per-message dispatch: a retiring worker's replacement is ready now and
+    // reads the inbox of our worker id; we stop reading it, as Swoole's
+    // retiring worker stops reading its pipe (else the messages sent to
+    // the id could keep coming back to us).
+    let stop_inbox = raw_tcp && ctx.is_retiring() && dispatch::per_message(&cfg);
+    if let Some(t) = inbox.take() {
+        if stop_inbox {
+            t.abort();
+        } else {
+            background.push(t);
+        }
+    }
     let deadline = Instant::now() + cfg.max_wait_time;
     if let Some(t) = taking {
         // PROCESS mode: take every connection the master sent before it

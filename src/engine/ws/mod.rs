@@ -658,6 +658,7 @@ mod conn_tests {
             let sweeper = tokio::task::spawn_local(conns::sweeper(
                 Duration::from_secs(2),
                 Duration::from_secs(5),
+                Vec::new(),
             ));
             let start = tokio::time::Instant::now();
             let mut rest = Vec::new();
