@@ -86,7 +86,7 @@ fn throw_owed(kind: u8) {
         _ => super::socket_coro::CANCELED.get(),
     };
     let ce = ce.map_or_else(error_ce, |c| c.0);
-    let _ = PhpException::new(String::new(), 0, ce).throw();
+    PhpException::new(String::new(), 0, ce).throw();
 }
 
 /// Called with a coroutine body's outcome.
