@@ -692,7 +692,12 @@ impl Server {
             .find(|w| i64::from(w.worker_id) == worker_id)
         {
             Some(w) => z.set_long(i64::from(w.pid)),
-            None => z.set_bool(false),
+            // Between its exit and its replacement's fork: the old pid, as
+            // Swoole's worker keeps it.
+            None => match usize::try_from(worker_id).map(crate::engine::shared::stats::last_pid) {
+                Ok(pid) if pid > 0 => z.set_long(i64::from(pid)),
+                _ => z.set_bool(false),
+            },
         }
         z
     }

@@ -45,6 +45,9 @@ pub struct IdInfo {
     pub restarts: AtomicU64,
     /// [`ExitReason`] of the last process with this id that was replaced.
     pub last_reason: AtomicU32,
+    /// Its pid: what `getWorkerPid()` answers until the replacement has
+    /// one (Swoole's worker keeps its old pid until it is forked again).
+    pub last_pid: AtomicI32,
 }
 
 /// Largest number of `metrics_buckets`.
@@ -301,6 +304,15 @@ pub fn note_exit(i: usize, id: usize, fallback: ExitReason) {
     }
     info.restarts.fetch_add(1, Ordering::Relaxed);
     info.last_reason.store(r as u32, Ordering::Relaxed);
+    info.last_pid
+        .store(slot.pid.load(Ordering::Acquire), Ordering::Relaxed);
+}
+
+/// The pid of the last process with worker id `id` that exited (0: none).
+pub fn last_pid(id: usize) -> i32 {
+    shared()
+        .and_then(|s| s.ids.get(id))
+        .map_or(0, |i| i.last_pid.load(Ordering::Relaxed))
 }
 
 /// A request was answered 504 by `request_timeout`.
