@@ -559,21 +559,8 @@ async fn drive_h1<C>(
             finish(&ctx, guard, res);
         }
         (true, Rest::Empty) if give_back => {
-            match crate::engine::shared::session::get(fd) {
-                Some(s) => {
-                    // Our descriptors go without a shutdown (the master's
-                    // copy keeps the socket open), then the master
-                    // re-dispatches it.
-                    crate::engine::proc::held::forget(fd);
-                    let sent = crate::engine::proc::reactor::give_back(s.port_index, s.peer);
-                    crate::rlog!(
-                        Debug,
-                        "draining: connection {fd} from {} handed back to the master ({})",
-                        s.peer,
-                        if sent { "sent" } else { "failed" }
-                    );
-                    finish(&ctx, guard, Ok(()));
-                }
+            match crate::engine::proc::reactor::give_back_conn(fd) {
+                Some(_) => finish(&ctx, guard, Ok(())),
                 None => finish(&ctx, guard, res),
             }
         }

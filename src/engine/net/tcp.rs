@@ -100,18 +100,7 @@ pub async fn serve_conn(
     rx.close();
     conn.flow().close();
     if end.give_back {
-        // Our descriptor went without a shutdown; the master's copy goes
-        // to another worker with whatever the client sent meanwhile.
-        if let Some(s) = crate::engine::shared::session::get(fd) {
-            crate::engine::proc::held::forget(fd);
-            let sent = crate::engine::proc::reactor::give_back(s.port_index, s.peer);
-            crate::rlog!(
-                Debug,
-                "connection {fd} from {} handed back to the master ({})",
-                s.peer,
-                if sent { "sent" } else { "failed" }
-            );
-        }
+        let _ = crate::engine::proc::reactor::give_back_conn(fd);
         stats::on_close(false);
         drop(guard);
         return;

@@ -922,6 +922,23 @@ pub fn give_back(index: usize, peer: SocketAddr) -> bool {
     })
 }
 
+/// `give_back` of this worker's connection `fd`, from where its session
+/// says it came (`None`: it has none). Our duplicate goes without a
+/// shutdown: the master's copy keeps the socket open, and the master
+/// hands it, with whatever the client sent meanwhile, to another worker.
+pub fn give_back_conn(fd: i64) -> Option<bool> {
+    let s = crate::engine::shared::session::get(fd)?;
+    crate::engine::proc::held::forget(fd);
+    let sent = give_back(s.port_index, s.peer);
+    crate::rlog!(
+        Debug,
+        "connection {fd} from {} handed back to the master ({})",
+        s.peer,
+        if sent { "sent" } else { "failed" }
+    );
+    Some(sent)
+}
+
 /// What a worker reads from its channel.
 pub enum Incoming {
     /// A connection accepted on port `index`.
