@@ -712,9 +712,7 @@ fn check_host(req: &mut Request<Incoming>) -> bool {
     }
     // Two Host lines are refused (which one names the resource?); none is
     // served, in HTTP/1.1 too, as Swoole serves it (docs/compat.md).
-    let mut hosts = req.headers().get_all(header::HOST).iter();
-    let _first = hosts.next();
-    if hosts.next().is_some() {
+    if req.headers().get_all(header::HOST).iter().nth(1).is_some() {
         return false;
     }
     if let Some(auth) = req.uri().authority() {
