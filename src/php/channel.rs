@@ -57,26 +57,17 @@ fn timeout_of(t: Option<f64>) -> Option<Duration> {
         .map(Duration::from_secs_f64)
 }
 
-fn not_in_coroutine(_api: &str) -> PhpException {
-    super::errors::out_of_coroutine()
-}
-
 impl Channel {
     /// Waits in `list` until woken or timed out; removes us from the list.
-    fn wait_in(
-        &self,
-        list: &RefCell<VecDeque<Cid>>,
-        timeout: Option<f64>,
-        api: &str,
-    ) -> PhpResult<Wake> {
+    fn wait_in(&self, list: &RefCell<VecDeque<Cid>>, timeout: Option<f64>) -> PhpResult<Wake> {
         let me = coro::current();
         if me < 0 {
-            return Err(not_in_coroutine(api));
+            return Err(super::errors::out_of_coroutine());
         }
         list.borrow_mut().push_back(me);
         // As Swoole: only a timeout above 0 sets a limit (0 waits too).
         let wake = coro::wait(WaitKind::Channel, timeout_of(timeout))
-            .map_err(|_| not_in_coroutine(api))?;
+            .map_err(|_| super::errors::out_of_coroutine())?;
         if wake == Wake::Timeout {
             // A timeout or a cancel: still listed. (Whoever resumes a
             // channel wait normally, `wake_one` or `close`, took us off.)
@@ -128,7 +119,7 @@ impl Channel {
             return Ok(false);
         }
         while self.queue.borrow().len() as i64 >= self.capacity {
-            let wake = self.wait_in(&self.producers, timeout, "push")?;
+            let wake = self.wait_in(&self.producers, timeout)?;
             if self.closed.get() {
                 self.err_code.set(SWOOLE_CHANNEL_CLOSED);
                 return Ok(false);
@@ -164,7 +155,7 @@ impl Channel {
                 self.err_code.set(SWOOLE_CHANNEL_CLOSED);
                 return Ok(f);
             }
-            let wake = self.wait_in(&self.consumers, timeout, "pop")?;
+            let wake = self.wait_in(&self.consumers, timeout)?;
             if wake == Wake::Timeout && self.queue.borrow().is_empty() {
                 self.err_code.set(if self.closed.get() {
                     SWOOLE_CHANNEL_CLOSED

@@ -24,7 +24,7 @@ const SWOOLE_ERROR_CO_CANNOT_CANCEL: i64 = 10015;
 pub const SWOOLE_ERROR_CO_CANCELED: i64 = 10017;
 
 use super::errors::{
-    set_last_error, SWOOLE_ERROR_CO_NOT_EXISTS, SWOOLE_ERROR_CO_TIMEDOUT,
+    out_of_coroutine, set_last_error, SWOOLE_ERROR_CO_NOT_EXISTS, SWOOLE_ERROR_CO_TIMEDOUT,
     SWOOLE_ERROR_INVALID_PARAMS, SWOOLE_ERROR_WRONG_OPERATION,
 };
 use super::exception::{error_ce, type_error};
@@ -737,7 +737,7 @@ fn is_closure(z: &Zval) -> bool {
 }
 
 /// `Coroutine::sleep($seconds)` / `System::sleep($seconds)` with a number.
-fn sleep_fast_as(api: &str, ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
+fn sleep_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
     use super::table::{arg, argc};
     if argc(ex) != 1 {
         return false;
@@ -746,7 +746,7 @@ fn sleep_fast_as(api: &str, ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zv
     else {
         return false;
     };
-    match sleep_impl(api, secs) {
+    match sleep_impl(secs) {
         Ok(b) => super::table::ret_bool(ret, b),
         Err(e) => {
             e.throw();
@@ -755,16 +755,8 @@ fn sleep_fast_as(api: &str, ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zv
     true
 }
 
-fn co_sleep_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
-    sleep_fast_as("Swoole\\Coroutine::sleep()", ex, ret)
-}
-
-fn system_sleep_fast(ex: &mut ext_php_rs::zend::ExecuteData, ret: &mut Zval) -> bool {
-    sleep_fast_as("Swoole\\Coroutine\\System::sleep()", ex, ret)
-}
-
-crate::rsw_fast_handler!(co_sleep_handler, CO_SLEEP, co_sleep_fast);
-crate::rsw_fast_handler!(system_sleep_handler, SYSTEM_SLEEP, system_sleep_fast);
+crate::rsw_fast_handler!(co_sleep_handler, CO_SLEEP, sleep_fast);
+crate::rsw_fast_handler!(system_sleep_handler, SYSTEM_SLEEP, sleep_fast);
 crate::rsw_fast_handler!(go_handler, GO_FN, go_fast);
 crate::rsw_fast_handler!(create_handler, CO_CREATE, go_fast);
 
@@ -796,16 +788,6 @@ pub fn after_classes() {
             (*f).internal_function.handler = Some(go_handler);
         }
     }
-}
-
-/// Swoole's error for a call outside any coroutine; its message names no
-/// method (PHP's trace does).
-fn need_coroutine(_api: &str) -> PhpException {
-    super::errors::out_of_coroutine()
-}
-
-fn need_coroutine_bare() -> PhpException {
-    super::errors::out_of_coroutine()
 }
 
 fn long_or_false(v: Option<i64>) -> Zval {
@@ -843,16 +825,16 @@ fn new_object_of(
     Some(z)
 }
 
-fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
+fn sleep_impl(seconds: f64) -> PhpResult<bool> {
     if coro::current() < 0 {
-        return Err(need_coroutine(api));
+        return Err(out_of_coroutine());
     }
     if seconds < 0.0 || !seconds.is_finite() {
         return Ok(false);
     }
     coro::sleep(Duration::from_secs_f64(seconds)).map_err(|e| match e {
         coro::Error::SwitchBlocked => switch_blocked_error(),
-        _ => need_coroutine(api),
+        _ => out_of_coroutine(),
     })?;
     if coro::is_canceled() {
         set_last_error(SWOOLE_ERROR_CO_CANCELED);
@@ -865,7 +847,7 @@ fn sleep_impl(api: &str, seconds: f64) -> PhpResult<bool> {
 /// `SWOOLE_ERROR_CO_CANCELED`) when `Coroutine::cancel()` ended the wait.
 fn user_wait() -> PhpResult<bool> {
     // Swoole's message here has no method name in front.
-    let w = coro::wait(WaitKind::User, None).map_err(|_| need_coroutine_bare())?;
+    let w = coro::wait(WaitKind::User, None).map_err(|_| out_of_coroutine())?;
     if w != Wake::Resumed && coro::is_canceled() {
         set_last_error(SWOOLE_ERROR_CO_CANCELED);
         return Ok(false);
@@ -875,30 +857,21 @@ fn user_wait() -> PhpResult<bool> {
 
 /// `Coroutine::cancel()`.
 fn cancel_impl(cid: i64, throw_exception: bool) -> bool {
-    if throw_exception && cid != coro::current() {
-        return match coro::throw_into(cid, OWED_CANCELED) {
-            Ok(()) => true,
-            Err(coro::ThrowError::NotExists) => {
-                set_last_error(SWOOLE_ERROR_CO_NOT_EXISTS);
-                false
-            }
-            Err(coro::ThrowError::AlreadyOwed) => {
-                set_last_error(SWOOLE_ERROR_CO_CANCELED);
-                false
-            }
-        };
-    }
-    match coro::cancel(cid) {
-        Ok(()) => true,
-        Err(coro::CancelError::NotExists) => {
-            set_last_error(SWOOLE_ERROR_CO_NOT_EXISTS);
-            false
+    let refused = if throw_exception && cid != coro::current() {
+        match coro::throw_into(cid, OWED_CANCELED) {
+            Ok(()) => return true,
+            Err(coro::ThrowError::NotExists) => SWOOLE_ERROR_CO_NOT_EXISTS,
+            Err(coro::ThrowError::AlreadyOwed) => SWOOLE_ERROR_CO_CANCELED,
         }
-        Err(coro::CancelError::CannotCancel) => {
-            set_last_error(SWOOLE_ERROR_CO_CANNOT_CANCEL);
-            false
+    } else {
+        match coro::cancel(cid) {
+            Ok(()) => return true,
+            Err(coro::CancelError::NotExists) => SWOOLE_ERROR_CO_NOT_EXISTS,
+            Err(coro::CancelError::CannotCancel) => SWOOLE_ERROR_CO_CANNOT_CANCEL,
         }
-    }
+    };
+    set_last_error(refused);
+    false
 }
 
 /// PHP's own `FiberError` for a wait where PHP forbids switching fibers.
@@ -1070,7 +1043,7 @@ impl Coroutine {
     }
 
     pub fn sleep(seconds: f64) -> PhpResult<bool> {
-        sleep_impl("Swoole\\Coroutine::sleep()", seconds)
+        sleep_impl(seconds)
     }
 
     /// Suspends the current coroutine until `resume($cid)`.
@@ -1099,7 +1072,7 @@ impl Coroutine {
     /// when none of them is running: nothing to wait for).
     pub fn join(cid_array: Vec<i64>, timeout: Option<f64>) -> PhpResult<bool> {
         if coro::current() < 0 {
-            return Err(need_coroutine("Swoole\\Coroutine::join()"));
+            return Err(out_of_coroutine());
         }
         if cid_array.is_empty() {
             set_last_error(SWOOLE_ERROR_INVALID_PARAMS);
@@ -1132,7 +1105,7 @@ impl Coroutine {
                 j.remove(c);
             }
         });
-        let done = r.map_err(|_| need_coroutine("Swoole\\Coroutine::join()"))?;
+        let done = r.map_err(|_| out_of_coroutine())?;
         if !done {
             set_last_error(if coro::is_canceled() {
                 SWOOLE_ERROR_CO_CANCELED
@@ -1150,7 +1123,7 @@ impl Coroutine {
     pub fn set_time_limit(timeout: f64) -> PhpResult<bool> {
         let cid = coro::current();
         if cid < 0 {
-            return Err(need_coroutine_bare());
+            return Err(out_of_coroutine());
         }
         if timeout <= 0.0 || !timeout.is_finite() {
             return Ok(false);
@@ -1254,7 +1227,7 @@ impl Coroutine {
 fn defer_impl(callback: &Zval) -> PhpResult<()> {
     let cid = coro::current();
     if cid < 0 {
-        return Err(need_coroutine("Swoole\\Coroutine::defer()"));
+        return Err(out_of_coroutine());
     }
     if !callback.is_callable() {
         return Err(type_error(
@@ -1279,7 +1252,7 @@ pub struct System;
 #[php_impl]
 impl System {
     pub fn sleep(seconds: f64) -> PhpResult<bool> {
-        sleep_impl("Swoole\\Coroutine\\System::sleep()", seconds)
+        sleep_impl(seconds)
     }
 
     #[php(name = "readFile", defaults(flag = 0))]
