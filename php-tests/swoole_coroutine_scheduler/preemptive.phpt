@@ -75,3 +75,5 @@ bool(true)
 bool(false)
 bool(false)
 off: the loop ran to its end inside go(): true
+
+Deprecated: swoole_event_rshutdown(): Event::wait() in shutdown function is deprecated in Unknown on line 0

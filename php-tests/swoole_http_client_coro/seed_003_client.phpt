@@ -112,4 +112,5 @@ Success num:200
 Total time:T
 Request per second:N
 int(0)
-string(0) ""
+string(108) "Deprecated: swoole_event_rshutdown(): Event::wait() in shutdown function is deprecated in Unknown on line 0
+"

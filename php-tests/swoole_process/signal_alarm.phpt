@@ -101,3 +101,5 @@ int(0)
 bool(true)
 alarm x3
 bool(false)
+
+Deprecated: swoole_event_rshutdown(): Event::wait() in shutdown function is deprecated in Unknown on line 0

@@ -141,6 +141,8 @@ Success num:10000
 Total time:T
 Request per second:N
 client exit: 0
+Deprecated: swoole_event_rshutdown(): Event::wait() in shutdown function is deprecated in Unknown on line 0
+
 server exit: 0
 == SWOOLE_PROCESS
 Concurrency:100
@@ -149,5 +151,7 @@ Success num:10000
 Total time:T
 Request per second:N
 client exit: 0
+Deprecated: swoole_event_rshutdown(): Event::wait() in shutdown function is deprecated in Unknown on line 0
+
 one manager under the master: yes
 server exit: 0

@@ -33,7 +33,7 @@ extern "C" {
 
 /// PHP's last error when it is a fatal one (`E_ERROR`, `E_CORE_ERROR`,
 /// `E_COMPILE_ERROR`, `E_USER_ERROR`): its message, as an identity.
-fn last_fatal() -> Option<usize> {
+pub(crate) fn last_fatal() -> Option<usize> {
     // SAFETY: the PHP thread; core_globals is PHP's (NTS) global.
     let (ty, msg) = unsafe {
         let pg = &raw const ffi::core_globals;

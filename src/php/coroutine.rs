@@ -258,10 +258,14 @@ thread_local! {
 
 }
 
-/// `Swoole\Event::wait` is registered as a shutdown function once.
+/// `Swoole\Event::rshutdown` is registered as a shutdown function once.
 /// (Process-wide flags: NTS PHP runs on one thread; no TLS lookup on the
 /// `go()` path.)
 static LOOP_SCHEDULED: Flag = Flag::new();
+/// Work was handed to the loop (a timer, `go()`, an event) since it last
+/// ran: Swoole's "the reactor exists", which the end of the script waits
+/// for with a deprecation.
+static LOOP_PENDING: Flag = Flag::new();
 /// A `Co\run()` / `Event::wait()` is running the loop.
 static LOOP_RUNNING: Flag = Flag::new();
 /// A defer or a context object was ever stored: until then a coroutine's
@@ -453,6 +457,7 @@ pub fn init() {
     // See `coro::init`: a forked child's thread starts with no loop.
     LOOP_RUNNING.set(false);
     LOOP_SCHEDULED.set(false);
+    LOOP_PENDING.set(false);
     TABLES.with(|t| {
         // SAFETY: the boxed tables live as long as this (the PHP) thread;
         // the reference is only handed out on it.
@@ -464,16 +469,34 @@ pub fn init() {
 /// Makes sure the loop runs at the end of a plain script (as Swoole does).
 #[inline]
 pub fn schedule_loop() {
-    if worker::current_worker_id() >= 0 || LOOP_RUNNING.get() || LOOP_SCHEDULED.get() {
+    if worker::current_worker_id() >= 0 || LOOP_RUNNING.get() || LOOP_PENDING.get() {
         return;
     }
     schedule_loop_slow();
+}
+
+/// Held by `Server::start()` and `Pool::start()`: when they return, their
+/// loop has ended and taken what was handed to it (Swoole frees its reactor
+/// there), so the end of the script has nothing pending to warn about.
+pub struct LoopTakenOnReturn;
+
+impl Drop for LoopTakenOnReturn {
+    fn drop(&mut self) {
+        LOOP_PENDING.set(false);
+    }
+}
+
+/// Whether the loop has work nobody waited for (`Event::wait()`,
+/// `Co\run()`) since it was handed.
+pub fn loop_pending() -> bool {
+    LOOP_PENDING.get()
 }
 
 fn schedule_loop_slow() {
     if worker::current_worker_id() >= 0 || LOOP_RUNNING.get() {
         return;
     }
+    LOOP_PENDING.set(true);
     // A load first: the swap (a locked instruction) only once.
     if LOOP_SCHEDULED.get() || LOOP_SCHEDULED.replace(true) {
         return;
@@ -524,6 +547,7 @@ pub fn run_loop() -> bool {
         coro::run_loop();
     }
     LOOP_RUNNING.set(false);
+    LOOP_PENDING.set(false);
     // Coroutines that can never wake; each is reported once.
     let mut stuck = coro::newly_stuck();
     if !stuck.is_empty() && DEADLOCK_CHECK.load(std::sync::atomic::Ordering::Relaxed) {

@@ -40,13 +40,18 @@ extern "C" {
 /// where the running method is another one (Swoole reports some errors from
 /// the method it delegates to).
 pub fn warning_as(api: &str, msg: &str) {
+    raise_as(2, api, msg);
+}
+
+/// A message of `level` (`E_WARNING` 2, `E_DEPRECATED` 8192) naming `api`.
+pub fn raise_as(level: std::ffi::c_int, api: &str, msg: &str) {
     let Ok(text) = std::ffi::CString::new(format!("{api}: {msg}")) else {
         return;
     };
     // SAFETY: zend_error is printf-like: the text goes through "%s", both
-    // pointers are NUL-terminated and outlive the call; E_WARNING (2) does
-    // not bail out.
-    unsafe { zend_error(2, c"%s".as_ptr(), text.as_ptr()) };
+    // pointers are NUL-terminated and outlive the call; the levels used
+    // (warnings, deprecations) do not bail out.
+    unsafe { zend_error(level, c"%s".as_ptr(), text.as_ptr()) };
 }
 
 /// How Swoole names a callable in its messages: `Class::method`, a function

@@ -9,6 +9,7 @@ use ext_php_rs::types::Zval;
 
 use super::boundary;
 use super::coroutine;
+use super::errors;
 use super::exception::type_error;
 use crate::engine::rt::event_loop;
 
@@ -58,11 +59,25 @@ impl Event {
     }
 
     /// The loop run at the end of a script (registered as a shutdown
-    /// function on first use); skipped after `Event::exit()`.
+    /// function on first use); skipped after `Event::exit()`. As in Swoole,
+    /// waiting here for work nobody waited for is deprecated, and after a
+    /// fatal error or an uncaught exception nothing is waited for.
     pub fn rshutdown() {
-        if !EXITED.with(Cell::get) {
-            coroutine::run_loop();
+        if EXITED.with(Cell::get) {
+            return;
         }
+        // After a fatal error (an uncaught exception too) Swoole does not wait.
+        if boundary::last_fatal().is_some() {
+            return;
+        }
+        if coroutine::loop_pending() {
+            errors::raise_as(
+                8192,
+                "swoole_event_rshutdown()",
+                "Event::wait() in shutdown function is deprecated",
+            );
+        }
+        coroutine::run_loop();
     }
 
     /// Calls `$callback` on the loop's next round.

@@ -696,6 +696,7 @@ impl Pool {
     }
 
     pub fn start(self_: &mut ZendClassObject<Pool>) -> PhpResult<Zval> {
+        let _taken = super::coroutine::LoopTakenOnReturn;
         let mut out = Zval::new();
         if self_.started.get() {
             warn("process pool is started. unable to execute Swoole\\Process\\Pool->start");

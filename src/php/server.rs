@@ -235,6 +235,7 @@ impl Server {
     /// Forks the workers and serves until the server is stopped. Returns in
     /// the master only, after shutdown.
     pub fn start(self_: &mut ZendClassObject<Server>) -> PhpResult<bool> {
+        let _taken = super::coroutine::LoopTakenOnReturn;
         let class = Self::class_name(&self_.std);
         if self_.started.get() {
             php_error(
