@@ -529,6 +529,8 @@ pub fn run_loop() -> bool {
     if LOOP_RUNNING.replace(true) {
         return false;
     }
+    // Timers a last `Event::dispatch()` round held back go first.
+    super::timer::fire_owed();
     coro::run_loop();
     // `exit_condition`: the loop ends only once it says so (until then the
     // process idles, checking it every 10 ms, as Swoole's reactor does).

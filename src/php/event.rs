@@ -556,11 +556,14 @@ pub fn event_write(fd: &Zval, data: Vec<u8>) -> bool {
     true
 }
 
-/// `Event::dispatch()`: runs the loop until something ran.
+/// `Event::dispatch()`: runs the loop until something ran (one round; see
+/// `timer::dispatch_round` for the timers a round holds back).
 pub fn event_dispatch() -> bool {
-    let seen = event_loop::activity();
-    event_loop::run_until_idle(move || {
-        event_loop::activity() != seen || event_loop::live_tasks() == 0
+    super::timer::dispatch_round(|| {
+        let seen = event_loop::activity();
+        event_loop::run_until_idle(move || {
+            event_loop::activity() != seen || event_loop::live_tasks() == 0
+        })
     })
 }
 

@@ -21,6 +21,42 @@ struct Entry {
     callable: Zval,
     params: Vec<Zval>,
     tick: bool,
+    /// The `Event::dispatch()` round it was added (or last fired) in.
+    round: u64,
+}
+
+/// Completed `Event::dispatch()` rounds. As in Swoole's reactor, a timer
+/// does not fire in the round it was added in: the first `dispatch()` after
+/// a `Timer::tick()` waits for its deadline and returns, the next one runs
+/// it at once. Process-wide (one PHP thread; the TLS block is full).
+static ROUND: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// Inside `Event::dispatch()` (the only loop that counts rounds).
+static IN_DISPATCH: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Timers held back that way, fired at the start of the next round.
+static OWED: std::sync::Mutex<Vec<TimerId>> = std::sync::Mutex::new(Vec::new());
+
+/// Runs one `Event::dispatch()` round with `round`; answers what it does.
+pub fn dispatch_round(round: impl FnOnce() -> bool) -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    let r = if fire_owed() {
+        true
+    } else {
+        IN_DISPATCH.store(true, Relaxed);
+        let r = round();
+        IN_DISPATCH.store(false, Relaxed);
+        r
+    };
+    ROUND.fetch_add(1, Relaxed);
+    r
+}
+
+/// Fires the timers a `dispatch()` round held back; true if there were any.
+pub fn fire_owed() -> bool {
+    let owed = std::mem::take(&mut *OWED.lock().unwrap_or_else(|e| e.into_inner()));
+    for &id in &owed {
+        fire_now(id);
+    }
+    !owed.is_empty()
 }
 
 /// Timer callbacks run outside any coroutine (`enable_coroutine` off). A
@@ -44,9 +80,26 @@ pub fn coroutine_enabled() -> bool {
 }
 
 fn fire(id: TimerId) {
+    use std::sync::atomic::Ordering::Relaxed;
+    if IN_DISPATCH.load(Relaxed) {
+        let round = ROUND.load(Relaxed);
+        let held = CALLBACKS.with(|c| c.borrow().get(&id).is_some_and(|e| e.round == round));
+        if held {
+            OWED.lock().unwrap_or_else(|e| e.into_inner()).push(id);
+            // The round ends here, as Swoole's after its timer check.
+            crate::engine::rt::event_loop::note_activity();
+            crate::engine::rt::event_loop::wake();
+            return;
+        }
+    }
+    fire_now(id);
+}
+
+fn fire_now(id: TimerId) {
     let job = CALLBACKS.with(|c| {
         let mut c = c.borrow_mut();
-        let e = c.get(&id)?;
+        let e = c.get_mut(&id)?;
+        e.round = ROUND.load(std::sync::atomic::Ordering::Relaxed);
         let mut args = Vec::with_capacity(e.params.len() + 1);
         if e.tick {
             let mut z = Zval::new();
@@ -107,6 +160,7 @@ fn add(api: &str, ms: i64, callback: &Zval, params: &[&Zval], tick: bool) -> Php
                 callable: callback.shallow_clone(),
                 params: params.iter().map(|z| z.shallow_clone()).collect(),
                 tick,
+                round: ROUND.load(std::sync::atomic::Ordering::Relaxed),
             },
         )
     });
