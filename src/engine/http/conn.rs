@@ -636,7 +636,7 @@ fn finish_as(ctx: &WorkerCtx, guard: Guard, failed: bool) {
     stats::on_close(failed);
     guard.unregister();
     let fd = guard.conn().fd();
-    if ctx.cfg.ws.enabled && crate::engine::ws::http_closed(ctx, fd) {
+    if ctx.cfg.ws.on_port(guard.conn().port()) && crate::engine::ws::http_closed(ctx, fd) {
         guard.keep_session();
     }
     drop(guard);
@@ -796,7 +796,12 @@ async fn handle_inner(
     if !target_is_ascii(&req) {
         return Ok(simple(400, "", true));
     }
-    if ctx.cfg.ws.enabled && crate::engine::ws::is_upgrade(&req) {
+    // Upgrades on a WebSocket server, or on a port of another server that
+    // set `open_websocket_protocol`.
+    if (ctx.cfg.ws.enabled || ctx.cfg.ws.ports != 0)
+        && crate::engine::ws::is_upgrade(&req)
+        && crate::engine::net::conns::get(fd).is_some_and(|c| ctx.cfg.ws.on_port(c.port()))
+    {
         return Ok(Box::pin(crate::engine::ws::upgrade(
             req,
             ctx.clone(),
