@@ -679,7 +679,17 @@ async fn handle(
     // (counted as in flight meanwhile, as Swoole counts a queued one).
     let queue = super::gate::worker_queue(&ctx.cfg);
     let _turn = match &queue {
-        Some(sem) => super::gate::enter(sem).await,
+        Some(sem) => match super::gate::enter_unless_draining(sem, &ctx).await {
+            Some(turn) => turn,
+            // As Swoole: a request still waiting in the queue when the
+            // worker restarts is answered 503 (and its connection closed)
+            // once the running one is done.
+            None => {
+                let mut resp = simple(503, "", true);
+                counting.end(&ctx, &mut resp);
+                return Ok(resp);
+            }
+        },
         None => None,
     };
     // HTTP/1: hyper leaves out a HEAD response's body itself; HTTP/2 sends
