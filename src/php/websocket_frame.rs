@@ -327,8 +327,13 @@ unsafe fn frame_unset_body(
         false
     };
     if !done {
-        // SAFETY: the arguments PHP gave this handler.
-        unsafe { ext_php_rs::ffi::zend_std_unset_property(object, member, cache_slot) };
+        // No cache slot: for an object without a Rust frame behind it (none
+        // is made so, but ext-php-rs allows it) the name may be a Rust
+        // property's, whose place the engine must not cache.
+        let _ = cache_slot;
+        // SAFETY: the object and name PHP gave this handler; a null cache
+        // slot is allowed.
+        unsafe { ext_php_rs::ffi::zend_std_unset_property(object, member, std::ptr::null_mut()) };
     }
 }
 
