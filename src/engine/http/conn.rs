@@ -352,7 +352,7 @@ async fn serve_hyper(
         let replay = svc_preset.take();
         entry.begin_request();
         async move {
-            let r = match replay {
+            let mut r = match replay {
                 Some(resp) => {
                     // Its body is in the buffer: read it, so the connection
                     // can go on after the answer.
@@ -362,9 +362,14 @@ async fn serve_hyper(
                 None => handle(req, ctx, fd, peer, local, port, stream_id, flow).await,
             };
             entry.end_request();
-            if let Ok(resp) = &r {
+            if let Ok(resp) = &mut r {
                 if let Some(n) = resp.extensions().get::<super::response::ExactNames>() {
-                    svc_flags.expect_exact(n.0.clone());
+                    if h2 {
+                        let n = n.clone();
+                        n.drop_stand_ins(resp.headers_mut());
+                    } else {
+                        svc_flags.expect_exact(n);
+                    }
                 }
                 if resp
                     .headers()

@@ -285,10 +285,11 @@ pub async fn upgrade<B>(
         let mut exact = r
             .extensions_mut()
             .remove::<ExactNames>()
-            .map(|n| n.0)
             .unwrap_or_default();
-        exact.extend(WS_SPELLINGS.iter().map(|n| Box::<[u8]>::from(*n)));
-        r.extensions_mut().insert(ExactNames(exact));
+        exact
+            .0
+            .extend(WS_SPELLINGS.iter().map(|n| Box::<[u8]>::from(*n)));
+        r.extensions_mut().insert(exact);
     }
     fates(|t| t.insert(http_fd, Fate::Upgraded));
     guard.own_session();
