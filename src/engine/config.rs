@@ -88,6 +88,23 @@ pub struct WsOptions {
     /// A `beforeHandshakeResponse` callback sees our 101 first
     /// (`Hooks::on_ws_before_handshake_response`).
     pub before_handshake_response: bool,
+    /// Ports (bit = port index) of a server that is no WebSocket server
+    /// whose `open_websocket_protocol` accepts upgrades all the same.
+    pub ports: u64,
+    /// Of those, the ports whose own `handshake` callback answers them.
+    pub handshake_ports: u64,
+}
+
+impl WsOptions {
+    /// Port `index` accepts WebSocket upgrades.
+    pub fn on_port(&self, index: usize) -> bool {
+        self.enabled || (index < 64 && self.ports & (1 << index) != 0)
+    }
+
+    /// A `handshake` callback answers the upgrades of port `index`.
+    pub fn custom_on_port(&self, index: usize) -> bool {
+        self.custom_handshake || (index < 64 && self.handshake_ports & (1 << index) != 0)
+    }
 }
 
 /// `SWOOLE_BASE` / `SWOOLE_PROCESS`.

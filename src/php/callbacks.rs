@@ -70,6 +70,10 @@ pub struct PortCallbacks {
     pub receive: Option<Zval>,
     pub close: Option<Zval>,
     pub packet: Option<Zval>,
+    /// WebSocket events of a port that set `open_websocket_protocol`.
+    pub handshake: Option<Zval>,
+    pub open: Option<Zval>,
+    pub message: Option<Zval>,
 }
 
 impl PortCallbacks {
@@ -86,6 +90,9 @@ impl PortCallbacks {
             receive: get("receive"),
             close: get("close"),
             packet: get("packet"),
+            handshake: get("handshake"),
+            open: get("open"),
+            message: get("message"),
         }
     }
 }
@@ -486,6 +493,23 @@ impl PhpHooks {
     ) -> Option<&Zval> {
         self.cb.ports.get(port).and_then(|p| pick(p).as_ref())
     }
+
+    /// The callback `pick` of connection `fd`'s port (its own, else the
+    /// server's, as `PortCallbacks::take` merged them), or the server's
+    /// `fallback` with one port (the common case needs no lookup).
+    fn fd_cb<'a>(
+        &'a self,
+        fd: i64,
+        pick: impl Fn(&PortCallbacks) -> &Option<Zval>,
+        fallback: &'a Option<Zval>,
+    ) -> Option<&'a Zval> {
+        if self.cb.ports.len() > 1 {
+            if let Some(p) = crate::engine::net::conns::port_of(fd) {
+                return self.port_cb(p, pick);
+            }
+        }
+        fallback.as_ref()
+    }
 }
 
 impl Hooks for PhpHooks {
@@ -818,7 +842,7 @@ impl Hooks for PhpHooks {
     }
 
     fn on_ws_handshake(&self, req: HttpRequest, resp: Responder) -> Outcome {
-        let Some(cb) = &self.cb.handshake else {
+        let Some(cb) = self.fd_cb(req.fd, |c| &c.handshake, &self.cb.handshake) else {
             resp.fail(400);
             return Outcome::Done;
         };
@@ -856,7 +880,7 @@ impl Hooks for PhpHooks {
     }
 
     fn on_ws_open(&self, req: HttpRequest) -> Outcome {
-        let Some(cb) = &self.cb.open else {
+        let Some(cb) = self.fd_cb(req.fd, |c| &c.open, &self.cb.open) else {
             return Outcome::Done;
         };
         let req_obj: ext_php_rs::boxed::ZBox<ZendObject> =
@@ -866,7 +890,7 @@ impl Hooks for PhpHooks {
     }
 
     fn on_ws_message(&self, fd: i64, data: bytes::Bytes, opcode: u8, flags: u8) -> Outcome {
-        let Some(cb) = &self.cb.message else {
+        let Some(cb) = self.fd_cb(fd, |c| &c.message, &self.cb.message) else {
             return Outcome::Done;
         };
         let frame: ext_php_rs::boxed::ZBox<ZendObject> = if opcode == 8 {

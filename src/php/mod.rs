@@ -111,6 +111,101 @@ pub fn make_final(ce: *const ClassEntry) {
     unsafe { (*ptr).ce_flags |= ZEND_ACC_FINAL };
 }
 
+/// An object handler `unset_property` (`zend_object_unset_property_t`).
+pub type UnsetFn = unsafe extern "C" fn(
+    *mut ext_php_rs::ffi::zend_object,
+    *mut ext_php_rs::ffi::zend_string,
+    *mut *mut std::ffi::c_void,
+);
+
+/// Makes `unset_property` of `T`'s objects `f`. The handler table is the
+/// class's own (ext-php-rs makes one per class, and tells its objects by
+/// its address, which stays the same): only this entry changes.
+pub fn set_unset_handler<T: RegisteredClass>(f: UnsetFn) {
+    let h = std::ptr::from_ref(T::get_metadata().handlers()).cast_mut();
+    // SAFETY: module startup, before any object of `T` exists: nothing
+    // reads the table concurrently; Rust code never reads this entry (only
+    // the engine does, through the objects' `handlers` pointer). A
+    // volatile write, as `allow_dynamic_properties` explains.
+    unsafe { std::ptr::addr_of_mut!((*h).unset_property).write_volatile(Some(f)) };
+}
+
+/// Swoole's `unset_property` for most of its classes: a property its root
+/// class declares cannot be unset ("Property header of class
+/// Swoole\Http\Response cannot be unset"); any other goes as usual.
+///
+/// # Safety
+/// The arguments PHP passes to an `unset_property` handler.
+unsafe fn deny_unset_body(
+    object: *mut ext_php_rs::ffi::zend_object,
+    member: *mut ext_php_rs::ffi::zend_string,
+    cache_slot: *mut *mut std::ffi::c_void,
+) {
+    // SAFETY: PHP passes a live object, its class entry (and the parents,
+    // registered at startup) and the member name.
+    let declared = unsafe {
+        let mut ce: &ClassEntry = &*(*object).ce;
+        while let Some(p) = ce.parent() {
+            ce = p;
+        }
+        !ext_php_rs::ffi::zend_hash_find(&raw const ce.properties_info, member).is_null()
+    };
+    if !declared {
+        // SAFETY: the arguments PHP gave this handler.
+        return unsafe { ext_php_rs::ffi::zend_std_unset_property(object, member, cache_slot) };
+    }
+    // SAFETY: as above: live name and class name strings.
+    let (name, class) = unsafe {
+        (
+            String::from_utf8_lossy(zstr_bytes(member)).into_owned(),
+            String::from_utf8_lossy(zstr_bytes((*(*object).ce).name)).into_owned(),
+        )
+    };
+    let _ = ext_php_rs::exception::throw(
+        ext_php_rs::zend::ce::error(),
+        &format!("Property {name} of class {class} cannot be unset"),
+    );
+}
+
+/// The bytes of a `zend_string`.
+///
+/// # Safety
+/// `s` is a live `zend_string`.
+unsafe fn zstr_bytes<'a>(s: *const ext_php_rs::ffi::zend_string) -> &'a [u8] {
+    // SAFETY: a zend_string holds `len` bytes from `val`.
+    unsafe { std::slice::from_raw_parts((*s).val.as_ptr().cast::<u8>(), (*s).len) }
+}
+
+// may_bail: no (it throws; a user error handler is not called).
+crate::php::ffi::php_fn!(throw unsafe fn deny_unset(
+    object: *mut ext_php_rs::ffi::zend_object,
+    member: *mut ext_php_rs::ffi::zend_string,
+    cache_slot: *mut *mut std::ffi::c_void,
+) => deny_unset_body);
+
+/// Swoole's classes whose declared properties cannot be unset.
+fn deny_unsets() {
+    set_unset_handler::<atomic::Atomic>(deny_unset);
+    set_unset_handler::<atomic::AtomicLong>(deny_unset);
+    set_unset_handler::<channel::Channel>(deny_unset);
+    set_unset_handler::<client::Client>(deny_unset);
+    set_unset_handler::<client_coro::Client>(deny_unset);
+    set_unset_handler::<http_client_coro::Client>(deny_unset);
+    set_unset_handler::<http_cookie::Cookie>(deny_unset);
+    set_unset_handler::<http_request::Request>(deny_unset);
+    set_unset_handler::<http_response::Response>(deny_unset);
+    set_unset_handler::<http_server_coro::Server>(deny_unset);
+    set_unset_handler::<lock::Lock>(deny_unset);
+    set_unset_handler::<lock_coro::Lock>(deny_unset);
+    set_unset_handler::<process::Process>(deny_unset);
+    set_unset_handler::<process_pool::Pool>(deny_unset);
+    set_unset_handler::<server::Server>(deny_unset);
+    set_unset_handler::<server_port::Port>(deny_unset);
+    set_unset_handler::<server_task::Task>(deny_unset);
+    set_unset_handler::<socket_coro::Socket>(deny_unset);
+    set_unset_handler::<table::Table>(deny_unset);
+}
+
 /// Registers a legacy class name (e.g. `swoole_http_server`) for `ce`.
 pub fn class_alias(alias: &str, ce: &'static ClassEntry) {
     let Ok(name) = CString::new(alias) else {
@@ -418,6 +513,8 @@ fn after_classes() -> ext_php_rs::error::Result<()> {
     coroutine::after_classes();
     autoload::install();
     channel::after_classes();
+    deny_unsets();
+    websocket_frame::after_classes();
     Ok(())
 }
 

@@ -367,9 +367,8 @@ impl Server {
             // settings, as Swoole's start() does: on an HTTP or WebSocket
             // server it speaks HTTP (and the upgrade) too.
             let inherits = index > 0 && st.setting.is_none();
-            let http_wanted = (inherits && is_http)
-                || port_flag("open_http_protocol")
-                || port_flag("open_websocket_protocol");
+            let ws_port = port_flag("open_websocket_protocol");
+            let http_wanted = (inherits && is_http) || port_flag("open_http_protocol") || ws_port;
             let kind = match &socket {
                 PortSocket::Udp(_) => PortKind::Datagram,
                 PortSocket::Tcp(_) if index == 0 && is_http => PortKind::Http,
@@ -404,9 +403,17 @@ impl Server {
                 opts.tls = Some(std::sync::Arc::new(tls));
             }
             st.started = true;
-            callbacks
-                .ports
-                .push(PortCallbacks::take(&st.callbacks, &server_cbs));
+            let port_cbs = PortCallbacks::take(&st.callbacks, &server_cbs);
+            // `open_websocket_protocol` on a port of a server that is no
+            // WebSocket server: that port accepts upgrades (with its own
+            // `handshake`, `open` and `message`), as in Swoole.
+            if !is_ws && kind == PortKind::Http && index < 64 && ws_port {
+                cfg.ws.ports |= 1 << index;
+                if port_cbs.handshake.is_some() {
+                    cfg.ws.handshake_ports |= 1 << index;
+                }
+            }
+            callbacks.ports.push(port_cbs);
             ports.push(Port {
                 index,
                 kind,

@@ -278,6 +278,78 @@ impl CloseFrame {
     }
 }
 
+/// `unset($frame->data)` and its siblings: Swoole's frames are plain
+/// objects whose properties may be unset, and an absent one packs as its
+/// empty value. Here the property stays (its value lives in Rust) and
+/// takes that value: `data`/`reason` empty, `opcode`/`flags`/`fd` 0,
+/// `code` 1000, `finish` the FIN bit of `flags`.
+///
+/// # Safety
+/// The arguments PHP passes to an `unset_property` handler.
+unsafe fn frame_unset_body(
+    object: *mut ext_php_rs::ffi::zend_object,
+    member: *mut ext_php_rs::ffi::zend_string,
+    cache_slot: *mut *mut std::ffi::c_void,
+) {
+    // SAFETY: PHP passes a live object and member name.
+    let (obj, name) = unsafe {
+        (
+            &mut *object,
+            std::slice::from_raw_parts((*member).val.as_ptr().cast::<u8>(), (*member).len),
+        )
+    };
+    let done = if let Some(f) = ZendClassObject::<Frame>::from_zend_obj_mut(obj) {
+        match name {
+            b"fd" => f.fd = 0,
+            b"data" => f.data = Bin::default(),
+            b"opcode" => f.opcode = 0,
+            b"flags" => f.flags = 0,
+            b"finish" => f.finish = f.flags & 1 != 0,
+            _ => {}
+        }
+        matches!(name, b"fd" | b"data" | b"opcode" | b"flags" | b"finish")
+    } else if let Some(c) = ZendClassObject::<CloseFrame>::from_zend_obj_mut(obj) {
+        match name {
+            b"fd" => c.fd = 0,
+            b"data" => c.data = Bin::default(),
+            b"opcode" => c.opcode = 0,
+            b"flags" => c.flags = 0,
+            b"finish" => c.finish = c.flags & 1 != 0,
+            b"code" => c.code = close::NORMAL as i64,
+            b"reason" => c.reason = Bin::default(),
+            _ => {}
+        }
+        matches!(
+            name,
+            b"fd" | b"data" | b"opcode" | b"flags" | b"finish" | b"code" | b"reason"
+        )
+    } else {
+        false
+    };
+    if !done {
+        // No cache slot: for an object without a Rust frame behind it (none
+        // is made so, but ext-php-rs allows it) the name may be a Rust
+        // property's, whose place the engine must not cache.
+        let _ = cache_slot;
+        // SAFETY: the object and name PHP gave this handler; a null cache
+        // slot is allowed.
+        unsafe { ext_php_rs::ffi::zend_std_unset_property(object, member, std::ptr::null_mut()) };
+    }
+}
+
+// may_bail: no.
+crate::php::ffi::php_fn!(throw unsafe fn frame_unset(
+    object: *mut ext_php_rs::ffi::zend_object,
+    member: *mut ext_php_rs::ffi::zend_string,
+    cache_slot: *mut *mut std::ffi::c_void,
+) => frame_unset_body);
+
+/// After the classes exist: frames' properties may be unset.
+pub fn after_classes() {
+    crate::php::set_unset_handler::<Frame>(frame_unset);
+    crate::php::set_unset_handler::<CloseFrame>(frame_unset);
+}
+
 pub fn register(module: ModuleBuilder) -> ModuleBuilder {
     let both: &[(&str, i64)] = &[
         ("WEBSOCKET_OPCODE_CONTINUATION", 0),

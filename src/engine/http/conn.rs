@@ -352,7 +352,7 @@ async fn serve_hyper(
         let replay = svc_preset.take();
         entry.begin_request();
         async move {
-            let r = match replay {
+            let mut r = match replay {
                 Some(resp) => {
                     // Its body is in the buffer: read it, so the connection
                     // can go on after the answer.
@@ -362,9 +362,14 @@ async fn serve_hyper(
                 None => handle(req, ctx, fd, peer, local, port, stream_id, flow).await,
             };
             entry.end_request();
-            if let Ok(resp) = &r {
+            if let Ok(resp) = &mut r {
                 if let Some(n) = resp.extensions().get::<super::response::ExactNames>() {
-                    svc_flags.expect_exact(n.0.clone());
+                    if h2 {
+                        let n = n.clone();
+                        n.drop_stand_ins(resp.headers_mut());
+                    } else {
+                        svc_flags.expect_exact(n);
+                    }
                 }
                 if resp
                     .headers()
@@ -636,7 +641,7 @@ fn finish_as(ctx: &WorkerCtx, guard: Guard, failed: bool) {
     stats::on_close(failed);
     guard.unregister();
     let fd = guard.conn().fd();
-    if ctx.cfg.ws.enabled && crate::engine::ws::http_closed(ctx, fd) {
+    if ctx.cfg.ws.on_port(guard.conn().port()) && crate::engine::ws::http_closed(ctx, fd) {
         guard.keep_session();
     }
     drop(guard);
@@ -679,7 +684,17 @@ async fn handle(
     // (counted as in flight meanwhile, as Swoole counts a queued one).
     let queue = super::gate::worker_queue(&ctx.cfg);
     let _turn = match &queue {
-        Some(sem) => super::gate::enter(sem).await,
+        Some(sem) => match super::gate::enter_unless_draining(sem, &ctx).await {
+            Some(turn) => turn,
+            // As Swoole: a request still waiting in the queue when the
+            // worker restarts is answered 503 (and its connection closed)
+            // once the running one is done.
+            None => {
+                let mut resp = simple(503, "", true);
+                counting.end(&ctx, &mut resp);
+                return Ok(resp);
+            }
+        },
         None => None,
     };
     // HTTP/1: hyper leaves out a HEAD response's body itself; HTTP/2 sends
@@ -796,7 +811,12 @@ async fn handle_inner(
     if !target_is_ascii(&req) {
         return Ok(simple(400, "", true));
     }
-    if ctx.cfg.ws.enabled && crate::engine::ws::is_upgrade(&req) {
+    // Upgrades on a WebSocket server, or on a port of another server that
+    // set `open_websocket_protocol`.
+    if (ctx.cfg.ws.enabled || ctx.cfg.ws.ports != 0)
+        && crate::engine::ws::is_upgrade(&req)
+        && crate::engine::net::conns::get(fd).is_some_and(|c| ctx.cfg.ws.on_port(c.port()))
+    {
         return Ok(Box::pin(crate::engine::ws::upgrade(
             req,
             ctx.clone(),

@@ -14,8 +14,9 @@ use std::rc::Rc;
 
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-use crate::engine::config::ServerConfig;
+use crate::engine::config::{Mode, ServerConfig};
 use crate::engine::shared::stats;
+use crate::engine::worker::ctx::WorkerCtx;
 
 /// This worker's queue limit and its semaphore.
 type WorkerGate = (u32, Rc<Semaphore>);
@@ -53,6 +54,25 @@ pub fn worker_queue(cfg: &ServerConfig) -> Option<Rc<Semaphore>> {
 /// semaphore was closed, which never happens; the request then runs).
 pub async fn enter(sem: &Semaphore) -> Option<SemaphorePermit<'_>> {
     sem.acquire().await.ok()
+}
+
+/// [`enter`], for a worker that may restart meanwhile: a place free at
+/// once is taken; a request that had to wait and gets its turn while a
+/// PROCESS-mode worker drains (reload, shutdown) gets `None` and is not
+/// run (Swoole answers the requests still queued then with 503 when the
+/// running one is done).
+pub async fn enter_unless_draining<'a>(
+    sem: &'a Semaphore,
+    ctx: &WorkerCtx,
+) -> Option<Option<SemaphorePermit<'a>>> {
+    if let Ok(p) = sem.try_acquire() {
+        return Some(Some(p));
+    }
+    let p = enter(sem).await;
+    if ctx.is_draining() && ctx.cfg.mode == Mode::Process {
+        return None;
+    }
+    Some(p)
 }
 
 #[cfg(test)]

@@ -104,6 +104,40 @@ fn header_name(name: &[u8]) -> Option<HeaderName> {
     })
 }
 
+/// A byte of an RFC 9110 token (what `http` takes in a header name).
+fn is_tchar(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c)
+}
+
+/// A header name Swoole sends but `http` cannot hold: visible ASCII
+/// without `:` (so no line break, space or separator that could end the
+/// name early), some of it outside the token set (`"`, `(`, `/`, `{`, ...).
+fn is_odd_name(name: &[u8]) -> bool {
+    !name.is_empty()
+        && name
+            .iter()
+            .all(|&c| (0x21..=0x7e).contains(&c) && c != b':')
+        && !name.iter().all(|&c| is_tchar(c))
+}
+
+/// What replaces the bytes of an odd name outside the token set in its
+/// stand-in, tried in this order: digits first (Swoole's own tests note
+/// that it does not take numeric names), never `-` (it changes the case
+/// hyper writes).
+const STAND_IN_BYTES: &[u8] = b"0123456789~!#$%&'*+.^_`|";
+
+/// Candidate `k` of the stand-in of odd name `name`: its token bytes in
+/// lower case, each other byte one of `STAND_IN_BYTES` (`k` counted in
+/// that base over those places, the last one first); `None` past the last.
+fn stand_in(name: &[u8], mut k: usize) -> Option<Vec<u8>> {
+    let mut out: Vec<u8> = name.iter().map(|c| c.to_ascii_lowercase()).collect();
+    for c in out.iter_mut().rev().filter(|c| !is_tchar(**c)) {
+        *c = STAND_IN_BYTES[k % STAND_IN_BYTES.len()];
+        k /= STAND_IN_BYTES.len();
+    }
+    (k == 0).then_some(out)
+}
+
 /// `name` as hyper writes it: lower case, with the first letter and each
 /// one after a `-` upper case.
 pub fn title_case(name: &[u8]) -> Vec<u8> {
@@ -271,8 +305,20 @@ fn is_managed(n: &HeaderName) -> bool {
 /// (`header($k, $v, false)`), carried to the connection in the response's
 /// extensions: hyper writes every name in Title-Case, and the connection's
 /// socket wrapper puts these spellings back into the head bytes.
+/// The second list holds the names `http` cannot carry (`is_odd_name`):
+/// (the stand-in the map holds, the name to write in its place).
 #[derive(Clone, Debug, Default)]
-pub struct ExactNames(pub Vec<Box<[u8]>>);
+pub struct ExactNames(pub Vec<Box<[u8]>>, pub Vec<(HeaderName, Box<[u8]>)>);
+
+impl ExactNames {
+    /// Takes the stand-ins out of `h` (HTTP/2, where the head is not bytes
+    /// the connection can respell: Swoole's HTTP/2 sends no such name).
+    pub fn drop_stand_ins(&self, h: &mut HeaderMap) {
+        for (n, _) in &self.1 {
+            h.remove(n);
+        }
+    }
+}
 
 /// Initial header capacity of a response (HeaderMap keeps 3/4 of a power
 /// of two usable: 12 here).
@@ -288,6 +334,8 @@ struct State {
     defaults_set: u8,
     /// Names to send as spelled (`SET_EXACT`).
     exact: Vec<Box<[u8]>>,
+    /// Odd names (`is_odd_name`, `SET_EXACT`): stand-in, spelling.
+    odd: Vec<(HeaderName, Box<[u8]>)>,
     head_tx: Option<oneshot::Sender<Response<RespBody>>>,
     chunk_tx: Option<mpsc::UnboundedSender<Bytes>>,
     ended: bool,
@@ -320,6 +368,7 @@ impl Responder {
             headers: pooled_headers(),
             defaults_set: 0,
             exact: Vec::new(),
+            odd: Vec::new(),
             head_tx: Some(tx),
             chunk_tx: None,
             ended: false,
@@ -403,7 +452,9 @@ impl Responder {
     /// header of that name must be set as well; case-insensitive).
     pub fn exact_name(&self, name: &[u8]) {
         let mut s = self.0.borrow_mut();
-        if !name.is_empty() && title_case(name) != name {
+        if let Some(o) = s.odd.iter_mut().find(|(_, e)| e.eq_ignore_ascii_case(name)) {
+            o.1 = name.into();
+        } else if !name.is_empty() && title_case(name) != name {
             s.defaults_set |= SET_EXACT;
             s.exact.push(name.into());
         }
@@ -418,6 +469,9 @@ impl Responder {
         let s = self.0.borrow();
         let spell = |n: &HeaderName| -> Vec<u8> {
             let b = n.as_str().as_bytes();
+            if let Some((_, e)) = s.odd.iter().find(|(o, _)| o == n) {
+                return e.to_vec();
+            }
             s.exact
                 .iter()
                 .find(|e| e.eq_ignore_ascii_case(b))
@@ -621,14 +675,57 @@ impl Drop for State {
 
 impl State {
     /// `name` as a header name, while headers may still be set.
-    fn open_name(&self, name: &[u8]) -> Result<HeaderName, RespError> {
+    fn open_name(&mut self, name: &[u8]) -> Result<HeaderName, RespError> {
         if self.ended || self.head_tx.is_none() {
             return Err(RespError::Unavailable);
         }
-        header_name(name).ok_or_else(|| {
-            let name = String::from_utf8_lossy(name);
-            RespError::Invalid(format!("invalid header name '{name}'"))
-        })
+        if let Some(n) = header_name(name) {
+            if !self.odd.is_empty() {
+                self.move_stand_in(&n);
+            }
+            return Ok(n);
+        }
+        // A name Swoole sends as it is (`"`, `x(`, ...): its stand-in in
+        // the map, its spelling (Title-Case unless `exact_name` says
+        // otherwise) for the connection to write.
+        if is_odd_name(name) {
+            if let Some((n, _)) = self.odd.iter().find(|(_, e)| e.eq_ignore_ascii_case(name)) {
+                return Ok(n.clone());
+            }
+            if let Some(n) = self.free_stand_in(name) {
+                self.defaults_set |= SET_EXACT;
+                self.odd.push((n.clone(), title_case(name).into()));
+                return Ok(n);
+            }
+        }
+        let name = String::from_utf8_lossy(name);
+        Err(RespError::Invalid(format!("invalid header name '{name}'")))
+    }
+
+    /// The first stand-in for odd name `name` that no header of this
+    /// response has.
+    fn free_stand_in(&self, name: &[u8]) -> Option<HeaderName> {
+        (0..4096)
+            .map_while(|k| stand_in(name, k))
+            .filter_map(|c| HeaderName::from_bytes(&c).ok())
+            .find(|c| !self.headers.contains_key(c) && !self.odd.iter().any(|(o, _)| o == c))
+    }
+
+    /// The script sets header `n`, which stands in for an odd name: that
+    /// one gets another stand-in, in the same place among the headers.
+    fn move_stand_in(&mut self, n: &HeaderName) {
+        let Some(i) = self.odd.iter().position(|(o, _)| o == n) else {
+            return;
+        };
+        let Some(new) = self.free_stand_in(&self.odd[i].1) else {
+            return;
+        };
+        let mut map = HeaderMap::with_capacity(self.headers.len());
+        for (k, v) in self.headers.iter() {
+            map.append(if k == n { new.clone() } else { k.clone() }, v.clone());
+        }
+        self.headers = map;
+        self.odd[i].0 = new;
     }
 
     /// Remembers that the script set one of the headers `build` defaults.
@@ -724,8 +821,10 @@ impl State {
             }
         }
         if self.defaults_set & SET_EXACT != 0 {
-            resp.extensions_mut()
-                .insert(ExactNames(std::mem::take(&mut self.exact)));
+            resp.extensions_mut().insert(ExactNames(
+                std::mem::take(&mut self.exact),
+                std::mem::take(&mut self.odd),
+            ));
         }
         if matches!(resp.body(), RespBody::Plain { .. }) {
             // The fast path writes them (`materialize` when it does not).
@@ -953,6 +1052,26 @@ mod tests {
             );
             assert_eq!(header_name(b"bad name"), None);
         }
+    }
+
+    #[test]
+    fn odd_names_stand_in_and_keep_their_place() {
+        let (r, _rx) = Responder::new(ctx());
+        r.header("x(", b"1", true).expect("x(");
+        r.header("\"", b"2", true).expect("quote");
+        // A real name equal to a stand-in moves the stand-in, in place.
+        r.header("x0", b"3", true).expect("x0");
+        r.header("X(", b"4", true).expect("X( again");
+        r.exact_name(b"x(");
+        for bad in ["a:b", "a b", "a\rb", ""] {
+            assert!(r.header(bad, b"v", true).is_err(), "{bad:?}");
+        }
+        let snap = r.snapshot();
+        let names: Vec<&[u8]> = snap.headers.iter().map(|(n, _)| n.as_slice()).collect();
+        assert_eq!(names, [&b"x("[..], b"\"", b"X0"]);
+        assert_eq!(snap.headers[0].1, vec![b"4".to_vec()]);
+        assert_ne!(stand_in(b"x(", 0), stand_in(b"x(", 1));
+        assert_eq!(stand_in(b"(", STAND_IN_BYTES.len()), None);
     }
 
     #[test]

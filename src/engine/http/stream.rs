@@ -37,10 +37,13 @@ pub(super) struct Counted(
 #[derive(Clone, Default)]
 pub(super) struct IoFlags(Arc<IoShared>);
 
+/// A header name as hyper writes it, and as it must go out.
+type Respell = (Vec<u8>, Box<[u8]>);
+
 #[derive(Default)]
 struct IoShared {
     bits: std::sync::atomic::AtomicU8,
-    exact: std::sync::Mutex<Vec<Box<[u8]>>>,
+    exact: std::sync::Mutex<Vec<Respell>>,
 }
 
 impl IoFlags {
@@ -65,17 +68,25 @@ impl IoFlags {
     }
 
     /// The next response head written carries `names` as spelled.
-    pub(super) fn expect_exact(&self, names: Vec<Box<[u8]>>) {
+    pub(super) fn expect_exact(&self, names: &super::response::ExactNames) {
         if let Ok(mut e) = self.0.exact.lock() {
-            e.extend(names);
+            let title = super::response::title_case;
+            e.extend(names.0.iter().map(|n| (title(n), n.clone())));
+            // An odd name is in the head as its stand-in.
+            e.extend(
+                names
+                    .1
+                    .iter()
+                    .map(|(s, n)| (title(s.as_str().as_bytes()), n.clone())),
+            );
         }
         self.set(Self::EXACT, true);
     }
 
     /// `bufs` with the waiting names written as spelled, when they hold a
     /// response head (`None`: write them unchanged). The spelling differs
-    /// in case only, so every byte keeps its place and a short write means
-    /// the same in both.
+    /// in case only, or replaces a stand-in of the same length, so every
+    /// byte keeps its place and a short write means the same in both.
     pub(super) fn patch(&self, bufs: &[&[u8]]) -> Option<Vec<u8>> {
         if !bufs.first().is_some_and(|b| b.starts_with(b"HTTP/1.")) {
             return None;
@@ -92,8 +103,7 @@ impl IoFlags {
             .windows(4)
             .position(|w| w == b"\r\n\r\n")
             .unwrap_or(out.len());
-        for name in names {
-            let title = super::response::title_case(&name);
+        for (title, name) in names {
             let mut at = 0;
             while let Some(i) = out[at..end].windows(title.len() + 3).position(|w| {
                 w[..2] == *b"\r\n" && w[2..2 + title.len()] == *title && w[2 + title.len()] == b':'

@@ -179,7 +179,11 @@ pub fn pack(opcode: u8, flags: u8, data: &[u8], close_code: u16) -> Result<Bytes
         }
     }
     if opcode == OP_CLOSE {
-        payload = close::encode(close_code, data).to_vec();
+        // The whole reason (up to 125 bytes, checked above), as Swoole's
+        // pack() writes it: a payload over RFC 6455's 125 is the caller's
+        // to send or not (the server's own close frames cut the reason).
+        payload = close_code.to_be_bytes().to_vec();
+        payload.extend_from_slice(data);
         body = &payload;
     }
     // RSV1..3 come from the flags; pack() only ever sets RSV1.

@@ -169,7 +169,8 @@ pub async fn upgrade<B>(
     http_fd: i64,
     server_port: u16,
 ) -> Response<RespBody> {
-    let custom = ctx.cfg.ws.custom_handshake;
+    let port = conns::get(http_fd).map_or(0, |c| c.port());
+    let custom = ctx.cfg.ws.custom_on_port(port);
     let version_ok = req
         .headers()
         .get(header::SEC_WEBSOCKET_VERSION)
@@ -234,7 +235,6 @@ pub async fn upgrade<B>(
     // pushes made by a `handshake` callback after its end()). Until the
     // upgrade is done the HTTP connection keeps the id: dropping `guard`
     // puts its entry back.
-    let port = conns::get(fd).map_or(0, |c| c.port());
     let (guard, rx) = conns::register(fd, conns::Kind::WebSocket, port, &ctx);
     let (mut r, open_request) = if custom {
         session::set_ws_status(fd, STATUS_HANDSHAKE);
@@ -285,10 +285,11 @@ pub async fn upgrade<B>(
         let mut exact = r
             .extensions_mut()
             .remove::<ExactNames>()
-            .map(|n| n.0)
             .unwrap_or_default();
-        exact.extend(WS_SPELLINGS.iter().map(|n| Box::<[u8]>::from(*n)));
-        r.extensions_mut().insert(ExactNames(exact));
+        exact
+            .0
+            .extend(WS_SPELLINGS.iter().map(|n| Box::<[u8]>::from(*n)));
+        r.extensions_mut().insert(exact);
     }
     fates(|t| t.insert(http_fd, Fate::Upgraded));
     guard.own_session();
