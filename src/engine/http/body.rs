@@ -38,7 +38,12 @@ pub enum RespBody {
     /// `response::SET_*` bits of those it did) instead of finding them in
     /// the header map. Only the fast path's responder makes it; anything
     /// else sees it as `Full` once `response::materialize` ran.
-    Plain { data: Option<Bytes>, defaults: u8 },
+    /// `lines`: the script's headers, in order.
+    Plain {
+        data: Option<Bytes>,
+        defaults: u8,
+        lines: super::response::HeadLines,
+    },
     /// `sendfile()` and the static handler: `remaining` bytes from the file.
     File { file: File, remaining: u64 },
     /// The static handler's `multipart/byteranges` answer: part heads and

@@ -108,8 +108,8 @@ pub(super) fn start(
     let is_head = request.method == http::Method::HEAD;
     let coding = request
         .headers
-        .get(header::ACCEPT_ENCODING)
-        .and_then(|v| Coding::from_accept(v.as_bytes()));
+        .get("accept-encoding")
+        .and_then(Coding::from_accept);
     let (responder, head_rx) = Responder::new(RespContext {
         is_head,
         keep_alive,

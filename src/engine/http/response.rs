@@ -57,36 +57,97 @@ const TEXT_HTML: HeaderValue = HeaderValue::from_static("text/html");
 const KEEP_ALIVE: HeaderValue = HeaderValue::from_static("keep-alive");
 const CLOSE: HeaderValue = HeaderValue::from_static("close");
 
-/// Most empty header maps kept for reuse.
-const HEADER_POOL_MAX: usize = 16;
-
-thread_local! {
-    /// Emptied header maps, capacity kept. A response's map goes to hyper,
-    /// which parses the connection's next request into it; that request's
-    /// map comes back here (`recycle_headers`) when the request is freed, so
-    /// a keep-alive request allocates no header map.
-    static HEADER_POOL: Box<RefCell<Vec<HeaderMap>>> = Box::new(RefCell::new(Vec::new()));
+/// The script's response headers in the order it set them: names parsed,
+/// values side by side in one buffer (no allocation per value). Values of a
+/// name stay together, as in a `HeaderMap` (`append` puts a value after
+/// the last one of its name); `remove` keeps the others' order, as
+/// Swoole's header array does.
+#[derive(Default, Debug)]
+pub struct HeadLines {
+    text: Vec<u8>,
+    lines: Vec<(HeaderName, u32, u32)>,
 }
 
-/// An empty map with room for `HEADERS_CAPACITY` headers.
-pub(super) fn pooled_headers() -> HeaderMap {
-    HEADER_POOL
-        .with(|p| p.borrow_mut().pop())
-        .unwrap_or_else(|| HeaderMap::with_capacity(HEADERS_CAPACITY))
-}
-
-/// Gives a request's header map back for a later response (emptied here).
-pub fn recycle_headers(mut headers: HeaderMap) {
-    if headers.capacity() < HEADERS_CAPACITY {
-        return;
-    }
-    headers.clear();
-    HEADER_POOL.with(|p| {
-        let mut p = p.borrow_mut();
-        if p.len() < HEADER_POOL_MAX {
-            p.push(headers);
+impl HeadLines {
+    fn put(&mut self, v: &[u8]) -> (u32, u32) {
+        if self.text.capacity() == 0 {
+            self.text.reserve(128);
         }
-    });
+        let at = self.text.len() as u32;
+        self.text.extend_from_slice(v);
+        (at, at + v.len() as u32)
+    }
+
+    /// Sets `n` to `v` alone: in the place of its first value, if any.
+    fn insert(&mut self, n: HeaderName, v: &[u8]) {
+        let (a, b) = self.put(v);
+        match self.lines.iter().position(|l| l.0 == n) {
+            Some(i) => {
+                self.lines[i].1 = a;
+                self.lines[i].2 = b;
+                // (Values of a name are together: the others follow it.)
+                while self.lines.get(i + 1).is_some_and(|l| l.0 == n) {
+                    self.lines.remove(i + 1);
+                }
+            }
+            None => {
+                if self.lines.capacity() == 0 {
+                    self.lines.reserve(8);
+                }
+                self.lines.push((n, a, b));
+            }
+        }
+    }
+
+    /// Adds `v` to `n`'s values (after the last one).
+    fn append(&mut self, n: HeaderName, v: &[u8]) {
+        let (a, b) = self.put(v);
+        match self.lines.iter().rposition(|l| l.0 == n) {
+            Some(i) => self.lines.insert(i + 1, (n, a, b)),
+            None => self.lines.push((n, a, b)),
+        }
+    }
+
+    fn remove(&mut self, n: &HeaderName) {
+        self.lines.retain(|l| l.0 != *n);
+    }
+
+    fn contains(&self, n: &HeaderName) -> bool {
+        self.lines.iter().any(|l| l.0 == *n)
+    }
+
+    /// The first value of `n`.
+    fn get(&self, n: &HeaderName) -> Option<&[u8]> {
+        self.lines
+            .iter()
+            .find(|l| l.0 == *n)
+            .map(|l| &self.text[l.1 as usize..l.2 as usize])
+    }
+
+    /// Every line, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&HeaderName, &[u8])> {
+        self.lines
+            .iter()
+            .map(|l| (&l.0, &self.text[l.1 as usize..l.2 as usize]))
+    }
+
+    /// Appends every line to `h` (a `HeaderMap` for hyper).
+    fn into_map(self, h: &mut HeaderMap) {
+        let text = Bytes::from(self.text);
+        for (n, a, b) in self.lines {
+            // SAFETY: `header_bytes` put only values `valid_value` passed:
+            // the bytes `HeaderValue` allows.
+            let v = unsafe {
+                HeaderValue::from_maybe_shared_unchecked(text.slice(a as usize..b as usize))
+            };
+            h.append(n, v);
+        }
+    }
+}
+
+/// What `HeaderValue::from_bytes` takes: visible ASCII, obs-text, SP, HTAB.
+fn valid_value(v: &[u8]) -> bool {
+    v.iter().all(|&b| (b >= 32 && b != 127) || b == b'\t')
 }
 
 /// `HeaderName::from_bytes`, through `NAME_CACHE`; `None` when invalid.
@@ -274,15 +335,11 @@ fn is_managed(n: &HeaderName) -> bool {
 #[derive(Clone, Debug, Default)]
 pub struct ExactNames(pub Vec<Box<[u8]>>);
 
-/// Initial header capacity of a response (HeaderMap keeps 3/4 of a power
-/// of two usable: 12 here).
-const HEADERS_CAPACITY: usize = 12;
-
 struct State {
     status: u16,
     reason: Option<String>,
     /// Built as the script sets them, then moved whole into the response.
-    headers: HeaderMap,
+    headers: HeadLines,
     /// `SET_*` bits; a bit once set stays true (a header `remove_header`
     /// took out still keeps its default out, as in Swoole).
     defaults_set: u8,
@@ -314,10 +371,7 @@ impl Responder {
         let state = State {
             status: 200,
             reason: None,
-            // Room for a few script headers, the three defaults and the
-            // one hyper's HTTP/1.0 keep-alive fix-up reserves (its
-            // `entry(CONNECTION)` grows a full map: a rehash per response).
-            headers: pooled_headers(),
+            headers: HeadLines::default(),
             defaults_set: 0,
             exact: Vec::new(),
             head_tx: Some(tx),
@@ -373,18 +427,20 @@ impl Responder {
             }
             value = rest;
         }
-        let v = HeaderValue::from_bytes(value).map_err(|_| {
+        if !valid_value(value) {
             let name = String::from_utf8_lossy(name);
-            RespError::Invalid(format!("invalid value for header '{name}'"))
-        })?;
+            return Err(RespError::Invalid(format!(
+                "invalid value for header '{name}'"
+            )));
+        }
         s.note_default(&n);
-        if v.is_empty() && is_managed(&n) {
+        if value.is_empty() && is_managed(&n) {
             s.defaults_set |= SET_EMPTY;
         }
         if replace {
-            s.headers.insert(n, v);
+            s.headers.insert(n, value);
         } else {
-            s.headers.append(n, v);
+            s.headers.append(n, value);
         }
         Ok(())
     }
@@ -425,17 +481,18 @@ impl Responder {
                 .unwrap_or_else(|| title_case(b))
         };
         let mut snap = Snapshot::default();
-        for name in s.headers.keys() {
-            let values = s
-                .headers
-                .get_all(name)
-                .iter()
-                .map(|v| v.as_bytes().to_vec());
+        let mut prev: Option<&HeaderName> = None;
+        for (name, v) in s.headers.iter() {
             if name == http::header::SET_COOKIE {
-                snap.cookies.extend(values);
-            } else {
-                snap.headers.push((spell(name), values.collect()));
+                snap.cookies.push(v.to_vec());
+                continue;
             }
+            // (The values of a name are together.)
+            match snap.headers.last_mut() {
+                Some((_, values)) if prev == Some(name) => values.push(v.to_vec()),
+                _ => snap.headers.push((spell(name), vec![v.to_vec()])),
+            }
+            prev = Some(name);
         }
         if let Some(t) = &s.trailers {
             for (name, v) in t.iter() {
@@ -537,6 +594,7 @@ impl Responder {
             None if s.ctx.head_writer && coding.is_none() && s.ctx.keep_alive => RespBody::Plain {
                 data: (!body.is_empty()).then_some(body),
                 defaults: s.defaults_set,
+                lines: HeadLines::default(),
             },
             None => RespBody::full(body),
         };
@@ -577,10 +635,8 @@ impl Responder {
         }
         let len = if length == 0 { size - offset } else { length };
         if s.defaults_set & SET_CONTENT_TYPE == 0 {
-            s.headers.insert(
-                http::header::CONTENT_TYPE,
-                HeaderValue::from_static(mime::for_path(path)),
-            );
+            s.headers
+                .insert(http::header::CONTENT_TYPE, mime::for_path(path).as_bytes());
             s.defaults_set |= SET_CONTENT_TYPE;
         }
         let body = RespBody::file(file, offset, len)
@@ -656,7 +712,7 @@ impl State {
     }
 
     fn has(&self, name: &HeaderName) -> bool {
-        self.headers.contains_key(name)
+        self.headers.contains(name)
     }
 
     fn maybe_compress(&self, data: Bytes) -> (Bytes, Option<Coding>) {
@@ -669,8 +725,10 @@ impl State {
         if let Some(types) = &self.ctx.compression_types {
             let ct = self
                 .headers
-                .get(http::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
+                .get(&http::header::CONTENT_TYPE)
+                // (As `HeaderValue::to_str`: visible ASCII only.)
+                .filter(|v| v.iter().all(|&b| b == b'\t' || (32..127).contains(&b)))
+                .and_then(|v| std::str::from_utf8(v).ok())
                 .unwrap_or("text/html")
                 .to_ascii_lowercase();
             let media = ct.split(';').next().unwrap_or("").trim();
@@ -699,38 +757,32 @@ impl State {
                 resp.extensions_mut().insert(r);
             }
         }
-        *resp.headers_mut() = std::mem::take(&mut self.headers);
+        let mut lines = std::mem::take(&mut self.headers);
         if self.defaults_set & SET_EMPTY != 0 {
-            let h = resp.headers_mut();
-            let empty: Vec<HeaderName> = h
-                .iter()
-                .filter(|(n, v)| v.is_empty() && is_managed(n))
-                .map(|(n, _)| n.clone())
-                .collect();
-            for n in empty {
-                h.remove(&n);
-            }
+            lines.lines.retain(|l| !(l.1 == l.2 && is_managed(&l.0)));
         }
         if self.defaults_set & SET_COOKIES != 0 {
             // Swoole writes the cookies after every other header the
-            // script set (a map keeps them where the first one went).
-            let h = resp.headers_mut();
-            if let http::header::Entry::Occupied(e) = h.entry(http::header::SET_COOKIE) {
-                let (_, values) = e.remove_entry_mult();
-                let values: Vec<HeaderValue> = values.collect();
-                for v in values {
-                    h.append(http::header::SET_COOKIE, v);
-                }
-            }
+            // script set (the lines keep them where the first one went).
+            let (cookies, mut rest): (Vec<_>, Vec<_>) = std::mem::take(&mut lines.lines)
+                .into_iter()
+                .partition(|l| l.0 == http::header::SET_COOKIE);
+            rest.extend(cookies);
+            lines.lines = rest;
         }
         if self.defaults_set & SET_EXACT != 0 {
             resp.extensions_mut()
                 .insert(ExactNames(std::mem::take(&mut self.exact)));
         }
-        if matches!(resp.body(), RespBody::Plain { .. }) {
-            // The fast path writes them (`materialize` when it does not).
+        if let RespBody::Plain { lines: l, .. } = resp.body_mut() {
+            // The fast path writes them, and the defaults (`materialize`
+            // when it does not).
+            *l = lines;
             return Ok(resp);
         }
+        // (Room for the defaults too: no rehash when they go in.)
+        resp.headers_mut().reserve(lines.lines.len() + 6);
+        lines.into_map(resp.headers_mut());
         append_defaults(resp.headers_mut(), self.defaults_set, self.ctx.keep_alive);
         let h = resp.headers_mut();
         if let Some(c) = coding {
@@ -774,9 +826,16 @@ fn append_defaults(h: &mut HeaderMap, set: u8, keep_alive: bool) {
 /// map, its body `Full` (before anything but the fast path's head writer
 /// sees it: hyper, or a change to its headers).
 pub fn materialize(resp: &mut Response<RespBody>) {
-    if let RespBody::Plain { data, defaults } = resp.body_mut() {
-        let (data, defaults) = (data.take(), *defaults);
+    if let RespBody::Plain {
+        data,
+        defaults,
+        lines,
+    } = resp.body_mut()
+    {
+        let (data, defaults, lines) = (data.take(), *defaults, std::mem::take(lines));
         *resp.body_mut() = RespBody::Full(data);
+        resp.headers_mut().reserve(lines.lines.len() + 6);
+        lines.into_map(resp.headers_mut());
         append_defaults(resp.headers_mut(), defaults, true);
     }
 }
