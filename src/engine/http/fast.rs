@@ -176,7 +176,11 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
         // byte (what `HeaderValue` requires): nothing to check again. The
         // names that matter here are told apart by length first.
         let name = h.name.as_bytes();
-        let is = |n: &[u8]| name.len() == n.len() && name.eq_ignore_ascii_case(n);
+        // (The first letter before the rest: `User-Agent` is as long as
+        // `Connection`, `Accept` as `Expect`.)
+        let is = |n: &[u8]| {
+            name.len() == n.len() && (name[0] | 0x20) == n[0] && name.eq_ignore_ascii_case(n)
+        };
         match name.len() {
             4 if is(b"host") => hosts += 1,
             14 if is(b"content-length") => {

@@ -146,8 +146,27 @@ impl HeadLines {
 }
 
 /// What `HeaderValue::from_bytes` takes: visible ASCII, obs-text, SP, HTAB.
+/// (Eight bytes at a time while they are all printable ASCII.)
 fn valid_value(v: &[u8]) -> bool {
-    v.iter().all(|&b| (b >= 32 && b != 127) || b == b'\t')
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = v.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        // A byte below 0x20, a 0x7F, or a high bit: byte by byte.
+        let low = x.wrapping_sub(ONES * 0x20) & !x;
+        let del = (x ^ (ONES * 0x7F)).wrapping_sub(ONES) & !(x ^ (ONES * 0x7F));
+        if (low | del | x) & HIGH != 0 && !c.iter().all(|&b| valid_byte(b)) {
+            return false;
+        }
+    }
+    chunks.remainder().iter().all(|&b| valid_byte(b))
+}
+
+fn valid_byte(b: u8) -> bool {
+    (b >= 32 && b != 127) || b == b'\t'
 }
 
 /// `HeaderName::from_bytes`, through `NAME_CACHE`; `None` when invalid.
@@ -844,6 +863,13 @@ pub fn materialize(resp: &mut Response<RespBody>) {
 /// whose script set `set` of them, as `append_defaults` would have put them
 /// in the map (Title-Case, keep-alive).
 pub fn default_lines(out: &mut Vec<u8>, set: u8) {
+    if set & (SET_SERVER | SET_DATE | SET_CONNECTION | SET_CONTENT_TYPE) == 0 {
+        // The common case, in three pieces.
+        out.extend_from_slice(b"Server: swoole-http-server\r\nDate: ");
+        date(out);
+        out.extend_from_slice(b"\r\nConnection: keep-alive\r\nContent-Type: text/html\r\n");
+        return;
+    }
     if set & SET_SERVER == 0 {
         out.extend_from_slice(b"Server: swoole-http-server\r\n");
     }
@@ -1012,6 +1038,56 @@ mod tests {
             );
             assert_eq!(header_name(b"bad name"), None);
         }
+    }
+
+    #[test]
+    fn values_checked_as_header_value() {
+        let mut cases: Vec<Vec<u8>> = vec![
+            b"".to_vec(),
+            b"Thu, 18 Jun 2015 10:24:27 GMT".to_vec(),
+            b"a\tb and more text here".to_vec(),
+            "caf\u{e9} au lait, tr\u{e8}s bien".as_bytes().to_vec(),
+        ];
+        for bad in [0u8, 10, 13, 31, 127] {
+            for at in [0, 5, 8, 17] {
+                let mut v = b"0123456789abcdefghij".to_vec();
+                v[at] = bad;
+                cases.push(v);
+            }
+        }
+        for v in cases {
+            assert_eq!(
+                valid_value(&v),
+                HeaderValue::from_bytes(&v).is_ok(),
+                "{v:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn lines_keep_values_of_a_name_together() {
+        let mut h = HeadLines::default();
+        let n = |s: &'static str| HeaderName::from_static(s);
+        h.insert(n("a"), b"1");
+        h.insert(n("b"), b"2");
+        h.append(n("a"), b"3");
+        h.insert(n("c"), b"4");
+        h.append(n("b"), b"5");
+        let got: Vec<(String, Vec<u8>)> = h
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.to_vec()))
+            .collect();
+        let want = [("a", "1"), ("a", "3"), ("b", "2"), ("b", "5"), ("c", "4")];
+        assert_eq!(got.len(), want.len());
+        for ((k, v), (wk, wv)) in got.iter().zip(want) {
+            assert_eq!((k.as_str(), &v[..]), (wk, wv.as_bytes()));
+        }
+        // Replacing keeps the place of the first value and drops the others.
+        h.insert(n("a"), b"9");
+        h.remove(&n("b"));
+        let names: Vec<&str> = h.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["a", "c"]);
+        assert_eq!(h.get(&n("a")), Some(&b"9"[..]));
     }
 
     #[test]
