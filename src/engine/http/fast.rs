@@ -283,7 +283,10 @@ pub(super) async fn serve(
     flow: Rc<Outflow>,
 ) -> End {
     let fd = entry.fd();
-    let mut shutdown = ctx.shutdown.subscribe();
+    // The wait for the worker's drain: made at the first wait and kept
+    // (a watch's `changed()` made and dropped at each wait would put the
+    // task in its waiter list and take it out again on every request).
+    let mut draining: Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>> = None;
     let mut buf = BytesMut::new();
     loop {
         // Wait for a whole head, under the header timeout (hyper's rule:
@@ -291,7 +294,7 @@ pub(super) async fn serve(
         // The request is parsed and started inside the `if` below, so
         // that its head and its answer never live across an await here
         // (the task's size is memory every idle connection holds).
-        let mut timeout: Option<std::pin::Pin<Box<dyn hyper::rt::Sleep>>> = None;
+        let mut timeout: Option<super::header_timer::HeaderSleep> = None;
         let (bytes, len, started) = loop {
             if !buf.is_empty() {
                 // The whole buffer, so that nothing else holds its memory.
@@ -309,12 +312,17 @@ pub(super) async fn serve(
                     Parsed::Partial => buf = reuse(bytes, 0),
                 }
             }
-            if *shutdown.borrow_and_update() || ctx.poisoned.get().is_some() {
+            if *ctx.shutdown.borrow() || ctx.poisoned.get().is_some() {
                 return handoff(fd, "draining", buf.freeze(), None);
             }
             let sleep = timeout.get_or_insert_with(|| {
-                let at = std::time::Instant::now() + ctx.cfg.http_header_timeout;
-                hyper::rt::Timer::sleep_until(&super::header_timer::HeaderTimer, at)
+                super::header_timer::sleep_after(ctx.cfg.http_header_timeout)
+            });
+            let drain = draining.get_or_insert_with(|| {
+                let mut rx = ctx.shutdown.subscribe();
+                Box::pin(async move {
+                    let _ = rx.changed().await;
+                })
             });
             tokio::select! {
                 biased;
@@ -324,8 +332,8 @@ pub(super) async fn serve(
                     Err(_) => return End::Closed { failed: true },
                 },
                 _ = kill.notified() => return End::Closed { failed: false },
-                _ = shutdown.changed() => {}
-                _ = sleep.as_mut() => return End::Closed { failed: true },
+                _ = drain.as_mut() => draining = None,
+                _ = sleep => return End::Closed { failed: true },
             }
         };
         drop(timeout);

@@ -887,20 +887,30 @@ pub fn default_lines(out: &mut Vec<u8>, set: u8) {
 }
 
 /// The `Date` value for now, formatted once a second (as hyper caches it).
+/// The second is read from the coarse clock (a header of one-second
+/// resolution needs no more; the precise one costs several times more).
 pub fn date(out: &mut Vec<u8>) {
     use std::sync::Mutex;
-    use std::time::{SystemTime, UNIX_EPOCH};
+    use std::time::{Duration, UNIX_EPOCH};
     // (second, its HTTP date); a worker's connections share one thread, so
     // the lock is never contended.
     static CACHE: Mutex<(u64, [u8; 29])> = Mutex::new((0, [0u8; 29]));
-    let now = SystemTime::now();
-    let secs = now
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or(std::time::Duration::ZERO)
-        .as_secs();
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-parameter for the call.
+    let secs = if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) } == 0 {
+        ts.tv_sec.max(0) as u64
+    } else {
+        std::time::SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or(Duration::ZERO)
+            .as_secs()
+    };
     let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     if c.0 != secs {
-        let s = httpdate::fmt_http_date(now);
+        let s = httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs));
         if s.len() == 29 {
             c.1.copy_from_slice(s.as_bytes());
             c.0 = secs;
