@@ -283,10 +283,8 @@ pub(super) async fn serve(
     flow: Rc<Outflow>,
 ) -> End {
     let fd = entry.fd();
-    // The wait for the worker's drain: made at the first wait and kept
-    // (a watch's `changed()` made and dropped at each wait would put the
-    // task in its waiter list and take it out again on every request).
-    let mut draining: Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>> = None;
+    // The wait for the worker's drain (see `drain_ready`).
+    let mut draining: Option<DrainWait> = None;
     let mut buf = BytesMut::new();
     loop {
         // Wait for a whole head, under the header timeout (hyper's rule:
@@ -318,12 +316,7 @@ pub(super) async fn serve(
             let sleep = timeout.get_or_insert_with(|| {
                 super::header_timer::sleep_after(ctx.cfg.http_header_timeout)
             });
-            let drain = draining.get_or_insert_with(|| {
-                let mut rx = ctx.shutdown.subscribe();
-                Box::pin(async move {
-                    let _ = rx.changed().await;
-                })
-            });
+
             tokio::select! {
                 biased;
                 r = read_some(io, &mut buf, &ctx.http_bufs) => match r {
@@ -332,7 +325,7 @@ pub(super) async fn serve(
                     Err(_) => return End::Closed { failed: true },
                 },
                 _ = kill.notified() => return End::Closed { failed: false },
-                _ = drain.as_mut() => draining = None,
+                _ = std::future::poll_fn(|cx| drain_ready(ctx, &mut draining, cx)) => {}
                 _ = sleep => return End::Closed { failed: true },
             }
         };
@@ -367,6 +360,35 @@ pub(super) async fn serve(
             ctx.http_bufs.give_read(std::mem::take(&mut buf));
         }
     }
+}
+
+/// A wait on the worker's drain signal (a watch's `changed()`).
+type DrainWait = std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
+
+/// Ready once the worker drains. The signal only ever goes from false to
+/// true (`ctx.shutdown`), so its waiter is made and polled once per
+/// connection, then left in the watch's list with the task's waker: a
+/// wake-up from it is seen in the flag (a `changed()` made, polled and
+/// dropped on every request would enter the list and leave it each time).
+fn drain_ready(
+    ctx: &WorkerCtx,
+    wait: &mut Option<DrainWait>,
+    cx: &mut std::task::Context<'_>,
+) -> std::task::Poll<()> {
+    if *ctx.shutdown.borrow() {
+        return std::task::Poll::Ready(());
+    }
+    if wait.is_none() {
+        let mut rx = ctx.shutdown.subscribe();
+        let mut w: DrainWait = Box::pin(async move {
+            let _ = rx.changed().await;
+        });
+        if std::future::Future::poll(w.as_mut(), cx).is_ready() {
+            return std::task::Poll::Ready(());
+        }
+        *wait = Some(w);
+    }
+    std::task::Poll::Pending
 }
 
 /// Reads into `buf`; an idle connection's empty `buf` (no capacity) gets
