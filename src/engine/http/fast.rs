@@ -178,9 +178,7 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
         let name = h.name.as_bytes();
         // (The first letter before the rest: `User-Agent` is as long as
         // `Connection`, `Accept` as `Expect`.)
-        let is = |n: &[u8]| {
-            name.len() == n.len() && (name[0] | 0x20) == n[0] && name.eq_ignore_ascii_case(n)
-        };
+        let is = |n: &[u8]| name.len() == n.len() && (name[0] | 0x20) == n[0] && eq_lower(name, n);
         match name.len() {
             4 if is(b"host") => hosts += 1,
             14 if is(b"content-length") => {
@@ -194,7 +192,7 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
             }
             10 if is(b"connection") => {
                 // The common value first, without splitting it.
-                if h.value.eq_ignore_ascii_case(b"keep-alive") {
+                if eq_lower(h.value, b"keep-alive") {
                     keep_alive = true;
                 } else {
                     let close = has_token(h.value, b"close");
@@ -259,6 +257,24 @@ fn parse_length(v: &[u8]) -> Option<usize> {
         n = n * 10 + usize::from(c - b'0');
     }
     Some(n)
+}
+
+/// `a` equals `lower` but for case; `lower` is lower-case letters and `-`
+/// only. (Setting bit 0x20 of a byte of `a` gives a letter of `lower` only
+/// from that letter in either case, and `-` only from `-` or CR, which no
+/// name or value httparse took holds.)
+fn eq_lower(a: &[u8], lower: &[u8]) -> bool {
+    if a.len() != lower.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] | 0x20 != lower[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// True when comma-separated `value` has `token` (case-insensitive).
@@ -741,6 +757,11 @@ mod tests {
         assert_eq!(parse_length(b"+1"), None);
         assert_eq!(parse_length(b"1 "), None);
         assert!(has_token(b"Keep-Alive", b"keep-alive"));
+        assert!(eq_lower(b"Keep-Alive", b"keep-alive"));
+        assert!(eq_lower(b"HOST", b"host"));
+        assert!(!eq_lower(b"hosts", b"host"));
+        assert!(!eq_lower(b"keep alive", b"keep-alive"));
+        assert!(!eq_lower(b"Hist", b"host"));
         assert!(has_token(b"foo, close", b"close"));
         assert!(!has_token(b"closed", b"close"));
         assert_eq!(itoa(0, &mut [0; 20]), b"0");
