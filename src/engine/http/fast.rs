@@ -546,7 +546,14 @@ fn send_now(
         return Sent::End(handoff(fd, "answer", bytes, Some(Box::new(resp))));
     };
     let body = match std::mem::replace(resp.body_mut(), RespBody::empty()) {
-        RespBody::Full(b) | RespBody::Plain { data: b, .. } => b,
+        RespBody::Full(b) => b,
+        RespBody::Plain { data, lines, .. } => {
+            // The header lines' buffers came from the pool (`exchange::start`).
+            let (text, lines) = lines.into_parts();
+            ctx.http_bufs.give_head(text);
+            ctx.http_bufs.give_lines(lines);
+            data
+        }
         _ => None,
     };
     drop(resp);

@@ -69,6 +69,18 @@ pub struct HeadLines {
 }
 
 impl HeadLines {
+    /// Lines kept in `text` and `lines` (emptied buffers, from a pool).
+    pub fn from_parts(mut text: Vec<u8>, mut lines: Vec<(HeaderName, u32, u32)>) -> HeadLines {
+        text.clear();
+        lines.clear();
+        HeadLines { text, lines }
+    }
+
+    /// The buffers back, for the pool they came from.
+    pub fn into_parts(self) -> (Vec<u8>, Vec<(HeaderName, u32, u32)>) {
+        (self.text, self.lines)
+    }
+
     fn put(&mut self, v: &[u8]) -> (u32, u32) {
         if self.text.capacity() == 0 {
             self.text.reserve(128);
@@ -386,11 +398,19 @@ pub struct Responder(Rc<RefCell<State>>);
 
 impl Responder {
     pub fn new(ctx: RespContext) -> (Responder, oneshot::Receiver<Response<RespBody>>) {
+        Self::with_lines(ctx, HeadLines::default())
+    }
+
+    /// `new`, the script's headers to go in `lines` (pooled buffers).
+    pub fn with_lines(
+        ctx: RespContext,
+        lines: HeadLines,
+    ) -> (Responder, oneshot::Receiver<Response<RespBody>>) {
         let (tx, rx) = oneshot::channel();
         let state = State {
             status: 200,
             reason: None,
-            headers: HeadLines::default(),
+            headers: lines,
             defaults_set: 0,
             exact: Vec::new(),
             head_tx: Some(tx),
