@@ -113,12 +113,9 @@ pub(super) fn start(
     // The fast path's answers leave their header lines to its head writer,
     // which gives the buffers back to the worker's pool.
     let lines = if head_writer {
-        super::response::HeadLines::from_parts(
-            ctx.http_bufs.take_head(),
-            ctx.http_bufs.take_lines(),
-        )
+        super::body::HeadLines::from_parts(ctx.http_bufs.take_head(), ctx.http_bufs.take_lines())
     } else {
-        super::response::HeadLines::default()
+        super::body::HeadLines::default()
     };
     let (responder, head_rx) = Responder::with_lines(
         RespContext {
