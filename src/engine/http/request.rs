@@ -140,6 +140,23 @@ pub struct HttpRequest {
     pub master_time: i64,
 }
 
+/// Unix time now in seconds (fractional), read straight from the clock
+/// (`SystemTime`'s `duration_since` costs as much again as the read).
+fn unix_now() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-parameter for the call.
+    if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) } == 0 {
+        return ts.tv_sec as f64 + ts.tv_nsec as f64 / 1_000_000_000.0;
+    }
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
 impl HttpRequest {
     /// A request whose head is complete now; `at` is the connection's
     /// `(peer, local address, local port)`.
@@ -154,10 +171,7 @@ impl HttpRequest {
         body: Bytes,
         at: (SocketAddr, Option<SocketAddr>, u16),
     ) -> HttpRequest {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs_f64())
-            .unwrap_or(0.0);
+        let now = unix_now();
         HttpRequest {
             fd,
             protocol: match version {

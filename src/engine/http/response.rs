@@ -41,14 +41,14 @@ const NAME_CACHE_MAX: usize = 64;
 /// Header names as scripts spelled them, and what each parsed to.
 type NameCache = Vec<(Box<[u8]>, HeaderName)>;
 
-thread_local! {
-    /// Header names as scripts spell them, each parsed once. A script sets
-    /// the same few names on every response; parsing one (lower-casing, the
-    /// standard-name match, an allocation for a non-standard name) costs
-    /// several times a look-up here. Past `NAME_CACHE_MAX` distinct
-    /// spellings, new ones are parsed every time.
-    static NAME_CACHE: Box<RefCell<NameCache>> = Box::new(RefCell::new(Vec::new()));
-}
+/// Header names as scripts spell them, each parsed once. A script sets
+/// the same few names on every response; parsing one (lower-casing, the
+/// standard-name match, an allocation for a non-standard name) costs
+/// several times a look-up here. Past `NAME_CACHE_MAX` distinct
+/// spellings, new ones are parsed every time. (Process-wide behind a lock
+/// never contended, as `date`'s: cheaper than a thread-local's look-up in
+/// a shared object.)
+static NAME_CACHE: std::sync::Mutex<NameCache> = std::sync::Mutex::new(Vec::new());
 
 // The default header values, checked at compile time (`from_static` in a
 // non-const context checks every byte again on each response).
@@ -83,17 +83,20 @@ fn valid_byte(b: u8) -> bool {
 
 /// `HeaderName::from_bytes`, through `NAME_CACHE`; `None` when invalid.
 fn header_name(name: &[u8]) -> Option<HeaderName> {
-    NAME_CACHE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if let Some((_, n)) = cache.iter().find(|(k, _)| **k == *name) {
-            return Some(n.clone());
-        }
-        let n = HeaderName::from_bytes(name).ok()?;
-        if cache.len() < NAME_CACHE_MAX {
-            cache.push((name.into(), n.clone()));
-        }
-        Some(n)
-    })
+    let mut cache = NAME_CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    // (Length and first byte before the bytes: `Last-Modified` and
+    // `Accept-Ranges` are as long.)
+    let hit = cache
+        .iter()
+        .find(|(k, _)| k.len() == name.len() && k.first() == name.first() && **k == *name);
+    if let Some((_, n)) = hit {
+        return Some(n.clone());
+    }
+    let n = HeaderName::from_bytes(name).ok()?;
+    if cache.len() < NAME_CACHE_MAX {
+        cache.push((name.into(), n.clone()));
+    }
+    Some(n)
 }
 
 /// `name` as hyper writes it: lower case, with the first letter and each
