@@ -210,7 +210,7 @@ impl Request {
             method: http::Method::DELETE,
             uri: http::Uri::from_static("/"),
             protocol: "HTTP/1.1",
-            headers: http::HeaderMap::new(),
+            headers: Default::default(),
             body: Bytes::new(),
             peer: std::net::SocketAddr::from(([0, 0, 0, 0], 0)),
             local: None,
@@ -242,22 +242,24 @@ impl Request {
 
     fn build_header(&self) -> Zval {
         let mut ht = ZendHashTable::new();
-        for k in self.req.headers.keys() {
-            if k == http::header::COOKIE && self.opts.parse_cookie {
+        for (k, values) in self.req.headers.grouped() {
+            if k == "cookie" && self.opts.parse_cookie {
                 continue;
             }
-            let mut values = self.req.headers.get_all(k).iter();
-            let Some(first) = values.next() else { continue };
-            let Some(second) = values.next() else {
-                let _ = ht.insert(k.as_str(), bytes_zval(first.as_bytes()));
-                continue;
-            };
-            // A repeated header is a list of its values (as Swoole).
-            let mut list = ZendHashTable::new();
-            for v in [first, second].into_iter().chain(values) {
-                let _ = list.push(bytes_zval(v.as_bytes()));
+            match values[..] {
+                [] => {}
+                [one] => {
+                    let _ = ht.insert(&*k, bytes_zval(one));
+                }
+                _ => {
+                    // A repeated header is a list of its values (as Swoole).
+                    let mut list = ZendHashTable::new();
+                    for v in values {
+                        let _ = list.push(bytes_zval(v));
+                    }
+                    let _ = ht.insert(&*k, array_zval(list));
+                }
             }
-            let _ = ht.insert(k.as_str(), array_zval(list));
         }
         array_zval(ht)
     }
@@ -310,7 +312,7 @@ impl Request {
         let ct = self
             .req
             .header("content-type")
-            .map(|v| v.as_bytes().to_vec())
+            .map(<[u8]>::to_vec)
             .unwrap_or_default();
         let lower = String::from_utf8_lossy(&ct).to_ascii_lowercase();
         if lower.starts_with("application/x-www-form-urlencoded") {
@@ -448,17 +450,17 @@ impl Request {
         if !self.opts.parse_cookie {
             return None;
         }
-        let mut all = self.req.headers.get_all(http::header::COOKIE).iter();
-        let first = all.next()?;
-        let Some(second) = all.next() else {
-            return Some(pairs_zval(form::parse_cookie(first.as_bytes())));
-        };
+        let all = self.req.headers.get_all("cookie");
+        let (first, rest) = all.split_first()?;
+        if rest.is_empty() {
+            return Some(pairs_zval(form::parse_cookie(first)));
+        }
         // HTTP/2 clients send one `cookie` field per cookie (RFC 9113
         // 8.2.3): joined with "; " as one header.
-        let mut joined = first.as_bytes().to_vec();
-        for v in std::iter::once(second).chain(all) {
+        let mut joined = first.to_vec();
+        for v in rest {
             joined.extend_from_slice(b"; ");
-            joined.extend_from_slice(v.as_bytes());
+            joined.extend_from_slice(v);
         }
         Some(pairs_zval(form::parse_cookie(&joined)))
     }
@@ -521,7 +523,6 @@ impl Drop for Request {
             uploaded_files::remove(form::path_bytes(&p));
         }
         // The header map's allocation serves a later response.
-        crate::engine::http::recycle_headers(std::mem::take(&mut self.req.headers));
     }
 }
 
@@ -669,7 +670,7 @@ impl Request {
             self.req.method = h.method.clone();
             self.req.uri = h.uri.clone();
             self.req.protocol = h.protocol;
-            self.req.headers = h.headers.clone();
+            self.req.headers = h.headers.clone().into();
             self.req.time = now;
             *self.cache.get_mut() = Cache::default();
         }

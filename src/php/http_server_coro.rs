@@ -227,7 +227,7 @@ impl Hooks for CoHooks {
         let key = req
             .headers
             .get("sec-websocket-key")
-            .map(|v| v.as_bytes().to_vec())
+            .map(<[u8]>::to_vec)
             .unwrap_or_default();
         WS.with(|w| {
             w.borrow_mut().insert(

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http_body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
 
@@ -38,7 +39,12 @@ pub enum RespBody {
     /// `response::SET_*` bits of those it did) instead of finding them in
     /// the header map. Only the fast path's responder makes it; anything
     /// else sees it as `Full` once `response::materialize` ran.
-    Plain { data: Option<Bytes>, defaults: u8 },
+    /// `lines`: the script's headers, in order.
+    Plain {
+        data: Option<Bytes>,
+        defaults: u8,
+        lines: HeadLines,
+    },
     /// `sendfile()` and the static handler: `remaining` bytes from the file.
     File { file: File, remaining: u64 },
     /// The static handler's `multipart/byteranges` answer: part heads and
@@ -249,6 +255,113 @@ impl Body for RespBody {
             RespBody::Chunks { .. } => SizeHint::default(),
             RespBody::File { remaining, .. } => SizeHint::with_exact(*remaining),
             RespBody::Parts(p) => SizeHint::with_exact(p.remaining),
+        }
+    }
+}
+
+/// The script's response headers in the order it set them: names parsed,
+/// values side by side in one buffer (no allocation per value). Values of a
+/// name stay together, as in a `HeaderMap` (`append` puts a value after
+/// the last one of its name); `remove` keeps the others' order, as
+/// Swoole's header array does.
+#[derive(Default, Debug)]
+pub struct HeadLines {
+    text: Vec<u8>,
+    pub(super) lines: Vec<(HeaderName, u32, u32)>,
+}
+
+impl HeadLines {
+    /// Lines kept in `text` and `lines` (emptied buffers, from a pool).
+    pub fn from_parts(mut text: Vec<u8>, mut lines: Vec<(HeaderName, u32, u32)>) -> HeadLines {
+        text.clear();
+        lines.clear();
+        HeadLines { text, lines }
+    }
+
+    /// The buffers back, for the pool they came from.
+    pub fn into_parts(self) -> (Vec<u8>, Vec<(HeaderName, u32, u32)>) {
+        (self.text, self.lines)
+    }
+
+    fn put(&mut self, v: &[u8]) -> (u32, u32) {
+        if self.text.capacity() == 0 {
+            self.text.reserve(128);
+        }
+        let at = self.text.len() as u32;
+        self.text.extend_from_slice(v);
+        (at, at + v.len() as u32)
+    }
+
+    /// Sets `n` to `v` alone: in the place of its first value, if any.
+    pub(super) fn insert(&mut self, n: HeaderName, v: &[u8]) {
+        let (a, b) = self.put(v);
+        match self.lines.iter().position(|l| l.0 == n) {
+            Some(i) => {
+                self.lines[i].1 = a;
+                self.lines[i].2 = b;
+                // (Values of a name are together: the others follow it.)
+                while self.lines.get(i + 1).is_some_and(|l| l.0 == n) {
+                    self.lines.remove(i + 1);
+                }
+            }
+            None => {
+                if self.lines.capacity() == 0 {
+                    self.lines.reserve(8);
+                }
+                self.lines.push((n, a, b));
+            }
+        }
+    }
+
+    /// Adds `v` to `n`'s values (after the last one).
+    pub(super) fn append(&mut self, n: HeaderName, v: &[u8]) {
+        let (a, b) = self.put(v);
+        match self.lines.iter().rposition(|l| l.0 == n) {
+            Some(i) => self.lines.insert(i + 1, (n, a, b)),
+            None => self.lines.push((n, a, b)),
+        }
+    }
+
+    pub(super) fn remove(&mut self, n: &HeaderName) {
+        self.lines.retain(|l| l.0 != *n);
+    }
+
+    /// Gives `n`'s lines the name `to`, in their places.
+    pub(super) fn rename(&mut self, n: &HeaderName, to: &HeaderName) {
+        for l in self.lines.iter_mut().filter(|l| l.0 == *n) {
+            l.0 = to.clone();
+        }
+    }
+
+    pub(super) fn contains(&self, n: &HeaderName) -> bool {
+        self.lines.iter().any(|l| l.0 == *n)
+    }
+
+    /// The first value of `n`.
+    pub(super) fn get(&self, n: &HeaderName) -> Option<&[u8]> {
+        self.lines
+            .iter()
+            .find(|l| l.0 == *n)
+            .map(|l| &self.text[l.1 as usize..l.2 as usize])
+    }
+
+    /// Every line, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&HeaderName, &[u8])> {
+        self.lines
+            .iter()
+            .map(|l| (&l.0, &self.text[l.1 as usize..l.2 as usize]))
+    }
+
+    /// Appends every line to `h` (a `HeaderMap` for hyper).
+    pub(super) fn into_map(self, h: &mut HeaderMap) {
+        let text = Bytes::from(self.text);
+        for (n, a, b) in self.lines {
+            // SAFETY: `Responder::header_bytes` put only values its
+            // `valid_value` passed: the bytes `HeaderValue` allows.
+            let v = unsafe {
+                HeaderValue::from_maybe_shared_unchecked(text.slice(a as usize..b as usize))
+            };
+            h.append(n, v);
         }
     }
 }

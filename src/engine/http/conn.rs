@@ -882,7 +882,7 @@ async fn handle_inner(
         stream_id,
         parts.method,
         parts.uri,
-        parts.headers,
+        parts.headers.into(),
         body,
         (peer, local, port),
     );

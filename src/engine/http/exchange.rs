@@ -108,19 +108,29 @@ pub(super) fn start(
     let is_head = request.method == http::Method::HEAD;
     let coding = request
         .headers
-        .get(header::ACCEPT_ENCODING)
-        .and_then(|v| Coding::from_accept(v.as_bytes()));
-    let (responder, head_rx) = Responder::new(RespContext {
-        is_head,
-        keep_alive,
-        coding,
-        compression: cfg
-            .http_compression
-            .then_some((cfg.http_compression_level, cfg.http_compression_min_length)),
-        compression_types: cfg.http_compression_types.clone(),
-        outflow: Some(flow),
-        head_writer,
-    });
+        .get("accept-encoding")
+        .and_then(Coding::from_accept);
+    // The fast path's answers leave their header lines to its head writer,
+    // which gives the buffers back to the worker's pool.
+    let lines = if head_writer {
+        super::body::HeadLines::from_parts(ctx.http_bufs.take_head(), ctx.http_bufs.take_lines())
+    } else {
+        super::body::HeadLines::default()
+    };
+    let (responder, head_rx) = Responder::with_lines(
+        RespContext {
+            is_head,
+            keep_alive,
+            coding,
+            compression: cfg
+                .http_compression
+                .then_some((cfg.http_compression_level, cfg.http_compression_min_length)),
+            compression_types: cfg.http_compression_types.clone(),
+            outflow: Some(flow),
+            head_writer,
+        },
+        lines,
+    );
     ctx.requests.set(ctx.requests.get() + 1);
     // request_timeout: armed before the handler runs (the watchdog
     // interrupts PHP that is still running past it).

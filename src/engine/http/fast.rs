@@ -31,13 +31,13 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 
 use bytes::{Bytes, BytesMut};
-use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use http::header;
 use http::{Method, Response, StatusCode, Uri, Version};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::body::RespBody;
 use super::exchange::{Answer, Counting};
-use super::request::HttpRequest;
+use super::request::{HttpRequest, RawHeaders, ReqHeaders};
 use super::stream::{Counted, Kill};
 use crate::engine::net::conns::Conn;
 use crate::engine::net::outflow::Outflow;
@@ -97,7 +97,7 @@ struct Head {
     method: Method,
     uri: Uri,
     version: Version,
-    headers: HeaderMap,
+    headers: RawHeaders,
     /// Bytes of head and body in the buffer.
     len: usize,
     body: std::ops::Range<usize>,
@@ -164,49 +164,53 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
     let Ok(uri) = Uri::from_maybe_shared(buf.slice_ref(path.as_bytes())) else {
         return Parsed::Hyper("target");
     };
-    let mut headers = super::response::pooled_headers();
+    let base = buf.as_ptr() as usize;
+    let at = |b: &[u8]| (b.as_ptr() as usize - base) as u32;
+    let mut lines = Vec::with_capacity(req.headers.len());
     let mut hosts = 0;
     let mut length: Option<usize> = None;
     let mut keep_alive = version == Version::HTTP_11;
     for h in req.headers.iter() {
-        let Ok(name) = HeaderName::from_bytes(h.name.as_bytes()) else {
-            return Parsed::Hyper("header name");
-        };
-        // SAFETY: httparse took `h.value` only if every byte is a field
-        // value byte (HTAB, SP, 0x21..=0x7E, 0x80..=0xFF), which is exactly
-        // what `HeaderValue` requires (hyper builds its values the same way).
-        let value = unsafe { HeaderValue::from_maybe_shared_unchecked(buf.slice_ref(h.value)) };
-        if name == header::HOST {
-            hosts += 1;
-        } else if name == header::CONTENT_LENGTH {
-            if length.is_some() {
-                return Parsed::Hyper("content-length");
+        // httparse took the name only if it is a token (what `HeaderName`
+        // requires too) and the value only if every byte is a field value
+        // byte (what `HeaderValue` requires): nothing to check again. The
+        // names that matter here are told apart by length first.
+        let name = h.name.as_bytes();
+        // (The first letter before the rest: `User-Agent` is as long as
+        // `Connection`, `Accept` as `Expect`.)
+        let is = |n: &[u8]| name.len() == n.len() && (name[0] | 0x20) == n[0] && eq_lower(name, n);
+        match name.len() {
+            4 if is(b"host") => hosts += 1,
+            14 if is(b"content-length") => {
+                if length.is_some() {
+                    return Parsed::Hyper("content-length");
+                }
+                match parse_length(h.value) {
+                    Some(n) => length = Some(n),
+                    None => return Parsed::Hyper("content-length"),
+                }
             }
-            match parse_length(h.value) {
-                Some(n) => length = Some(n),
-                None => return Parsed::Hyper("content-length"),
+            10 if is(b"connection") => {
+                // The common value first, without splitting it.
+                if eq_lower(h.value, b"keep-alive") {
+                    keep_alive = true;
+                } else {
+                    let close = has_token(h.value, b"close");
+                    if close || has_token(h.value, b"upgrade") {
+                        return Parsed::Hyper("connection");
+                    }
+                    if has_token(h.value, b"keep-alive") {
+                        keep_alive = true;
+                    }
+                }
             }
-        } else if name == header::CONNECTION {
-            // The common value first, without splitting it.
-            if h.value.eq_ignore_ascii_case(b"keep-alive") {
-                keep_alive = true;
-                headers.append(name, value);
-                continue;
+            6 | 7 | 17 if is(b"transfer-encoding") || is(b"expect") || is(b"upgrade") => {
+                return Parsed::Hyper("transfer-encoding, expect or upgrade");
             }
-            let close = has_token(h.value, b"close");
-            if close || has_token(h.value, b"upgrade") {
-                return Parsed::Hyper("connection");
-            }
-            if has_token(h.value, b"keep-alive") {
-                keep_alive = true;
-            }
-        } else if name == header::TRANSFER_ENCODING
-            || name == header::EXPECT
-            || name == header::UPGRADE
-        {
-            return Parsed::Hyper("transfer-encoding, expect or upgrade");
+            _ => {}
         }
-        headers.append(name, value);
+        let (n, v) = (at(name), at(h.value));
+        lines.push([n, n + name.len() as u32, v, v + h.value.len() as u32]);
     }
     // At most one Host (none is served, as by Swoole and `conn::check_host`).
     if hosts > 1 {
@@ -231,7 +235,10 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
         method,
         uri,
         version,
-        headers,
+        headers: RawHeaders {
+            buf: buf.clone(),
+            lines,
+        },
         len,
         body: head_len..len,
     })
@@ -250,6 +257,24 @@ fn parse_length(v: &[u8]) -> Option<usize> {
         n = n * 10 + usize::from(c - b'0');
     }
     Some(n)
+}
+
+/// `a` equals `lower` but for case; `lower` is lower-case letters and `-`
+/// only. (Setting bit 0x20 of a byte of `a` gives a letter of `lower` only
+/// from that letter in either case, and `-` only from `-` or CR, which no
+/// name or value httparse took holds.)
+fn eq_lower(a: &[u8], lower: &[u8]) -> bool {
+    if a.len() != lower.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] | 0x20 != lower[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// True when comma-separated `value` has `token` (case-insensitive).
@@ -274,7 +299,8 @@ pub(super) async fn serve(
     flow: Rc<Outflow>,
 ) -> End {
     let fd = entry.fd();
-    let mut shutdown = ctx.shutdown.subscribe();
+    // The wait for the worker's drain (see `drain_ready`).
+    let mut draining: Option<DrainWait> = None;
     let mut buf = BytesMut::new();
     loop {
         // Wait for a whole head, under the header timeout (hyper's rule:
@@ -282,7 +308,7 @@ pub(super) async fn serve(
         // The request is parsed and started inside the `if` below, so
         // that its head and its answer never live across an await here
         // (the task's size is memory every idle connection holds).
-        let mut timeout: Option<std::pin::Pin<Box<dyn hyper::rt::Sleep>>> = None;
+        let mut timeout: Option<super::header_timer::HeaderSleep> = None;
         let (bytes, len, started) = loop {
             if !buf.is_empty() {
                 // The whole buffer, so that nothing else holds its memory.
@@ -300,13 +326,13 @@ pub(super) async fn serve(
                     Parsed::Partial => buf = reuse(bytes, 0),
                 }
             }
-            if *shutdown.borrow_and_update() || ctx.poisoned.get().is_some() {
+            if *ctx.shutdown.borrow() || ctx.poisoned.get().is_some() {
                 return handoff(fd, "draining", buf.freeze(), None);
             }
             let sleep = timeout.get_or_insert_with(|| {
-                let at = std::time::Instant::now() + ctx.cfg.http_header_timeout;
-                hyper::rt::Timer::sleep_until(&super::header_timer::HeaderTimer, at)
+                super::header_timer::sleep_after(ctx.cfg.http_header_timeout)
             });
+
             tokio::select! {
                 biased;
                 r = read_some(io, &mut buf, &ctx.http_bufs) => match r {
@@ -315,8 +341,8 @@ pub(super) async fn serve(
                     Err(_) => return End::Closed { failed: true },
                 },
                 _ = kill.notified() => return End::Closed { failed: false },
-                _ = shutdown.changed() => {}
-                _ = sleep.as_mut() => return End::Closed { failed: true },
+                _ = std::future::poll_fn(|cx| drain_ready(ctx, &mut draining, cx)) => {}
+                _ = sleep => return End::Closed { failed: true },
             }
         };
         drop(timeout);
@@ -350,6 +376,35 @@ pub(super) async fn serve(
             ctx.http_bufs.give_read(std::mem::take(&mut buf));
         }
     }
+}
+
+/// A wait on the worker's drain signal (a watch's `changed()`).
+type DrainWait = std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
+
+/// Ready once the worker drains. The signal only ever goes from false to
+/// true (`ctx.shutdown`), so its waiter is made and polled once per
+/// connection, then left in the watch's list with the task's waker: a
+/// wake-up from it is seen in the flag (a `changed()` made, polled and
+/// dropped on every request would enter the list and leave it each time).
+fn drain_ready(
+    ctx: &WorkerCtx,
+    wait: &mut Option<DrainWait>,
+    cx: &mut std::task::Context<'_>,
+) -> std::task::Poll<()> {
+    if *ctx.shutdown.borrow() {
+        return std::task::Poll::Ready(());
+    }
+    if wait.is_none() {
+        let mut rx = ctx.shutdown.subscribe();
+        let mut w: DrainWait = Box::pin(async move {
+            let _ = rx.changed().await;
+        });
+        if std::future::Future::poll(w.as_mut(), cx).is_ready() {
+            return std::task::Poll::Ready(());
+        }
+        *wait = Some(w);
+    }
+    std::task::Poll::Pending
 }
 
 /// Reads into `buf`; an idle connection's empty `buf` (no capacity) gets
@@ -415,7 +470,7 @@ fn start<'a>(
         0,
         head.method,
         head.uri,
-        head.headers,
+        ReqHeaders::Raw(head.headers),
         bytes.slice(head.body),
         at,
     );
@@ -482,7 +537,7 @@ fn send_now(
         return Sent::End(End::Closed { failed: false });
     }
     let mut out = ctx.http_bufs.take_head();
-    let Some(keep) = encode(&mut resp, version, &mut out) else {
+    let Some(keep) = encode(&resp, version, &mut out) else {
         ctx.http_bufs.give_head(out);
         // hyper reads this request again (its bytes start `bytes`) and
         // writes this answer.
@@ -491,10 +546,16 @@ fn send_now(
         return Sent::End(handoff(fd, "answer", bytes, Some(Box::new(resp))));
     };
     let body = match std::mem::replace(resp.body_mut(), RespBody::empty()) {
-        RespBody::Full(b) | RespBody::Plain { data: b, .. } => b,
+        RespBody::Full(b) => b,
+        RespBody::Plain { data, lines, .. } => {
+            // The header lines' buffers came from the pool (`exchange::start`).
+            let (text, lines) = lines.into_parts();
+            ctx.http_bufs.give_head(text);
+            ctx.http_bufs.give_lines(lines);
+            data
+        }
         _ => None,
     };
-    super::response::recycle_headers(std::mem::take(resp.headers_mut()));
     drop(resp);
     // A small body goes out with the head, in one write.
     let large = match body {
@@ -571,7 +632,7 @@ fn reuse(bytes: Bytes, done: usize) -> BytesMut {
 /// `title_case_headers` (names in Title-Case, then `Content-Length`, then
 /// `Date`). `Some(keep_alive)`; `None` when the answer is not plain (hyper
 /// writes it: see the module comment).
-fn encode(resp: &mut Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Option<bool> {
+fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Option<bool> {
     let status = resp.status();
     if status.is_informational()
         || status == StatusCode::NO_CONTENT
@@ -580,11 +641,17 @@ fn encode(resp: &mut Response<RespBody>, version: Version, out: &mut Vec<u8>) ->
     {
         return None;
     }
-    let (len, defaults) = match resp.body() {
-        RespBody::Full(b) => (b.as_ref().map_or(0, Bytes::len), None),
-        RespBody::Plain { data, defaults } => {
-            (data.as_ref().map_or(0, Bytes::len), Some(*defaults))
-        }
+    let (len, defaults, lines) = match resp.body() {
+        RespBody::Full(b) => (b.as_ref().map_or(0, Bytes::len), None, None),
+        RespBody::Plain {
+            data,
+            defaults,
+            lines,
+        } => (
+            data.as_ref().map_or(0, Bytes::len),
+            Some(*defaults),
+            Some(lines),
+        ),
         _ => return None,
     };
     if version == Version::HTTP_11 && status == StatusCode::OK {
@@ -602,13 +669,15 @@ fn encode(resp: &mut Response<RespBody>, version: Version, out: &mut Vec<u8>) ->
     }
     let mut keep = None;
     let mut wrote_date = false;
-    for (name, value) in resp.headers() {
+    // (A `Plain` answer's map is empty: its headers are its `lines`.)
+    let map = resp.headers().iter().map(|(n, v)| (n, v.as_bytes()));
+    for (name, value) in map.chain(lines.into_iter().flat_map(|l| l.iter())) {
         if *name == header::CONNECTION {
             // One value, one token: anything else is hyper's to merge.
             if keep.is_some() {
                 return None;
             }
-            let v = value.as_bytes();
+            let v = value;
             keep = Some(if v.eq_ignore_ascii_case(b"keep-alive") {
                 true
             } else if v.eq_ignore_ascii_case(b"close") {
@@ -623,7 +692,7 @@ fn encode(resp: &mut Response<RespBody>, version: Version, out: &mut Vec<u8>) ->
         }
         title_case(out, name.as_str().as_bytes());
         out.extend_from_slice(b": ");
-        out.extend_from_slice(value.as_bytes());
+        out.extend_from_slice(value);
         out.extend_from_slice(b"\r\n");
     }
     if let Some(set) = defaults {
@@ -695,6 +764,11 @@ mod tests {
         assert_eq!(parse_length(b"+1"), None);
         assert_eq!(parse_length(b"1 "), None);
         assert!(has_token(b"Keep-Alive", b"keep-alive"));
+        assert!(eq_lower(b"Keep-Alive", b"keep-alive"));
+        assert!(eq_lower(b"HOST", b"host"));
+        assert!(!eq_lower(b"hosts", b"host"));
+        assert!(!eq_lower(b"keep alive", b"keep-alive"));
+        assert!(!eq_lower(b"Hist", b"host"));
         assert!(has_token(b"foo, close", b"close"));
         assert!(!has_token(b"closed", b"close"));
         assert_eq!(itoa(0, &mut [0; 20]), b"0");

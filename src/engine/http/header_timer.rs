@@ -16,7 +16,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -71,6 +71,7 @@ impl Timer for HeaderTimer {
         Box::pin(HeaderSleep {
             deadline: deadline.into(),
             slot: AtomicUsize::new(NO_SLOT),
+            fresh: AtomicBool::new(false),
         })
     }
 
@@ -79,12 +80,25 @@ impl Timer for HeaderTimer {
     }
 }
 
+/// A sleep until `now + after`, not boxed (the HTTP/1 fast path's); its
+/// first poll does not read the clock again.
+pub(super) fn sleep_after(after: Duration) -> HeaderSleep {
+    HeaderSleep {
+        deadline: Instant::now() + after,
+        slot: AtomicUsize::new(NO_SLOT),
+        fresh: AtomicBool::new(after > Duration::ZERO),
+    }
+}
+
 /// One sleep; in the table from its first pending poll until it is dropped.
-struct HeaderSleep {
+pub(super) struct HeaderSleep {
     deadline: Instant,
     /// Index in `TABLE.slots`, or `NO_SLOT`. (Atomic only because hyper
     /// wants `Sync`; it is read and written under the table lock.)
     slot: AtomicUsize,
+    /// Made a moment ago with a deadline ahead: the first poll need not
+    /// look at the clock.
+    fresh: AtomicBool,
 }
 
 impl Sleep for HeaderSleep {}
@@ -93,7 +107,7 @@ impl Future for HeaderSleep {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if Instant::now() >= self.deadline {
+        if !self.fresh.swap(false, Ordering::Relaxed) && Instant::now() >= self.deadline {
             return Poll::Ready(());
         }
         let mut t = table();

@@ -20,4 +20,4 @@ pub mod static_files;
 mod stream;
 
 pub use request::HttpRequest;
-pub use response::{recycle_headers, Coding, RespContext, RespError, Responder};
+pub use response::{Coding, RespContext, RespError, Responder};

@@ -16,7 +16,7 @@ use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{Response, StatusCode};
 use tokio::sync::{mpsc, oneshot};
 
-use super::body::RespBody;
+use super::body::{HeadLines, RespBody};
 use super::mime;
 
 /// Why a response call was refused; the PHP layer turns it into a warning.
@@ -41,14 +41,14 @@ const NAME_CACHE_MAX: usize = 64;
 /// Header names as scripts spelled them, and what each parsed to.
 type NameCache = Vec<(Box<[u8]>, HeaderName)>;
 
-thread_local! {
-    /// Header names as scripts spell them, each parsed once. A script sets
-    /// the same few names on every response; parsing one (lower-casing, the
-    /// standard-name match, an allocation for a non-standard name) costs
-    /// several times a look-up here. Past `NAME_CACHE_MAX` distinct
-    /// spellings, new ones are parsed every time.
-    static NAME_CACHE: Box<RefCell<NameCache>> = Box::new(RefCell::new(Vec::new()));
-}
+/// Header names as scripts spell them, each parsed once. A script sets
+/// the same few names on every response; parsing one (lower-casing, the
+/// standard-name match, an allocation for a non-standard name) costs
+/// several times a look-up here. Past `NAME_CACHE_MAX` distinct
+/// spellings, new ones are parsed every time. (Process-wide behind a lock
+/// never contended, as `date`'s: cheaper than a thread-local's look-up in
+/// a shared object.)
+static NAME_CACHE: std::sync::Mutex<NameCache> = std::sync::Mutex::new(Vec::new());
 
 // The default header values, checked at compile time (`from_static` in a
 // non-const context checks every byte again on each response).
@@ -57,51 +57,46 @@ const TEXT_HTML: HeaderValue = HeaderValue::from_static("text/html");
 const KEEP_ALIVE: HeaderValue = HeaderValue::from_static("keep-alive");
 const CLOSE: HeaderValue = HeaderValue::from_static("close");
 
-/// Most empty header maps kept for reuse.
-const HEADER_POOL_MAX: usize = 16;
-
-thread_local! {
-    /// Emptied header maps, capacity kept. A response's map goes to hyper,
-    /// which parses the connection's next request into it; that request's
-    /// map comes back here (`recycle_headers`) when the request is freed, so
-    /// a keep-alive request allocates no header map.
-    static HEADER_POOL: Box<RefCell<Vec<HeaderMap>>> = Box::new(RefCell::new(Vec::new()));
-}
-
-/// An empty map with room for `HEADERS_CAPACITY` headers.
-pub(super) fn pooled_headers() -> HeaderMap {
-    HEADER_POOL
-        .with(|p| p.borrow_mut().pop())
-        .unwrap_or_else(|| HeaderMap::with_capacity(HEADERS_CAPACITY))
-}
-
-/// Gives a request's header map back for a later response (emptied here).
-pub fn recycle_headers(mut headers: HeaderMap) {
-    if headers.capacity() < HEADERS_CAPACITY {
-        return;
-    }
-    headers.clear();
-    HEADER_POOL.with(|p| {
-        let mut p = p.borrow_mut();
-        if p.len() < HEADER_POOL_MAX {
-            p.push(headers);
+/// What `HeaderValue::from_bytes` takes: visible ASCII, obs-text, SP, HTAB.
+/// (Eight bytes at a time while they are all printable ASCII.)
+fn valid_value(v: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = v.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        // A byte below 0x20, a 0x7F, or a high bit: byte by byte.
+        let low = x.wrapping_sub(ONES * 0x20) & !x;
+        let del = (x ^ (ONES * 0x7F)).wrapping_sub(ONES) & !(x ^ (ONES * 0x7F));
+        if (low | del | x) & HIGH != 0 && !c.iter().all(|&b| valid_byte(b)) {
+            return false;
         }
-    });
+    }
+    chunks.remainder().iter().all(|&b| valid_byte(b))
+}
+
+fn valid_byte(b: u8) -> bool {
+    (b >= 32 && b != 127) || b == b'\t'
 }
 
 /// `HeaderName::from_bytes`, through `NAME_CACHE`; `None` when invalid.
 fn header_name(name: &[u8]) -> Option<HeaderName> {
-    NAME_CACHE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if let Some((_, n)) = cache.iter().find(|(k, _)| **k == *name) {
-            return Some(n.clone());
-        }
-        let n = HeaderName::from_bytes(name).ok()?;
-        if cache.len() < NAME_CACHE_MAX {
-            cache.push((name.into(), n.clone()));
-        }
-        Some(n)
-    })
+    let mut cache = NAME_CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    // (Length and first byte before the bytes: `Last-Modified` and
+    // `Accept-Ranges` are as long.)
+    let hit = cache
+        .iter()
+        .find(|(k, _)| k.len() == name.len() && k.first() == name.first() && **k == *name);
+    if let Some((_, n)) = hit {
+        return Some(n.clone());
+    }
+    let n = HeaderName::from_bytes(name).ok()?;
+    if cache.len() < NAME_CACHE_MAX {
+        cache.push((name.into(), n.clone()));
+    }
+    Some(n)
 }
 
 /// A byte of an RFC 9110 token (what `http` takes in a header name).
@@ -320,15 +315,11 @@ impl ExactNames {
     }
 }
 
-/// Initial header capacity of a response (HeaderMap keeps 3/4 of a power
-/// of two usable: 12 here).
-const HEADERS_CAPACITY: usize = 12;
-
 struct State {
     status: u16,
     reason: Option<String>,
     /// Built as the script sets them, then moved whole into the response.
-    headers: HeaderMap,
+    headers: HeadLines,
     /// `SET_*` bits; a bit once set stays true (a header `remove_header`
     /// took out still keeps its default out, as in Swoole).
     defaults_set: u8,
@@ -358,14 +349,19 @@ pub struct Responder(Rc<RefCell<State>>);
 
 impl Responder {
     pub fn new(ctx: RespContext) -> (Responder, oneshot::Receiver<Response<RespBody>>) {
+        Self::with_lines(ctx, HeadLines::default())
+    }
+
+    /// `new`, the script's headers to go in `lines` (pooled buffers).
+    pub fn with_lines(
+        ctx: RespContext,
+        lines: HeadLines,
+    ) -> (Responder, oneshot::Receiver<Response<RespBody>>) {
         let (tx, rx) = oneshot::channel();
         let state = State {
             status: 200,
             reason: None,
-            // Room for a few script headers, the three defaults and the
-            // one hyper's HTTP/1.0 keep-alive fix-up reserves (its
-            // `entry(CONNECTION)` grows a full map: a rehash per response).
-            headers: pooled_headers(),
+            headers: lines,
             defaults_set: 0,
             exact: Vec::new(),
             odd: Vec::new(),
@@ -422,18 +418,20 @@ impl Responder {
             }
             value = rest;
         }
-        let v = HeaderValue::from_bytes(value).map_err(|_| {
+        if !valid_value(value) {
             let name = String::from_utf8_lossy(name);
-            RespError::Invalid(format!("invalid value for header '{name}'"))
-        })?;
+            return Err(RespError::Invalid(format!(
+                "invalid value for header '{name}'"
+            )));
+        }
         s.note_default(&n);
-        if v.is_empty() && is_managed(&n) {
+        if value.is_empty() && is_managed(&n) {
             s.defaults_set |= SET_EMPTY;
         }
         if replace {
-            s.headers.insert(n, v);
+            s.headers.insert(n, value);
         } else {
-            s.headers.append(n, v);
+            s.headers.append(n, value);
         }
         Ok(())
     }
@@ -479,17 +477,18 @@ impl Responder {
                 .unwrap_or_else(|| title_case(b))
         };
         let mut snap = Snapshot::default();
-        for name in s.headers.keys() {
-            let values = s
-                .headers
-                .get_all(name)
-                .iter()
-                .map(|v| v.as_bytes().to_vec());
+        let mut prev: Option<&HeaderName> = None;
+        for (name, v) in s.headers.iter() {
             if name == http::header::SET_COOKIE {
-                snap.cookies.extend(values);
-            } else {
-                snap.headers.push((spell(name), values.collect()));
+                snap.cookies.push(v.to_vec());
+                continue;
             }
+            // (The values of a name are together.)
+            match snap.headers.last_mut() {
+                Some((_, values)) if prev == Some(name) => values.push(v.to_vec()),
+                _ => snap.headers.push((spell(name), vec![v.to_vec()])),
+            }
+            prev = Some(name);
         }
         if let Some(t) = &s.trailers {
             for (name, v) in t.iter() {
@@ -591,6 +590,7 @@ impl Responder {
             None if s.ctx.head_writer && coding.is_none() && s.ctx.keep_alive => RespBody::Plain {
                 data: (!body.is_empty()).then_some(body),
                 defaults: s.defaults_set,
+                lines: HeadLines::default(),
             },
             None => RespBody::full(body),
         };
@@ -631,10 +631,8 @@ impl Responder {
         }
         let len = if length == 0 { size - offset } else { length };
         if s.defaults_set & SET_CONTENT_TYPE == 0 {
-            s.headers.insert(
-                http::header::CONTENT_TYPE,
-                HeaderValue::from_static(mime::for_path(path)),
-            );
+            s.headers
+                .insert(http::header::CONTENT_TYPE, mime::for_path(path).as_bytes());
             s.defaults_set |= SET_CONTENT_TYPE;
         }
         let body = RespBody::file(file, offset, len)
@@ -708,7 +706,7 @@ impl State {
         (0..4096)
             .map_while(|k| stand_in(name, k))
             .filter_map(|c| HeaderName::from_bytes(&c).ok())
-            .find(|c| !self.headers.contains_key(c) && !self.odd.iter().any(|(o, _)| o == c))
+            .find(|c| !self.headers.contains(c) && !self.odd.iter().any(|(o, _)| o == c))
     }
 
     /// The script sets header `n`, which stands in for an odd name: that
@@ -720,11 +718,7 @@ impl State {
         let Some(new) = self.free_stand_in(&self.odd[i].1) else {
             return;
         };
-        let mut map = HeaderMap::with_capacity(self.headers.len());
-        for (k, v) in self.headers.iter() {
-            map.append(if k == n { new.clone() } else { k.clone() }, v.clone());
-        }
-        self.headers = map;
+        self.headers.rename(n, &new);
         self.odd[i].0 = new;
     }
 
@@ -753,7 +747,7 @@ impl State {
     }
 
     fn has(&self, name: &HeaderName) -> bool {
-        self.headers.contains_key(name)
+        self.headers.contains(name)
     }
 
     fn maybe_compress(&self, data: Bytes) -> (Bytes, Option<Coding>) {
@@ -766,8 +760,10 @@ impl State {
         if let Some(types) = &self.ctx.compression_types {
             let ct = self
                 .headers
-                .get(http::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
+                .get(&http::header::CONTENT_TYPE)
+                // (As `HeaderValue::to_str`: visible ASCII only.)
+                .filter(|v| v.iter().all(|&b| b == b'\t' || (32..127).contains(&b)))
+                .and_then(|v| std::str::from_utf8(v).ok())
                 .unwrap_or("text/html")
                 .to_ascii_lowercase();
             let media = ct.split(';').next().unwrap_or("").trim();
@@ -796,29 +792,18 @@ impl State {
                 resp.extensions_mut().insert(r);
             }
         }
-        *resp.headers_mut() = std::mem::take(&mut self.headers);
+        let mut lines = std::mem::take(&mut self.headers);
         if self.defaults_set & SET_EMPTY != 0 {
-            let h = resp.headers_mut();
-            let empty: Vec<HeaderName> = h
-                .iter()
-                .filter(|(n, v)| v.is_empty() && is_managed(n))
-                .map(|(n, _)| n.clone())
-                .collect();
-            for n in empty {
-                h.remove(&n);
-            }
+            lines.lines.retain(|l| !(l.1 == l.2 && is_managed(&l.0)));
         }
         if self.defaults_set & SET_COOKIES != 0 {
             // Swoole writes the cookies after every other header the
-            // script set (a map keeps them where the first one went).
-            let h = resp.headers_mut();
-            if let http::header::Entry::Occupied(e) = h.entry(http::header::SET_COOKIE) {
-                let (_, values) = e.remove_entry_mult();
-                let values: Vec<HeaderValue> = values.collect();
-                for v in values {
-                    h.append(http::header::SET_COOKIE, v);
-                }
-            }
+            // script set (the lines keep them where the first one went).
+            let (cookies, mut rest): (Vec<_>, Vec<_>) = std::mem::take(&mut lines.lines)
+                .into_iter()
+                .partition(|l| l.0 == http::header::SET_COOKIE);
+            rest.extend(cookies);
+            lines.lines = rest;
         }
         if self.defaults_set & SET_EXACT != 0 {
             resp.extensions_mut().insert(ExactNames(
@@ -826,10 +811,15 @@ impl State {
                 std::mem::take(&mut self.odd),
             ));
         }
-        if matches!(resp.body(), RespBody::Plain { .. }) {
-            // The fast path writes them (`materialize` when it does not).
+        if let RespBody::Plain { lines: l, .. } = resp.body_mut() {
+            // The fast path writes them, and the defaults (`materialize`
+            // when it does not).
+            *l = lines;
             return Ok(resp);
         }
+        // (Room for the defaults too: no rehash when they go in.)
+        resp.headers_mut().reserve(lines.lines.len() + 6);
+        lines.into_map(resp.headers_mut());
         append_defaults(resp.headers_mut(), self.defaults_set, self.ctx.keep_alive);
         let h = resp.headers_mut();
         if let Some(c) = coding {
@@ -873,9 +863,16 @@ fn append_defaults(h: &mut HeaderMap, set: u8, keep_alive: bool) {
 /// map, its body `Full` (before anything but the fast path's head writer
 /// sees it: hyper, or a change to its headers).
 pub fn materialize(resp: &mut Response<RespBody>) {
-    if let RespBody::Plain { data, defaults } = resp.body_mut() {
-        let (data, defaults) = (data.take(), *defaults);
+    if let RespBody::Plain {
+        data,
+        defaults,
+        lines,
+    } = resp.body_mut()
+    {
+        let (data, defaults, lines) = (data.take(), *defaults, std::mem::take(lines));
         *resp.body_mut() = RespBody::Full(data);
+        resp.headers_mut().reserve(lines.lines.len() + 6);
+        lines.into_map(resp.headers_mut());
         append_defaults(resp.headers_mut(), defaults, true);
     }
 }
@@ -884,6 +881,13 @@ pub fn materialize(resp: &mut Response<RespBody>) {
 /// whose script set `set` of them, as `append_defaults` would have put them
 /// in the map (Title-Case, keep-alive).
 pub fn default_lines(out: &mut Vec<u8>, set: u8) {
+    if set & (SET_SERVER | SET_DATE | SET_CONNECTION | SET_CONTENT_TYPE) == 0 {
+        // The common case, in three pieces.
+        out.extend_from_slice(b"Server: swoole-http-server\r\nDate: ");
+        date(out);
+        out.extend_from_slice(b"\r\nConnection: keep-alive\r\nContent-Type: text/html\r\n");
+        return;
+    }
     if set & SET_SERVER == 0 {
         out.extend_from_slice(b"Server: swoole-http-server\r\n");
     }
@@ -901,20 +905,30 @@ pub fn default_lines(out: &mut Vec<u8>, set: u8) {
 }
 
 /// The `Date` value for now, formatted once a second (as hyper caches it).
+/// The second is read from the coarse clock (a header of one-second
+/// resolution needs no more; the precise one costs several times more).
 pub fn date(out: &mut Vec<u8>) {
     use std::sync::Mutex;
-    use std::time::{SystemTime, UNIX_EPOCH};
+    use std::time::{Duration, UNIX_EPOCH};
     // (second, its HTTP date); a worker's connections share one thread, so
     // the lock is never contended.
     static CACHE: Mutex<(u64, [u8; 29])> = Mutex::new((0, [0u8; 29]));
-    let now = SystemTime::now();
-    let secs = now
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or(std::time::Duration::ZERO)
-        .as_secs();
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-parameter for the call.
+    let secs = if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) } == 0 {
+        ts.tv_sec.max(0) as u64
+    } else {
+        std::time::SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or(Duration::ZERO)
+            .as_secs()
+    };
     let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     if c.0 != secs {
-        let s = httpdate::fmt_http_date(now);
+        let s = httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs));
         if s.len() == 29 {
             c.1.copy_from_slice(s.as_bytes());
             c.0 = secs;
@@ -1072,6 +1086,56 @@ mod tests {
         assert_eq!(snap.headers[0].1, vec![b"4".to_vec()]);
         assert_ne!(stand_in(b"x(", 0), stand_in(b"x(", 1));
         assert_eq!(stand_in(b"(", STAND_IN_BYTES.len()), None);
+    }
+
+    #[test]
+    fn values_checked_as_header_value() {
+        let mut cases: Vec<Vec<u8>> = vec![
+            b"".to_vec(),
+            b"Thu, 18 Jun 2015 10:24:27 GMT".to_vec(),
+            b"a\tb and more text here".to_vec(),
+            "caf\u{e9} au lait, tr\u{e8}s bien".as_bytes().to_vec(),
+        ];
+        for bad in [0u8, 10, 13, 31, 127] {
+            for at in [0, 5, 8, 17] {
+                let mut v = b"0123456789abcdefghij".to_vec();
+                v[at] = bad;
+                cases.push(v);
+            }
+        }
+        for v in cases {
+            assert_eq!(
+                valid_value(&v),
+                HeaderValue::from_bytes(&v).is_ok(),
+                "{v:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn lines_keep_values_of_a_name_together() {
+        let mut h = HeadLines::default();
+        let n = |s: &'static str| HeaderName::from_static(s);
+        h.insert(n("a"), b"1");
+        h.insert(n("b"), b"2");
+        h.append(n("a"), b"3");
+        h.insert(n("c"), b"4");
+        h.append(n("b"), b"5");
+        let got: Vec<(String, Vec<u8>)> = h
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.to_vec()))
+            .collect();
+        let want = [("a", "1"), ("a", "3"), ("b", "2"), ("b", "5"), ("c", "4")];
+        assert_eq!(got.len(), want.len());
+        for ((k, v), (wk, wv)) in got.iter().zip(want) {
+            assert_eq!((k.as_str(), &v[..]), (wk, wv.as_bytes()));
+        }
+        // Replacing keeps the place of the first value and drops the others.
+        h.insert(n("a"), b"9");
+        h.remove(&n("b"));
+        let names: Vec<&str> = h.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["a", "c"]);
+        assert_eq!(h.get(&n("a")), Some(&b"9"[..]));
     }
 
     #[test]

@@ -19,7 +19,16 @@ const KEEP_CAPACITY: usize = 8 * 1024;
 pub struct BufPool {
     reads: RefCell<Vec<BytesMut>>,
     heads: RefCell<Vec<Vec<u8>>>,
+    /// Line lists of the script's response headers (`http::response::HeadLines`,
+    /// whose values go in a head buffer).
+    lines: RefCell<Vec<Vec<HeadLine>>>,
 }
+
+/// A response header line: its name and its value's range in a buffer.
+pub type HeadLine = (http::HeaderName, u32, u32);
+
+/// Most lines a kept list may have room for.
+const KEEP_LINES: usize = 64;
 
 impl BufPool {
     /// An empty read buffer with room for at least `min` bytes.
@@ -51,6 +60,23 @@ impl BufPool {
     }
 
     /// Takes `b` back (emptied) if it is of ordinary size.
+    /// An empty line list (room for a few lines once it served before).
+    pub fn take_lines(&self) -> Vec<HeadLine> {
+        self.lines.borrow_mut().pop().unwrap_or_default()
+    }
+
+    /// Gives a line list back (emptied here).
+    pub fn give_lines(&self, mut l: Vec<HeadLine>) {
+        if l.capacity() == 0 || l.capacity() > KEEP_LINES {
+            return;
+        }
+        l.clear();
+        let mut lines = self.lines.borrow_mut();
+        if lines.len() < KEEP {
+            lines.push(l);
+        }
+    }
+
     pub fn give_head(&self, mut b: Vec<u8>) {
         if b.capacity() > KEEP_CAPACITY {
             return;

@@ -220,7 +220,7 @@ pub async fn upgrade<B>(
         stream_id: 0,
         method: parts.method,
         uri: parts.uri,
-        headers: parts.headers,
+        headers: parts.headers.into(),
         body: Bytes::new(),
         peer,
         local,
