@@ -689,9 +689,12 @@ pub fn to_config(
             // worker gets the connection, which stays there (a hash mode
             // in Swoole: connect/close events fire).
             8 => 8,
-            // The load-balancing modes (stream, coroutine-count, concurrency):
-            // the idle-worker mode is the nearest rswoole has.
-            7 | 9 | 10 => {
+            // Coroutine-count balancing per message (the worker with the
+            // fewest coroutines gets each message: engine::worker::dispatch).
+            9 => 9,
+            // The load-balancing modes (stream, concurrency): the
+            // idle-worker mode is the nearest rswoole has.
+            7 | 10 => {
                 crate::rlog!(
                     Debug,
                     "dispatch_mode {n} is not supported by rswoole, using 3 (an idle worker)"

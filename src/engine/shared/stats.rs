@@ -93,6 +93,9 @@ pub struct Shared {
     /// messages sent to it and not yet handled (mode 3's idle test).
     pub dispatch_rr: AtomicU64,
     pub dispatch_pending: [AtomicI64; MAX_SLOTS],
+    /// Per worker id, its coroutines as it last published them (mode 9;
+    /// `engine::worker::dispatch::publish_coroutines`).
+    pub dispatch_coroutines: [AtomicU64; MAX_SLOTS],
 }
 
 /// A worker's state as the metrics show it.
@@ -234,6 +237,9 @@ fn reset() {
     s.dispatch_rr.store(0, Ordering::Relaxed);
     for p in &s.dispatch_pending {
         p.store(0, Ordering::Relaxed);
+    }
+    for c in &s.dispatch_coroutines {
+        c.store(0, Ordering::Relaxed);
     }
     for id in &s.ids {
         id.restarts.store(0, Ordering::Relaxed);

@@ -1,5 +1,6 @@
 //! SWOOLE_PROCESS: per-message dispatch of raw TCP ports. With
-//! `dispatch_mode` 1 (round robin) or 3 (idle worker), or a `dispatch_func`,
+//! `dispatch_mode` 1 (round robin), 3 (idle worker) or 9 (fewest
+//! coroutines), or a `dispatch_func`,
 //! Swoole's master picks a worker for every message, not for every
 //! connection. Here the worker the master handed the connection to cuts its
 //! messages out as usual and sends each to the worker the mode names (an
@@ -43,14 +44,38 @@ pub enum Target {
 
 /// Whether the messages of raw TCP connections are dispatched one by one.
 pub fn per_message(cfg: &ServerConfig) -> bool {
-    cfg.mode == Mode::Process && (cfg.dispatch_func || matches!(cfg.dispatch_mode, 1 | 3))
+    cfg.mode == Mode::Process && (cfg.dispatch_func || matches!(cfg.dispatch_mode, 1 | 3 | 9))
 }
 
 /// Swoole fires no `onConnect`/`onClose` in PROCESS mode with a dispatch
-/// mode that does not keep a connection on one worker (1, 3): they could
+/// mode that does not keep a connection on one worker (1, 3, 9): they could
 /// not be ordered with the connection's messages.
 pub fn no_conn_events(cfg: &ServerConfig) -> bool {
-    cfg.mode == Mode::Process && matches!(cfg.dispatch_mode, 1 | 3)
+    cfg.mode == Mode::Process && matches!(cfg.dispatch_mode, 1 | 3 | 9)
+}
+
+/// Mode 9: this worker's live coroutines, for the others to compare
+/// (Swoole's workers publish theirs at the end of every loop round: here
+/// after each message and each time the loop goes to sleep).
+pub fn publish_coroutines(id: usize) {
+    if let Some(c) = stats::shared().and_then(|s| s.dispatch_coroutines.get(id)) {
+        c.store(crate::engine::watchdog::coroutines(), Ordering::Relaxed);
+    }
+}
+
+/// Mode 9: the worker with the fewest coroutines, the lowest id of those
+/// (Swoole's `get_lowest_load_worker_id`).
+fn least_coroutines(n: usize) -> usize {
+    let Some(s) = stats::shared() else {
+        return 0;
+    };
+    (0..n)
+        .min_by_key(|&i| {
+            s.dispatch_coroutines
+                .get(i)
+                .map_or(0, |c| c.load(Ordering::Relaxed))
+        })
+        .unwrap_or(0)
 }
 
 fn pending(id: usize, n: i64) {
@@ -100,6 +125,7 @@ pub fn target(ctx: &WorkerCtx, fd: i64, data: &Bytes) -> Target {
     match ctx.cfg.dispatch_mode {
         1 => here_or(ctx, next_rr() % n),
         3 => here_or(ctx, idle_worker(n)),
+        9 => here_or(ctx, least_coroutines(n)),
         // The hash modes keep a connection on the worker that has it.
         _ => Target::Here,
     }
@@ -144,6 +170,9 @@ pub fn handle(ctx: &WorkerCtx, fd: i64, reactor: i32, port: usize, data: Bytes, 
     let busy = stats::InFlight::enter();
     let out = ctx.hooks.on_receive(fd, reactor, port, data);
     drop(busy);
+    if ctx.cfg.dispatch_mode == 9 {
+        publish_coroutines(ctx.id);
+    }
     if counted {
         pending(ctx.id, -1);
     }

@@ -98,10 +98,14 @@ pub fn run_ports(id: usize, ports: Vec<Port>, cfg: Rc<ServerConfig>, hooks: Rc<d
         if task { Role::TaskWorker } else { Role::Worker },
         id as i32,
     );
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    builder.enable_all();
+    if !task && dispatch::per_message(&cfg) && cfg.dispatch_mode == 9 {
+        // Mode 9: the coroutine count the others dispatch by, each time the
+        // loop goes to sleep (Swoole's end-of-round callback).
+        builder.on_thread_park(move || dispatch::publish_coroutines(id));
+    }
+    let rt = match builder.build() {
         Ok(rt) => rt,
         Err(e) => {
             crate::rlog!(Error, "worker#{id}: cannot build runtime: {e}");
