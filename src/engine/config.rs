@@ -258,6 +258,12 @@ pub struct ServerConfig {
     pub event_object: bool,
     /// Where task payloads too large for one IPC datagram are written.
     pub task_tmpdir: PathBuf,
+    /// `socket_buffer_size`, when set: the send buffer of every process's
+    /// inbox (`engine::ipc`), as Swoole sizes its pipes with it.
+    pub ipc_buffer_size: Option<usize>,
+    /// `socket_send_timeout`/`socket_write_timeout`: how long a message
+    /// (a task's result, ...) waits for room in a full inbox.
+    pub ipc_send_timeout: Option<Duration>,
     /// `task_ipc_mode` (1: the workers' inboxes; 2, 3: also a System V queue).
     pub task_ipc_mode: i64,
     /// `message_queue_key`: with `task_ipc_mode` 2 or 3, task workers also
@@ -410,6 +416,8 @@ impl Default for ServerConfig {
             task_object: false,
             event_object: false,
             task_tmpdir: PathBuf::from("/tmp"),
+            ipc_buffer_size: None,
+            ipc_send_timeout: None,
             task_ipc_mode: 1,
             message_queue_key: None,
             heartbeat_check_interval: None,

@@ -351,6 +351,9 @@ fn no_reply() {
     );
 }
 
+/// `SWOOLE_ERROR_SERVER_SEND_TO_WOKER_TIMEOUT`.
+const SEND_TO_WORKER_TIMEOUT: i64 = 9014;
+
 fn finish_packed(task_id: i64, src: i32, bytes: Bytes, flags: u32) -> bool {
     let m = Msg {
         kind: Kind::Finish,
@@ -362,6 +365,15 @@ fn finish_packed(task_id: i64, src: i32, bytes: Bytes, flags: u32) -> bool {
     };
     match ipc::send(src as usize, m) {
         Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+            // Swoole's SW_ERROR_SERVER_SEND_TO_WOKER_TIMEOUT, in the log.
+            crate::rlog!(
+                Warning,
+                "Server::finish() (ERRNO {SEND_TO_WORKER_TIMEOUT}): send result to worker timed out"
+            );
+            super::errors::set_last_error(SEND_TO_WORKER_TIMEOUT);
+            false
+        }
         Err(e) => {
             php_error(&ErrorType::Warning, &format!("{e}"));
             false

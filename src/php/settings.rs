@@ -589,6 +589,7 @@ pub fn to_config(
         let n = as_int(class, "socket_buffer_size", z, true)?;
         // Swoole: 0 or less means no limit (INT_MAX).
         c.output_buffer_limit = if n > 0 { n as usize } else { i32::MAX as usize };
+        c.ipc_buffer_size = (n > 0).then_some(n as usize);
     }
     if let Some(z) = get("buffer_high_watermark") {
         let n = as_int(class, "buffer_high_watermark", z, true)?;
@@ -750,6 +751,12 @@ pub fn to_config(
     }
     if let Some(z) = get("message_queue_key") {
         c.message_queue_key = Some(as_int(class, "message_queue_key", z, false)?);
+    }
+    for key in ["socket_send_timeout", "socket_write_timeout"] {
+        if let Some(z) = get(key) {
+            let f = as_float(class, key, z)?;
+            c.ipc_send_timeout = (f > 0.0).then(|| Duration::from_secs_f64(f));
+        }
     }
     if let Some(z) = get("task_tmpdir") {
         let dir = PathBuf::from(as_str(class, "task_tmpdir", z)?);

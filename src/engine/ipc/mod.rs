@@ -13,7 +13,7 @@
 //! carries its path and the receiver reads and removes it.
 //!
 //! Sending is synchronous (PHP's `task()` is): with a full inbox the sender
-//! polls for room for up to [`SEND_TIMEOUT`], reading its own inbox
+//! polls for room for up to [`SEND_TIMEOUT`] (`socket_send_timeout`), reading its own inbox
 //! meanwhile (into a queue the loop handles next), so two processes sending
 //! to each other cannot deadlock.
 
@@ -32,8 +32,12 @@ use tokio::sync::Notify;
 
 /// Payloads above this go through a temporary file.
 pub const INLINE_MAX: usize = 60 * 1024;
-/// How long a sender waits for room in a full inbox.
+/// How long a sender waits for room in a full inbox, by default.
 pub const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// An inbox's send buffer, by default.
+const DEFAULT_BUFFER: usize = 4 << 20;
+/// The least send buffer [`configure`] sets: two of the largest datagrams.
+const MIN_BUFFER: usize = 2 * (HEADER + INLINE_MAX + 1024);
 const HEADER: usize = 32;
 /// Set in `flags` by the engine when the payload is a file path.
 const FLAG_TMPFILE: u32 = 1 << 31;
@@ -119,6 +123,10 @@ struct State {
     worker_num: usize,
     task_num: usize,
     rbuf: Vec<u8>,
+    /// How long [`send`] waits for room ([`configure`]).
+    send_timeout: Duration,
+    /// The inboxes' send buffer ([`configure`]).
+    buffer: usize,
 }
 
 thread_local! {
@@ -141,6 +149,8 @@ fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
                 worker_num: 0,
                 task_num: 0,
                 rbuf: vec![0u8; HEADER + INLINE_MAX + 4096],
+                send_timeout: SEND_TIMEOUT,
+                buffer: DEFAULT_BUFFER,
             })
         });
         f(st)
@@ -149,6 +159,17 @@ fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
 
 fn notify_pending() {
     with(|s| s.pending_wake.notify_one());
+}
+
+/// In the master, before [`setup`]: the inboxes' send buffer
+/// (`socket_buffer_size`; at least two of the largest datagrams) and how
+/// long [`send`] waits for room (`socket_send_timeout`); `None` keeps the
+/// defaults.
+pub fn configure(buffer: Option<usize>, send_timeout: Option<Duration>) {
+    with(|s| {
+        s.buffer = buffer.map_or(DEFAULT_BUFFER, |b| b.max(MIN_BUFFER));
+        s.send_timeout = send_timeout.unwrap_or(SEND_TIMEOUT);
+    });
 }
 
 /// In the master, before any fork: one inbox per worker, task worker and
@@ -181,7 +202,7 @@ pub fn setup(
             }
             return Err(e);
         }
-        let big: libc::c_int = 4 << 20;
+        let big = with(|s| s.buffer).min(i32::MAX as usize) as libc::c_int;
         // SAFETY: setsockopt/fcntl on descriptors just created, with a live local value.
         unsafe {
             libc::setsockopt(
@@ -346,7 +367,8 @@ fn decode(b: &[u8]) -> Option<Msg> {
 }
 
 /// Sends `m` to inbox `dst`; `Err` when there is no such inbox, the payload
-/// file cannot be written, or the inbox stayed full for [`SEND_TIMEOUT`].
+/// file cannot be written, or the inbox stayed full for [`SEND_TIMEOUT`]
+/// (or what [`configure`] set): then an error of kind `TimedOut`.
 pub fn send(dst: usize, mut m: Msg) -> std::io::Result<()> {
     let Some(wr) = with(|s| s.ends.get(dst).map(|p| p.1)) else {
         return Err(std::io::Error::new(
@@ -371,7 +393,7 @@ pub fn send(dst: usize, mut m: Msg) -> std::io::Result<()> {
         &m.data
     };
     let buf = encode(&m, payload, flags);
-    let deadline = Instant::now() + SEND_TIMEOUT;
+    let deadline = Instant::now() + with(|s| s.send_timeout);
     loop {
         // SAFETY: sends from a live buffer on a descriptor this module owns.
         let n = unsafe { libc::send(wr, buf.as_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };

@@ -704,6 +704,7 @@ pub fn run_ports(mut cfg: ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
     if let Err(e) = session::init() {
         crate::rlog!(Warning, "sessions: cannot map shared memory: {e}");
     }
+    ipc::configure(cfg.ipc_buffer_size, cfg.ipc_send_timeout);
     ipc::setup(
         cfg.worker_num.max(1),
         cfg.task_worker_num,
