@@ -169,8 +169,10 @@ where
 /// connection at once, racing a client that is sending its next request
 /// right now; so wait a little. A connection is not closed while request
 /// bytes wait unread in the kernel (they arrived with the timer): they are
-/// answered first, up to max_wait_time. `Some`: the connection ended
-/// meanwhile.
+/// answered first, up to max_wait_time. When the whole server stops (no
+/// worker takes over), an idle connection is closed at once, as Swoole's
+/// are: a client's next request then finds it closed and the port refused.
+/// `Some`: the connection ended meanwhile.
 async fn drain_grace<C>(
     mut conn: Pin<&mut C>,
     ctx: &WorkerCtx,
@@ -182,6 +184,9 @@ where
 {
     let grace = DRAIN_IDLE_GRACE.min(ctx.cfg.max_wait_time / 2);
     let until = Instant::now() + ctx.cfg.max_wait_time;
+    if crate::engine::shared::stats::server_stopping() && !has_unread(raw) {
+        return None;
+    }
     loop {
         tokio::select! {
             biased;

@@ -307,6 +307,8 @@ impl Master<'_> {
         }
         // One extra second so a worker's own max_wait_time runs out first.
         self.stopping = Some(Instant::now() + self.cfg.max_wait_time + Duration::from_secs(1));
+        // Draining workers close idle connections at once: nobody replaces them.
+        stats::set_server_stopping();
         self.reloading = None;
         self.reload_again = false;
         self.respawns.clear();

@@ -96,6 +96,8 @@ pub struct Shared {
     /// Per worker id, its coroutines as it last published them (mode 9;
     /// `engine::worker::dispatch::publish_coroutines`).
     pub dispatch_coroutines: [AtomicU64; MAX_SLOTS],
+    /// 1 once the master began stopping the whole server (not a reload).
+    pub server_stopping: AtomicU32,
 }
 
 /// A worker's state as the metrics show it.
@@ -241,6 +243,7 @@ fn reset() {
     for c in &s.dispatch_coroutines {
         c.store(0, Ordering::Relaxed);
     }
+    s.server_stopping.store(0, Ordering::Relaxed);
     for id in &s.ids {
         id.restarts.store(0, Ordering::Relaxed);
         id.last_reason.store(0, Ordering::Relaxed);
@@ -335,6 +338,20 @@ pub fn on_blocked() {
     if let Some(slot) = my_slot() {
         slot.blocked_count.fetch_add(1, Ordering::Relaxed);
     }
+}
+
+/// In the master: the whole server is stopping (SIGTERM, `shutdown()`),
+/// before the workers are told to drain.
+pub fn set_server_stopping() {
+    if let Some(s) = shared() {
+        s.server_stopping.store(1, Ordering::Release);
+    }
+}
+
+/// Whether the whole server is stopping (rather than a worker being
+/// replaced).
+pub fn server_stopping() -> bool {
+    shared().is_some_and(|s| s.server_stopping.load(Ordering::Acquire) != 0)
 }
 
 /// The loop ticker ran: its lateness and the coroutine count.
