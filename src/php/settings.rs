@@ -453,6 +453,11 @@ pub fn to_config(
     let mut c = ServerConfig::default();
     if mode_process {
         c.mode = crate::engine::config::Mode::Process;
+    } else {
+        // Swoole's constructor: a SWOOLE_BASE server has one worker (and
+        // one reactor) unless `worker_num` says otherwise.
+        c.worker_num = 1;
+        c.reactor_num = 1;
     }
     // From php.ini: blocking detection, and max_execution_time as the
     // request deadline unless `request_timeout` says otherwise.
