@@ -44,10 +44,12 @@ impl<V: Copy> CidTable<V> {
         (cid as usize) & (SLOTS - 1)
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -71,6 +73,7 @@ impl<V: Copy> CidTable<V> {
     }
 
     /// Adds (or replaces) `cid`'s entry; the previous one is returned.
+    #[inline]
     pub fn insert(&mut self, cid: Cid, v: V) -> Option<V> {
         if self.slots.is_empty() {
             self.slots = vec![Slot { cid: 0, v: None }; SLOTS];
@@ -93,6 +96,7 @@ impl<V: Copy> CidTable<V> {
         old
     }
 
+    #[inline]
     pub fn remove(&mut self, cid: &Cid) -> Option<V> {
         let i = Self::index(*cid);
         let v = match self.slots.get_mut(i) {

@@ -79,7 +79,9 @@ pub struct ZendFiberContext {
 #[repr(C)]
 struct Transfer {
     context: *mut ZendFiberContext,
-    value: zval,
+    /// Always null in our transfers (no value passes between contexts):
+    /// nothing to drop, and no drop call on each switch.
+    value: std::mem::ManuallyDrop<zval>,
     flags: u8,
 }
 
@@ -464,7 +466,7 @@ impl Ctx {
             }
             let mut t = Transfer {
                 context: (*c).resume_at,
-                value: null_zval(),
+                value: std::mem::ManuallyDrop::new(null_zval()),
                 flags: 0,
             };
             zend_fiber_switch_context(&raw mut t);
@@ -494,7 +496,7 @@ impl Ctx {
             (*c).exec = (*eg()).current_execute_data;
             let mut t = Transfer {
                 context: (*c).caller,
-                value: null_zval(),
+                value: std::mem::ManuallyDrop::new(null_zval()),
                 flags: 0,
             };
             (*c).caller = ptr::null_mut();
@@ -584,7 +586,7 @@ unsafe fn switch_to_caller(c: *mut Context, dispose: bool, flags: u8) {
         (*c).resume_at = &raw mut (*c).zctx;
         let mut t = Transfer {
             context: (*c).caller,
-            value: null_zval(),
+            value: std::mem::ManuallyDrop::new(null_zval()),
             flags,
         };
         (*c).caller = ptr::null_mut();

@@ -23,6 +23,7 @@ static GC_ORIGINAL: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 /// start a coroutine or wait (hooked I/O in `__destruct`). Only destructors
 /// run by the cycle collector stay blocked (the collector is not reentrant),
 /// and nothing switches once request shutdown has begun unwinding.
+#[inline]
 pub fn switch_blocked() -> bool {
     if super::shutting_down() {
         return true;

@@ -604,14 +604,22 @@ fn run_one(me: Ctx) -> bool {
     let (joiners, pooled) = with_s(|s| {
         let mut s = s.borrow_mut();
         s.coros.remove(&cid);
-        let joiners = std::mem::take(&mut s.join_waiters);
+        // Usually nobody joins: no vector to take (and free) then.
+        let joiners = if s.join_waiters.is_empty() {
+            None
+        } else {
+            Some(std::mem::take(&mut s.join_waiters))
+        };
         let pooled = s.idle.len() < POOL_MAX && !shutting_down();
         if pooled {
             s.idle.push(me);
         }
         (joiners, pooled)
     });
-    wake_joiners(joiners);
+    match joiners {
+        Some(joiners) => wake_joiners(joiners),
+        None => event_loop::wake(),
+    }
     pooled
 }
 

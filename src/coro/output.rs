@@ -30,6 +30,7 @@ extern "C" {
 
 /// Takes the running context's output state out and leaves a fresh one
 /// (with the same flags: disabled, sent, ...).
+#[inline]
 pub fn swap_out() -> OutputGlobals {
     // SAFETY: the PHP thread; `output_globals` is PHP's own global and
     // php_output_activate only re-initialises it (it frees nothing).
@@ -52,6 +53,7 @@ pub fn swap_out() -> OutputGlobals {
 /// Puts `saved` (from `swap_out` or `take`) back as the running state. The
 /// state it replaces must have been taken already, or be one without
 /// handlers.
+#[inline]
 pub fn put(saved: OutputGlobals) {
     // SAFETY: as in `swap_out`; the struct is a bitwise copy PHP made.
     unsafe { output_globals = saved };
@@ -59,6 +61,7 @@ pub fn put(saved: OutputGlobals) {
 
 /// The running coroutine's output stack, if it ever had one (taken out:
 /// the running state is left fresh); `None` when there is nothing to keep.
+#[inline]
 pub fn take() -> Option<Box<OutputGlobals>> {
     // SAFETY: as in `swap_out`.
     let has = unsafe { !output_globals.handlers.elements.is_null() };
@@ -66,6 +69,7 @@ pub fn take() -> Option<Box<OutputGlobals>> {
 }
 
 /// A coroutine ended: flush and close what it left open, free its stack.
+#[inline]
 pub fn end_all() {
     // SAFETY: as in `swap_out`; PHP ends the handlers of the running state.
     unsafe {

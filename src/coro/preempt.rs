@@ -90,6 +90,7 @@ pub fn set(on: bool) {
     });
 }
 
+#[inline]
 pub fn is_on() -> bool {
     ON.load(Ordering::SeqCst)
 }

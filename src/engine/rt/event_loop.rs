@@ -133,6 +133,7 @@ pub fn live_tasks() -> usize {
 }
 
 /// Tells `run_until_idle` to look at its condition again.
+#[inline]
 pub fn wake() {
     if IDLE_WAITERS.load(Ordering::Relaxed) == 0 {
         return;
