@@ -273,6 +273,7 @@ pub fn switched_at() -> Option<Instant> {
     SWITCHED_AT.with(Cell::get)
 }
 
+#[inline]
 fn mark_switch() {
     if preempt::is_on() {
         SWITCHED_AT.with(|t| t.set(Some(Instant::now())));
@@ -390,6 +391,7 @@ pub fn is_waiting(cid: Cid, kind: WaitKind) -> bool {
 /// last tick) in ns. A coroutine's creation time is read coarse (a precise
 /// read costs ~4% of a `go()` in this VM): it is at most a tick early, so
 /// `getElapsed()` (read precise) never reports less than the real age.
+#[inline]
 fn now_ns(clock: libc::clockid_t) -> i64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -448,6 +450,7 @@ pub fn start(payload: usize) -> Result<(Cid, bool), Error> {
 }
 
 /// Adds a coroutine on `ctx` under the next cid.
+#[inline]
 fn add(s: &mut Sched, ctx: Ctx) -> Cid {
     let cid = s.next_cid;
     s.next_cid += 1;
@@ -500,6 +503,7 @@ pub fn run(cid: Cid, payload: usize) -> Result<bool, Error> {
 }
 
 /// Switches into `ctx` (coroutine `cid`) and deals with how it came back.
+#[inline]
 fn enter(cid: Cid, ctx: Ctx) {
     match ctx.resume() {
         Outcome::Suspended | Outcome::Finished { dispose: false } => {}
@@ -560,6 +564,7 @@ fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl Fn
 /// PHP thread (NTS).
 static CURRENT: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(-1);
 
+#[inline]
 fn sync_current(s: &Sched) {
     CURRENT.store(
         s.stack.last().copied().unwrap_or(-1),
@@ -567,16 +572,19 @@ fn sync_current(s: &Sched) {
     );
 }
 
+#[inline]
 fn push_in(s: &mut Sched, cid: Cid) {
     s.stack.push(cid);
     sync_current(s);
 }
 
+#[inline]
 fn pop_in(s: &mut Sched, cid: Cid) {
     pop_stack(s, cid);
     sync_current(s);
 }
 
+#[inline]
 fn pop_stack(s: &mut Sched, cid: Cid) {
     if s.stack.last() == Some(&cid) {
         s.stack.pop();
