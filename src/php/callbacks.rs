@@ -405,7 +405,7 @@ impl FatalSink {
             // the outer one reports it.
             return Outcome::Done;
         }
-        match self.code.take() {
+        match self.code.replace(None) {
             Some(code) => Outcome::Fatal(code),
             None => Outcome::Done,
         }

@@ -318,7 +318,10 @@ fn entry(cid: Cid, payload: usize) {
     let Some(mut job) = job else {
         return;
     };
-    let result = boundary::call(&job.callable, job.args.as_mut_slice()).map(|_| ());
+    // The return value is released inline (see `release_zval`).
+    let result = boundary::call(&job.callable, job.args.as_mut_slice()).map(|z| {
+        release_zval(&mut std::mem::ManuallyDrop::new(z));
+    });
     if result == Err(CallError::Unwind) {
         // PHP is tearing the fiber down: no defers, no more PHP here.
         coro::set_unwinding();
