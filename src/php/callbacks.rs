@@ -239,7 +239,9 @@ impl PhpHooks {
     /// it first waits; the response may be ended later, from the coroutine.
     /// Calls `cb($request, $response)` for `request` and `handshake`: in a
     /// coroutine when enabled; an exception or a fatal answers 500 (a
-    /// graceful exit too, with `unwind_fails`).
+    /// graceful exit too, with `unwind_fails`). Inlined: the request (a few
+    /// hundred bytes) is moved once less on its way into its object.
+    #[inline]
     fn call_http(
         &self,
         cb: &Zval,

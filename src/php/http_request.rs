@@ -169,6 +169,7 @@ fn pairs_zval(pairs: impl IntoIterator<Item = (Vec<u8>, Vec<u8>)>) -> Zval {
 }
 
 impl Request {
+    #[inline]
     pub fn new(req: HttpRequest, opts: Rc<ParseOptions>) -> Self {
         Request {
             req,
