@@ -298,34 +298,35 @@ unsafe fn frame_unset_body(
             std::slice::from_raw_parts((*member).val.as_ptr().cast::<u8>(), (*member).len),
         )
     };
-    let done = if let Some(f) = ZendClassObject::<Frame>::from_zend_obj_mut(obj) {
-        match name {
-            b"fd" => f.fd = 0,
-            b"data" => f.data = Bin::default(),
-            b"opcode" => f.opcode = 0,
-            b"flags" => f.flags = 0,
-            b"finish" => f.finish = f.flags & 1 != 0,
-            _ => {}
+    // The fields `Frame` and `CloseFrame` share take their empty value;
+    // false for a name neither backs.
+    macro_rules! reset_shared {
+        ($f:expr) => {
+            match name {
+                b"fd" => $f.fd = 0,
+                b"data" => $f.data = Bin::default(),
+                b"opcode" => $f.opcode = 0,
+                b"flags" => $f.flags = 0,
+                b"finish" => $f.finish = $f.flags & 1 != 0,
+                _ => return false,
+            }
+        };
+    }
+    let mut reset = || -> bool {
+        if let Some(f) = ZendClassObject::<Frame>::from_zend_obj_mut(obj) {
+            reset_shared!(f);
+        } else if let Some(c) = ZendClassObject::<CloseFrame>::from_zend_obj_mut(obj) {
+            match name {
+                b"code" => c.code = close::NORMAL as i64,
+                b"reason" => c.reason = Bin::default(),
+                _ => reset_shared!(c),
+            }
+        } else {
+            return false;
         }
-        matches!(name, b"fd" | b"data" | b"opcode" | b"flags" | b"finish")
-    } else if let Some(c) = ZendClassObject::<CloseFrame>::from_zend_obj_mut(obj) {
-        match name {
-            b"fd" => c.fd = 0,
-            b"data" => c.data = Bin::default(),
-            b"opcode" => c.opcode = 0,
-            b"flags" => c.flags = 0,
-            b"finish" => c.finish = c.flags & 1 != 0,
-            b"code" => c.code = close::NORMAL as i64,
-            b"reason" => c.reason = Bin::default(),
-            _ => {}
-        }
-        matches!(
-            name,
-            b"fd" | b"data" | b"opcode" | b"flags" | b"finish" | b"code" | b"reason"
-        )
-    } else {
-        false
+        true
     };
+    let done = reset();
     if !done {
         // No cache slot: for an object without a Rust frame behind it (none
         // is made so, but ext-php-rs allows it) the name may be a Rust
