@@ -87,7 +87,7 @@ unsafe fn autoload_body(
         return unsafe { orig(name, lc_name) };
     }
     // SAFETY: `lc_name` is a live zend_string (the engine's argument).
-    let key = unsafe { zstr_bytes(lc_name) }.to_vec();
+    let key = unsafe { super::zstr_bytes(lc_name) }.to_vec();
     // SAFETY: EG(in_autoload) is the set the engine added `lc_name` to
     // before calling us (PHP thread); deleting a key is always allowed.
     unsafe {
@@ -141,15 +141,6 @@ unsafe fn autoload_body(
         unsafe { restore_exception(pending) };
     }
     ce
-}
-
-/// The bytes of a zend_string.
-///
-/// # Safety
-/// `s` is a live zend_string.
-unsafe fn zstr_bytes<'a>(s: *mut zend_string) -> &'a [u8] {
-    // SAFETY: a zend_string's `val` holds `len` bytes.
-    unsafe { std::slice::from_raw_parts((*s).val.as_ptr().cast::<u8>(), (*s).len) }
 }
 
 /// The class registered under `lc_name`, if the loader defined it.

@@ -60,10 +60,7 @@ fn timeout_of(t: Option<f64>) -> Option<Duration> {
 impl Channel {
     /// Waits in `list` until woken or timed out; removes us from the list.
     fn wait_in(&self, list: &RefCell<VecDeque<Cid>>, timeout: Option<f64>) -> PhpResult<Wake> {
-        let me = coro::current();
-        if me < 0 {
-            return Err(super::errors::out_of_coroutine());
-        }
+        let me = super::errors::need_coroutine()?;
         list.borrow_mut().push_back(me);
         // As Swoole: only a timeout above 0 sets a limit (0 waits too).
         let wake = coro::wait(WaitKind::Channel, timeout_of(timeout))

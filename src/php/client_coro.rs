@@ -277,7 +277,7 @@ impl ClientBase {
             return Ok(false);
         }
         if !self.blocking && crate::coro::current() < 0 {
-            return Err(super::socket_coro::out_of_coroutine());
+            return Err(super::errors::out_of_coroutine());
         }
         if self.make_socket().is_none() {
             return Ok(false);

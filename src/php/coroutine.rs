@@ -24,8 +24,8 @@ const SWOOLE_ERROR_CO_CANNOT_CANCEL: i64 = 10015;
 pub const SWOOLE_ERROR_CO_CANCELED: i64 = 10017;
 
 use super::errors::{
-    out_of_coroutine, set_last_error, SWOOLE_ERROR_CO_NOT_EXISTS, SWOOLE_ERROR_CO_TIMEDOUT,
-    SWOOLE_ERROR_INVALID_PARAMS, SWOOLE_ERROR_WRONG_OPERATION,
+    need_coroutine, out_of_coroutine, set_last_error, SWOOLE_ERROR_CO_NOT_EXISTS,
+    SWOOLE_ERROR_CO_TIMEDOUT, SWOOLE_ERROR_INVALID_PARAMS, SWOOLE_ERROR_WRONG_OPERATION,
 };
 use super::exception::{error_ce, type_error};
 use crate::coro::{self, Cid, CidMap, WaitKind, Wake};
@@ -855,9 +855,7 @@ fn new_object_of(
 }
 
 fn sleep_impl(seconds: f64) -> PhpResult<bool> {
-    if coro::current() < 0 {
-        return Err(out_of_coroutine());
-    }
+    need_coroutine()?;
     if seconds < 0.0 || !seconds.is_finite() {
         return Ok(false);
     }
@@ -1100,9 +1098,7 @@ impl Coroutine {
     /// Waits for every cid in `$cid_array` to end; false on timeout (and
     /// when none of them is running: nothing to wait for).
     pub fn join(cid_array: Vec<i64>, timeout: Option<f64>) -> PhpResult<bool> {
-        if coro::current() < 0 {
-            return Err(out_of_coroutine());
-        }
+        need_coroutine()?;
         if cid_array.is_empty() {
             set_last_error(SWOOLE_ERROR_INVALID_PARAMS);
             return Ok(false);
@@ -1150,10 +1146,7 @@ impl Coroutine {
     /// `Swoole\Error` outside a coroutine).
     #[php(name = "setTimeLimit")]
     pub fn set_time_limit(timeout: f64) -> PhpResult<bool> {
-        let cid = coro::current();
-        if cid < 0 {
-            return Err(out_of_coroutine());
-        }
+        let cid = need_coroutine()?;
         if timeout <= 0.0 || !timeout.is_finite() {
             return Ok(false);
         }
@@ -1254,10 +1247,7 @@ impl Coroutine {
 }
 
 fn defer_impl(callback: &Zval) -> PhpResult<()> {
-    let cid = coro::current();
-    if cid < 0 {
-        return Err(out_of_coroutine());
-    }
+    let cid = need_coroutine()?;
     if !callback.is_callable() {
         return Err(type_error(
             "Swoole\\Coroutine::defer(): Argument #1 ($callback) must be a valid callback",
@@ -1347,16 +1337,6 @@ impl System {
     }
 }
 
-/// `System::readFile()`, `writeFile()` and `statvfs()` run in a coroutine,
-/// as in Swoole; `readFile()` reads on the blocking pool, the others do the
-/// file I/O in place.
-fn in_coroutine() -> PhpResult<()> {
-    if coro::current() < 0 {
-        return Err(super::errors::out_of_coroutine());
-    }
-    Ok(())
-}
-
 fn empty_name(what: &str) -> PhpException {
     PhpException::new(
         format!("{what} cannot be empty"),
@@ -1389,7 +1369,7 @@ fn read_file_impl(filename: &str, flag: i64) -> PhpResult<Zval> {
     if filename.is_empty() {
         return Err(empty_name("Filename"));
     }
-    in_coroutine()?;
+    need_coroutine()?;
     let mut z = Zval::new();
     // On the blocking pool, as Swoole reads on its AIO threads: the
     // coroutine waits (other coroutines run) however fast the disk is.
@@ -1430,7 +1410,7 @@ fn write_file_impl(filename: &str, content: &Zval, flags: i64) -> PhpResult<Zval
     if filename.is_empty() {
         return Err(empty_name("Filename"));
     }
-    in_coroutine()?;
+    need_coroutine()?;
     let data = content.zend_str().map(|s| s.as_bytes()).unwrap_or_default();
     // PHP's FILE_APPEND.
     let append = flags & 8 != 0;
@@ -1474,7 +1454,7 @@ fn statvfs_impl(path: &str) -> PhpResult<Zval> {
     if path.is_empty() {
         return Err(empty_name("Path"));
     }
-    in_coroutine()?;
+    need_coroutine()?;
     let mut ht = ZendHashTable::new();
     if let Ok(st) = nix::sys::statvfs::statvfs(path) {
         let fields: [(&str, u64); 11] = [

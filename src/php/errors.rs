@@ -18,6 +18,16 @@ pub fn out_of_coroutine() -> PhpException {
     )
 }
 
+/// The running coroutine's id, or `out_of_coroutine()` for an API that
+/// only runs in one.
+pub fn need_coroutine() -> PhpResult<crate::coro::Cid> {
+    let cid = crate::coro::current();
+    if cid < 0 {
+        return Err(out_of_coroutine());
+    }
+    Ok(cid)
+}
+
 pub const SWOOLE_ERROR_INVALID_PARAMS: i64 = 505;
 pub const SWOOLE_ERROR_WRONG_OPERATION: i64 = 509;
 pub const SWOOLE_ERROR_NO_PAYLOAD: i64 = 550;
@@ -40,12 +50,15 @@ extern "C" {
 /// where the running method is another one (Swoole reports some errors from
 /// the method it delegates to).
 pub fn warning_as(api: &str, msg: &str) {
-    raise_as(2, api, msg);
+    raise_as(&ext_php_rs::flags::ErrorType::Warning, api, msg);
 }
 
-/// A message of `level` (`E_WARNING` 2, `E_DEPRECATED` 8192) naming `api`.
-pub fn raise_as(level: std::ffi::c_int, api: &str, msg: &str) {
+/// A message of `level` (a warning, a deprecation) naming `api`.
+pub fn raise_as(level: &ext_php_rs::flags::ErrorType, api: &str, msg: &str) {
     let Ok(text) = std::ffi::CString::new(format!("{api}: {msg}")) else {
+        return;
+    };
+    let Ok(level) = std::ffi::c_int::try_from(level.bits()) else {
         return;
     };
     // SAFETY: zend_error is printf-like: the text goes through "%s", both

@@ -72,7 +72,7 @@ impl Event {
         }
         if coroutine::loop_pending() {
             errors::raise_as(
-                8192,
+                &ext_php_rs::flags::ErrorType::Deprecated,
                 "swoole_event_rshutdown()",
                 "Event::wait() in shutdown function is deprecated",
             );

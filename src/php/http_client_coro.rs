@@ -343,16 +343,6 @@ impl Client {
         f(&mut self.inner.borrow_mut())
     }
 
-    /// The running coroutine, or Swoole's `Swoole\Error` (its exact message
-    /// and code) outside one; PHP's trace names the method (`_api`).
-    fn need_coroutine(&self, _api: &str) -> PhpResult<Cid> {
-        let cid = coro::current();
-        if cid < 0 {
-            return Err(super::errors::out_of_coroutine());
-        }
-        Ok(cid)
-    }
-
     /// Throws Swoole's misuse error when another coroutine is bound to the
     /// socket for `dir` (with where that coroutine waits).
     fn check(&self, cid: Cid, dir: Dir) -> PhpResult<()> {
@@ -700,17 +690,11 @@ impl Client {
 
     /// `exec_once`, again on a failed connect or a 502/503 answer, up to
     /// `max_retries` more times (Swoole's retry rule).
-    fn exec(
-        &self,
-        path: &str,
-        api: &str,
-        ws_key: Option<String>,
-        this: Option<&Zval>,
-    ) -> PhpResult<bool> {
+    fn exec(&self, path: &str, ws_key: Option<String>, this: Option<&Zval>) -> PhpResult<bool> {
         let retries = self.with(|s| s.opts.max_retries);
         let mut attempt = 0;
         loop {
-            let ok = self.exec_once(path, api, ws_key.clone(), this)?;
+            let ok = self.exec_once(path, ws_key.clone(), this)?;
             let status = self.with(|s| s.status_code);
             let again = attempt < retries
                 && if ok {
@@ -733,11 +717,10 @@ impl Client {
     fn exec_once(
         &self,
         path: &str,
-        api: &str,
         ws_key: Option<String>,
         this: Option<&Zval>,
     ) -> PhpResult<bool> {
-        let cid = self.need_coroutine(api)?;
+        let cid = super::errors::need_coroutine()?;
         // `write_func`: the body goes to it piece by piece, not to `$body`.
         let write_func = this.and_then(|_| self.write_func());
         if path.is_empty() {
@@ -1222,8 +1205,8 @@ impl Client {
     }
 
     /// Writes a frame; a small one usually goes out without suspending.
-    fn send_frame(&self, api: &str, opcode: u8, flags: u8, payload: &[u8]) -> PhpResult<bool> {
-        let cid = self.need_coroutine(api)?;
+    fn send_frame(&self, opcode: u8, flags: u8, payload: &[u8]) -> PhpResult<bool> {
+        let cid = super::errors::need_coroutine()?;
         if !self.is_connected() {
             self.no_connection();
             return Ok(false);
@@ -1664,14 +1647,14 @@ impl Client {
 
     pub fn execute(self_: &mut ZendClassObject<Client>, path: String) -> PhpResult<bool> {
         let this = this_zval(self_);
-        self_.exec(&path, "execute", None, Some(&this))
+        self_.exec(&path, None, Some(&this))
     }
 
     pub fn get(self_: &mut ZendClassObject<Client>, path: String) -> PhpResult<bool> {
         let old = self_.with(|s| std::mem::replace(&mut s.request_method, string_zval("GET")));
         drop(old);
         let this = this_zval(self_);
-        self_.exec(&path, "get", None, Some(&this))
+        self_.exec(&path, None, Some(&this))
     }
 
     pub fn post(self_: &mut ZendClassObject<Client>, path: String, data: &Zval) -> PhpResult<bool> {
@@ -1683,7 +1666,7 @@ impl Client {
         });
         drop(old);
         let this = this_zval(self_);
-        self_.exec(&path, "post", None, Some(&this))
+        self_.exec(&path, None, Some(&this))
     }
 
     /// Saves the response body to `$file` (from `$offset`).
@@ -1701,7 +1684,7 @@ impl Client {
             std::mem::replace(&mut s.download_file, file.shallow_clone())
         });
         drop(old);
-        self.exec(&path, "download", None, None)
+        self.exec(&path, None, None)
     }
 
     pub fn get_body(&self) -> Zval {
@@ -1783,7 +1766,7 @@ impl Client {
         if self.is_websocket() {
             self.drop_conn();
         }
-        self.exec(&path, "upgrade", Some(key), None)
+        self.exec(&path, Some(key), None)
     }
 
     /// Sends a WebSocket message (`$data` may be a `Swoole\WebSocket\Frame`).
@@ -1835,7 +1818,7 @@ impl Client {
             );
             return Ok(false);
         }
-        self.send_frame("push", opcode as u8, flags as u8, &payload)
+        self.send_frame(opcode as u8, flags as u8, &payload)
     }
 
     /// The next WebSocket message (a `Frame`, a `CloseFrame`, `''` when the
@@ -1843,7 +1826,7 @@ impl Client {
     /// its response (bool).
     #[php(defaults(timeout = 0.0))]
     pub fn recv(&self, timeout: f64) -> PhpResult<Zval> {
-        let cid = self.need_coroutine("recv")?;
+        let cid = super::errors::need_coroutine()?;
         if !self.is_connected() {
             self.no_connection();
             return Ok(false_zval());
@@ -1910,7 +1893,6 @@ impl Client {
             return Ok(false);
         }
         self.send_frame(
-            "ping",
             ws::OP_PING,
             ws::FLAG_FIN,
             data.unwrap_or_default().as_bytes(),
@@ -1924,7 +1906,7 @@ impl Client {
             return Ok(false);
         }
         let payload = close_payload(code, reason.unwrap_or_default().as_bytes());
-        let r = self.send_frame("disconnect", ws::OP_CLOSE, ws::FLAG_FIN, &payload);
+        let r = self.send_frame(ws::OP_CLOSE, ws::FLAG_FIN, &payload);
         self.drop_conn();
         r
     }

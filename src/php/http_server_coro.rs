@@ -400,9 +400,7 @@ impl Server {
 
     /// Serves until `shutdown()`; the calling coroutine waits meanwhile.
     pub fn start(&self) -> PhpResult<bool> {
-        if crate::coro::current() < 0 {
-            return Err(super::errors::out_of_coroutine());
-        }
+        super::errors::need_coroutine()?;
         let (listener, settings, ssl) = {
             let inner = self.inner.borrow();
             let Some(l) = inner.listener.as_ref().and_then(|l| l.try_clone().ok()) else {

@@ -171,7 +171,7 @@ unsafe fn deny_unset_body(
 ///
 /// # Safety
 /// `s` is a live `zend_string`.
-unsafe fn zstr_bytes<'a>(s: *const ext_php_rs::ffi::zend_string) -> &'a [u8] {
+pub(crate) unsafe fn zstr_bytes<'a>(s: *const ext_php_rs::ffi::zend_string) -> &'a [u8] {
     // SAFETY: a zend_string holds `len` bytes from `val`.
     unsafe { std::slice::from_raw_parts((*s).val.as_ptr().cast::<u8>(), (*s).len) }
 }

@@ -23,7 +23,8 @@ use ext_php_rs::prelude::*;
 use ext_php_rs::types::{PhpRef, ZendClassObject, ZendHashTable, ZendObject, Zval};
 
 use super::errors::{
-    os_error_text, set_last_error, swoole_error_text, SWOOLE_ERROR_CO_HAS_BEEN_BOUND,
+    os_error_text, out_of_coroutine, set_last_error, swoole_error_text,
+    SWOOLE_ERROR_CO_HAS_BEEN_BOUND,
 };
 use super::exception::{error_ce, exception_ce};
 pub use super::zval::bytes_zval;
@@ -393,8 +394,6 @@ fn set_ip_option(c: &Core, level: i32, name: i32, v: &Zval) -> Option<bool> {
     Some(done(ns::setsockopt_int(fd, level, name, int)))
 }
 
-pub use super::errors::out_of_coroutine;
-
 /// Who holds a socket's read and write sides, for the misuse error.
 #[derive(Default)]
 pub struct Binding {
@@ -412,10 +411,7 @@ impl Binding {
     /// Binds `dir` to the running coroutine, or Swoole's error when another
     /// coroutine holds it.
     pub fn enter(&mut self, fd: i32, dir: Dir) -> PhpResult<Cid> {
-        let cid = coro::current();
-        if cid < 0 {
-            return Err(out_of_coroutine());
-        }
+        let cid = super::errors::need_coroutine()?;
         if let Some(other) = self.bound[slot(dir)].filter(|c| *c != cid && coro::exists(*c)) {
             set_last_error(SWOOLE_ERROR_CO_HAS_BEEN_BOUND);
             let what = match dir {
@@ -651,9 +647,7 @@ impl Core {
         let r = if self.blocking.get() {
             ns::lookup(host, fam)
         } else {
-            if coro::current() < 0 {
-                return Err(out_of_coroutine());
-            }
+            super::errors::need_coroutine()?;
             coro::io::run(ns::lookup_async(host.to_string(), fam, dl))
                 .unwrap_or_else(|_| Err(io::Error::from_raw_os_error(libc::ECANCELED)))
         };

@@ -11,7 +11,7 @@ use ext_php_rs::exception::PhpResult;
 use ext_php_rs::types::{ZendHashTable, Zval};
 
 use super::errors::set_last_error;
-use super::socket_coro::{bytes_zval, false_zval, out_of_coroutine};
+use super::socket_coro::{bytes_zval, false_zval};
 use crate::coro;
 use crate::engine::net::socket as net_socket;
 
@@ -19,13 +19,6 @@ use crate::engine::net::socket as net_socket;
 const ERR_DNS_FAILED: i64 = 711;
 /// `SWOOLE_ERROR_DNSLOOKUP_RESOLVE_TIMEOUT`.
 const ERR_DNS_TIMEOUT: i64 = 712;
-
-fn need() -> PhpResult<()> {
-    if coro::current() < 0 {
-        return Err(out_of_coroutine());
-    }
-    Ok(())
-}
 
 /// Sets the last error of a failed wait: `SWOOLE_ERROR_CO_CANCELED` when
 /// `Coroutine::cancel()` ended it, else `code` (0: leave it).
@@ -42,7 +35,7 @@ fn timeout(t: f64) -> Option<Duration> {
 }
 
 fn lookup(host: &str, family: i64, t: f64) -> PhpResult<Option<Vec<String>>> {
-    need()?;
+    super::errors::need_coroutine()?;
     let fam = if family == i64::from(libc::AF_INET6) {
         libc::AF_INET6
     } else {
@@ -128,7 +121,7 @@ fn status_array(pid: i64, code: i64, signal: i64) -> Zval {
 
 /// `System::exec()`: runs `/bin/sh -c $command` on a blocking thread.
 pub fn exec(command: &str, get_error_stream: bool) -> PhpResult<Zval> {
-    need()?;
+    super::errors::need_coroutine()?;
     let cmd = if get_error_stream {
         format!("exec 2>&1; {command}")
     } else {
@@ -167,7 +160,7 @@ pub fn exec(command: &str, get_error_stream: bool) -> PhpResult<Zval> {
 
 /// `wait()`/`waitPid()`: polls `waitpid(WNOHANG)` from the loop.
 pub fn wait_pid(pid: i64, t: f64) -> PhpResult<Zval> {
-    need()?;
+    super::errors::need_coroutine()?;
     let dl = timeout(t).map(|d| Instant::now() + d);
     let pid = pid as libc::pid_t;
     let job = async move {
@@ -214,7 +207,7 @@ pub fn wait_pid(pid: i64, t: f64) -> PhpResult<Zval> {
 
 /// `waitSignal()`: the first of `signals` delivered, or false on timeout.
 pub fn wait_signal(signals: &Zval, t: f64) -> PhpResult<Zval> {
-    need()?;
+    super::errors::need_coroutine()?;
     let mut list: Vec<i32> = Vec::new();
     if let Some(n) = signals.long() {
         list.push(n as i32);
@@ -300,7 +293,7 @@ extern "C" fn on_wait_signal(sig: libc::c_int) {
 /// `waitEvent()`: waits until the stream/socket is readable or writable;
 /// returns the events that are ready.
 pub fn wait_event(socket: &Zval, events: i64, t: f64) -> PhpResult<Zval> {
-    need()?;
+    super::errors::need_coroutine()?;
     let Some(fd) = super::event::fd_of_zval(socket) else {
         set_last_error(super::errors::SWOOLE_ERROR_INVALID_PARAMS);
         return Ok(false_zval());

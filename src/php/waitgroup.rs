@@ -92,10 +92,7 @@ impl WaitGroup {
         if self.count.get() == 0 {
             return Ok(true);
         }
-        let me = coro::current();
-        if me < 0 {
-            return Err(super::errors::out_of_coroutine());
-        }
+        let me = super::errors::need_coroutine()?;
         self.waiter.set(Some(me));
         let wake = coro::wait(WaitKind::Channel, timeout_of(timeout));
         self.waiter.set(None);

@@ -292,12 +292,7 @@ unsafe fn frame_unset_body(
     cache_slot: *mut *mut std::ffi::c_void,
 ) {
     // SAFETY: PHP passes a live object and member name.
-    let (obj, name) = unsafe {
-        (
-            &mut *object,
-            std::slice::from_raw_parts((*member).val.as_ptr().cast::<u8>(), (*member).len),
-        )
-    };
+    let (obj, name) = unsafe { (&mut *object, crate::php::zstr_bytes(member)) };
     // The fields `Frame` and `CloseFrame` share take their empty value;
     // false for a name neither backs.
     macro_rules! reset_shared {
