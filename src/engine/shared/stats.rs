@@ -7,7 +7,9 @@
 //! worker id but different slots. Outside a server (engine tests) nothing is
 //! mapped and every counter call is a no-op.
 
-use std::sync::atomic::{AtomicI32, AtomicI64, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{
+    AtomicI32, AtomicI64, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+};
 
 /// Worker processes that can exist at once (old ones draining included).
 pub const MAX_SLOTS: usize = 1024;
@@ -98,6 +100,9 @@ pub struct Shared {
     pub dispatch_coroutines: [AtomicU64; MAX_SLOTS],
     /// 1 once the master began stopping the whole server (not a reload).
     pub server_stopping: AtomicU32,
+    /// One past the highest slot [`alloc_slot`] ever handed out: the slots
+    /// after it were never used, so scans stop there.
+    pub slots_used: AtomicUsize,
 }
 
 /// A worker's state as the metrics show it.
@@ -236,6 +241,7 @@ fn reset() {
     for slot in &s.slots {
         slot.pid.store(0, Ordering::Relaxed);
     }
+    s.slots_used.store(0, Ordering::Relaxed);
     s.dispatch_rr.store(0, Ordering::Relaxed);
     for p in &s.dispatch_pending {
         p.store(0, Ordering::Relaxed);
@@ -404,10 +410,18 @@ pub fn alloc_slot(worker_id: usize) -> Option<usize> {
             slot.exit_reason.store(0, Ordering::Relaxed);
             slot.loop_tick_ms.store(now_ms(), Ordering::Relaxed);
             slot.concurrency.store(0, Ordering::Relaxed);
+            s.slots_used.fetch_max(i + 1, Ordering::AcqRel);
             return Some(i);
         }
     }
     None
+}
+
+/// The slots ever handed out (a slot reserved after the load is still
+/// starting, pid -1, which every scan skips anyway).
+fn used_slots(s: &Shared) -> &[Slot] {
+    let n = s.slots_used.load(Ordering::Acquire).min(MAX_SLOTS);
+    &s.slots[..n]
 }
 
 /// In the master: the slot's process is gone.
@@ -454,7 +468,7 @@ pub fn idle_ids(first: i32, n: usize) -> Option<Vec<bool>> {
     let s = shared()?;
     let mut seen = vec![false; n];
     let mut idle = vec![false; n];
-    for slot in &s.slots {
+    for slot in used_slots(s) {
         if slot.pid.load(Ordering::Acquire) <= 0 {
             continue;
         }
@@ -619,7 +633,7 @@ pub fn workers() -> Vec<WorkerStat> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for slot in &s.slots {
+    for slot in used_slots(s) {
         let pid = slot.pid.load(Ordering::Acquire);
         if pid <= 0 {
             continue;
