@@ -151,8 +151,12 @@ where
     let mut paused = ctx.cfg.enable_delay_receive;
     let mut aborted = false;
     let mut reset = false;
-    let mut give_back = false;
     let mut draining = *shutdown.borrow();
+    // A draining worker still reads the connections the master sent before
+    // it saw the worker stop taking them (a give-back can be handed to the
+    // other retiring worker): with per-message dispatch such a connection
+    // goes straight back, untouched, instead of being shut down unserved.
+    let mut give_back = fwd && draining;
     // `max_idle_time`: closed when nothing came for that long.
     let idle_limit = opts.max_idle_time;
     let mut last_rx = tokio::time::Instant::now();
