@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # bench/run.sh: reproduces seed 000's benchmark (nginx static page vs Go net/http vs Swoole hello world) with wrk and ab; `make bench` calls it.
+# A `floor` row (seed000/floor.c: the same bytes, no work) shows the load generator's ceiling.
 #
 # Every server is pinned to CPU 0 and the load generator to CPU 1, one worker
 # each, on a free 127.0.0.1 port. Per contender: 1 s wrk warm-up, then
@@ -14,7 +15,8 @@
 #   BENCH_DURATION=10          seconds of each wrk run
 #   BENCH_AB_N=200000          ab request count
 #   BENCH_AB_TIME=20           ab also stops after this many seconds (bounds the run)
-#   BENCH_ONLY="nginx go"      run only these contenders
+#   BENCH_ONLY="nginx go"      run only these contenders (floor nginx go rswoole-base rswoole-process
+#                              rswoole-base-nocoro swoole-base swoole-process swoole-base-nocoro)
 #   BENCH_QUIET_WAIT=30        seconds to wait at start for the CPUs to be <= 10% busy
 #   BENCH_OUT=bench/out        output directory
 set -u -o pipefail
@@ -128,6 +130,7 @@ measure() {
     other=$(awk -v m=$((m1 - m0)) -v s=$((s1 - s0)) -v c=$((c1 - c0)) -v ns=$((t1 - t0)) -v hz="$TICK_HZ" -v n="$NCPU" \
         'BEGIN { cap = ns / 1e9 * hz * n; o = m - s - c; if (o < 0) o = 0; printf "%d", (cap > 0 ? 100 * o / cap : 0) }')
     OTHER["$name.$tool"]=$other
+    SRV_TICKS["$name.$tool"]=$((s1 - s0))
     [ "$other" -ge 5 ] && add_note "$name" "other processes used ~${other}% of the machine's CPU during $tool"
     return 0
 }
@@ -137,7 +140,7 @@ fmt_mib() { awk -v v="$1" 'BEGIN { printf "%.1f MiB", v / 1024 }'; }
 
 # Per-contender results.
 ORDER=()
-declare -A OTHER STATUS WRK_RPS WRK_P99 AB_RPS AB_P99 RSS NOTES
+declare -A OTHER SRV_TICKS STATUS WRK_RPS WRK_P99 AB_RPS AB_P99 RSS NOTES CPU_US
 
 add_note() { NOTES[$1]="${NOTES[$1]:-}${NOTES[$1]:+; }$2"; }
 
@@ -185,6 +188,11 @@ bench_one() {
     x=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$OUT/raw/$name.wrk.txt")
     [ -n "$x" ] && add_note "$name" "wrk non-2xx/3xx: $x"
     [ -z "${WRK_RPS[$name]}" ] && add_note "$name" "wrk produced no result (see bench/out/raw/$name.wrk.txt)"
+    # The server's own CPU (all its processes, user + system) per request under wrk: what a request
+    # costs the server whether or not the load generator is the bottleneck.
+    x=$(awk '/ requests in / {print $1; exit}' "$OUT/raw/$name.wrk.txt")
+    CPU_US[$name]=$(awk -v t="${SRV_TICKS[$name.wrk]:-}" -v n="${x:-0}" -v hz="$TICK_HZ" \
+        'BEGIN { if (t == "" || n == 0) print ""; else printf "%.2f", t / hz * 1e6 / n }')
 
     if alive "$pid"; then
         log "$name: ab -k -c$CONNS -n $AB_N -s 10 (time cap ${AB_TIME} s)"
@@ -260,6 +268,18 @@ while [ "$BUSY_BEFORE" -gt 10 ] && [ "$waited" -lt "$QUIET_WAIT" ]; do
     BUSY_BEFORE=$(cpu_busy_pct)
 done
 [ "$BUSY_BEFORE" -gt 10 ] && log "WARNING: the machine is already ${BUSY_BEFORE}% busy; numbers will be low and noisy"
+
+# floor: an epoll loop in C that answers with the same bytes and does nothing else: the most the
+# load generator can drive on its CPU (the ceiling of every ratio in this table).
+if wanted floor; then
+    if command -v cc >/dev/null 2>&1 && mkdir -p "$OUT/floor" \
+            && cc -O2 -o "$OUT/floor/floor" "$SEED/floor.c" >"$OUT/logs/floor-build.log" 2>&1; then
+        port=$(free_port)
+        bench_one floor "$port" "$OUT/floor/floor" "$port"
+    else
+        skip floor "no C compiler (cc), or the build failed: bench/out/logs/floor-build.log"
+    fi
+fi
 
 # nginx: static index.html, 1 worker, access_log off, open_file_cache.
 if wanted nginx; then
@@ -388,11 +408,11 @@ ratio() { # ratio A B
          "\`ab -k -c$CONNS -n $AB_N -s 10\` (capped at ${AB_TIME} s). Ratios are wrk / ab req/s against the same column of the reference row." \
          "RSS/worker is VmRSS of the worker process(es), measured after the load."
     echo
-    echo "| contender | wrk req/s | wrk p99 | ab req/s | ab p99 | ratio vs nginx (wrk / ab) | ratio vs go (wrk / ab) | ratio vs Swoole, same mode (wrk / ab) | RSS/worker |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| contender | wrk req/s | wrk p99 | ab req/s | ab p99 | ratio vs nginx (wrk / ab) | ratio vs go (wrk / ab) | ratio vs Swoole, same mode (wrk / ab) | server CPU µs/req (wrk) | Swoole's CPU/req ÷ ours | RSS/worker |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     for name in "${ORDER[@]}"; do
         if [ "${STATUS[$name]}" != ok ]; then
-            echo "| $name | ${STATUS[$name]} | | | | | | | |"
+            echo "| $name | ${STATUS[$name]} | | | | | | | | | |"
             continue
         fi
         # rswoole-X is compared with swoole-X (the same mode and settings).
@@ -408,9 +428,19 @@ ratio() { # ratio A B
         ap_s=$([ -n "$ap" ] && echo "$ap ms" || echo n/a)
         rn="$(ratio "$wr" "${WRK_RPS[nginx]:-}") / $(ratio "$ar" "${AB_RPS[nginx]:-}")"
         rg="$(ratio "$wr" "${WRK_RPS[go]:-}") / $(ratio "$ar" "${AB_RPS[go]:-}")"
-        echo "| $name | $wr_s | $(fmt_ms "${WRK_P99[$name]:-}") | $ar_s | $ap_s | $rn | $rg | $rs | ${RSS[$name]:-n/a} |"
+        cpu=${CPU_US[$name]:-}
+        rc="n/a"
+        [ -n "$ref" ] && rc=$(ratio "${CPU_US[$ref]:-}" "$cpu")
+        echo "| $name | $wr_s | $(fmt_ms "${WRK_P99[$name]:-}") | $ar_s | $ap_s | $rn | $rg | $rs | ${cpu:-n/a} | $rc | ${RSS[$name]:-n/a} |"
     done
     echo
+    if [ "${STATUS[floor]:-}" = ok ]; then
+        echo "Client ceiling: \`floor\` (bench/seed000/floor.c, no work but one recv and one send per request) served" \
+             "$(printf '%.0f' "${WRK_RPS[floor]:-0}") req/s under wrk and $(printf '%.0f' "${AB_RPS[floor]:-0}") under ab," \
+             "using $(awk -v c="${CPU_US[floor]:-0}" 'BEGIN { printf "%.2f", c }') µs of server CPU per request. A server cannot be measured faster than that here:" \
+             "against swoole-base that ceiling is $(ratio "${WRK_RPS[floor]:-}" "${WRK_RPS[swoole-base]:-}") (wrk) / $(ratio "${AB_RPS[floor]:-}" "${AB_RPS[swoole-base]:-}") (ab)."
+        echo
+    fi
     if [ "${STATUS[rswoole-process]:-}" = ok ] && [ "${STATUS[rswoole-base]:-}" = ok ]; then
         echo "SWOOLE_PROCESS vs SWOOLE_BASE (rswoole-process / rswoole-base, wrk / ab req/s):" \
              "$(ratio "${WRK_RPS[rswoole-process]:-}" "${WRK_RPS[rswoole-base]:-}") / $(ratio "${AB_RPS[rswoole-process]:-}" "${AB_RPS[rswoole-base]:-}")."
