@@ -288,7 +288,7 @@ impl HeadLines {
             self.text.reserve(128);
         }
         let at = self.text.len() as u32;
-        self.text.extend_from_slice(v);
+        super::response::put(&mut self.text, v);
         (at, at + v.len() as u32)
     }
 
