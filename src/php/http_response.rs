@@ -1075,8 +1075,8 @@ fn header_fast(ex: &mut ExecuteData) -> bool {
 fn end_fast(ex: &mut ExecuteData) -> bool {
     // SAFETY: as in `header_fast`.
     let argc = unsafe { ex.This.u2.num_args };
-    let data = match argc {
-        0 => Bytes::new(),
+    let data: &[u8] = match argc {
+        0 => b"",
         1 => {
             // SAFETY: the argument exists (argc == 1) and lives for the call.
             let Some(z) = (unsafe { ex.zend_call_arg(0) }) else {
@@ -1085,7 +1085,7 @@ fn end_fast(ex: &mut ExecuteData) -> bool {
             let Some(s) = z.dereference().zend_str() else {
                 return false;
             };
-            Bytes::copy_from_slice(s.as_bytes())
+            s.as_bytes()
         }
         _ => return false,
     };
@@ -1099,7 +1099,7 @@ fn end_fast(ex: &mut ExecuteData) -> bool {
     let Some(this) = ex.get_object::<Response>() else {
         return false;
     };
-    this.r.end(data).is_ok()
+    this.r.end_slice(data).is_ok()
 }
 
 /// Runs `fast`; when it declines (or panics), the generated handler.

@@ -39,7 +39,8 @@ pub enum RespBody {
     /// `response::SET_*` bits of those it did) instead of finding them in
     /// the header map. Only the fast path's responder makes it; anything
     /// else sees it as `Full` once `response::materialize` ran.
-    /// `lines`: the script's headers, in order.
+    /// `lines`: the script's headers, in order, and the body when it is
+    /// small (`data` is `None` then: see `Responder::end_slice`).
     Plain {
         data: Option<Bytes>,
         defaults: u8,
@@ -160,9 +161,12 @@ impl Body for RespBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match self.get_mut() {
-            RespBody::Full(b) | RespBody::Plain { data: b, .. } => {
-                Poll::Ready(b.take().map(|b| Ok(Frame::data(b))))
-            }
+            RespBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            RespBody::Plain { data, lines, .. } => Poll::Ready(
+                data.take()
+                    .or_else(|| lines.take_body())
+                    .map(|b| Ok(Frame::data(b))),
+            ),
             RespBody::Trailed { data, trailers } => Poll::Ready(match data.take() {
                 Some(b) => Some(Ok(Frame::data(b))),
                 None => trailers.take().map(|t| Ok(Frame::trailers(t))),
@@ -236,7 +240,8 @@ impl Body for RespBody {
 
     fn is_end_stream(&self) -> bool {
         match self {
-            RespBody::Full(b) | RespBody::Plain { data: b, .. } => b.is_none(),
+            RespBody::Full(b) => b.is_none(),
+            RespBody::Plain { data, lines, .. } => data.is_none() && lines.body().is_empty(),
             RespBody::Trailed { data, trailers } => data.is_none() && trailers.is_none(),
             RespBody::Chunks { done, .. } => *done,
             RespBody::File { remaining, .. } => *remaining == 0,
@@ -246,9 +251,10 @@ impl Body for RespBody {
 
     fn size_hint(&self) -> SizeHint {
         match self {
-            RespBody::Full(b) | RespBody::Plain { data: b, .. } => {
-                SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64))
-            }
+            RespBody::Full(b) => SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
+            RespBody::Plain { data, lines, .. } => SizeHint::with_exact(
+                (data.as_ref().map_or(0, Bytes::len) + lines.body().len()) as u64,
+            ),
             RespBody::Trailed { data, .. } => {
                 SizeHint::with_exact(data.as_ref().map_or(0, |b| b.len() as u64))
             }
@@ -268,6 +274,9 @@ impl Body for RespBody {
 pub struct HeadLines {
     text: Vec<u8>,
     pub(super) lines: Vec<(HeaderName, u32, u32)>,
+    /// A small body kept in `text` after the values (the fast path's
+    /// `end()`: no buffer of its own); empty when none.
+    body: (u32, u32),
 }
 
 impl HeadLines {
@@ -275,7 +284,29 @@ impl HeadLines {
     pub fn from_parts(mut text: Vec<u8>, mut lines: Vec<(HeaderName, u32, u32)>) -> HeadLines {
         text.clear();
         lines.clear();
-        HeadLines { text, lines }
+        HeadLines {
+            text,
+            lines,
+            body: (0, 0),
+        }
+    }
+
+    /// Keeps `v` as the body (see `body`).
+    pub(super) fn put_body(&mut self, v: &[u8]) {
+        self.body = self.put(v);
+    }
+
+    /// The body kept here (empty when none).
+    pub(super) fn body(&self) -> &[u8] {
+        &self.text[self.body.0 as usize..self.body.1 as usize]
+    }
+
+    /// The body kept here, as its own buffer (`None` when none), and no
+    /// longer here.
+    pub(super) fn take_body(&mut self) -> Option<Bytes> {
+        let b = (self.body.0 != self.body.1).then(|| Bytes::copy_from_slice(self.body()));
+        self.body = (0, 0);
+        b
     }
 
     /// The buffers back, for the pool they came from.

@@ -557,6 +557,8 @@ fn send_now(
     let body = match std::mem::replace(resp.body_mut(), RespBody::empty()) {
         RespBody::Full(b) => b,
         RespBody::Plain { data, lines, .. } => {
+            // A small body kept with the lines goes out with the head.
+            put(&mut out, lines.body());
             // The header lines' buffers came from the pool (`exchange::start`).
             let (text, lines) = lines.into_parts();
             ctx.http_bufs.give_head(text);
@@ -677,7 +679,7 @@ fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Opt
             defaults,
             lines,
         } => (
-            data.as_ref().map_or(0, Bytes::len),
+            data.as_ref().map_or(0, Bytes::len) + lines.body().len(),
             Some(*defaults),
             Some(lines),
         ),

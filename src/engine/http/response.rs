@@ -560,6 +560,44 @@ impl Responder {
     }
 
     /// Ends the response, with a last piece of body.
+    /// `end(data)` with the bytes of `data` (the script's string): a small
+    /// body of a plain answer on the fast path is kept in the head lines'
+    /// buffer (pooled) instead of a buffer of its own; anything else as `end`.
+    pub fn end_slice(&self, data: &[u8]) -> Result<(), RespError> {
+        let mut s = self.0.borrow_mut();
+        // What `end` checks before it makes a `Plain` body: not ended, no
+        // stream from `write()`, no trailers, the fast path's head writer
+        // on a connection that stays open, and no compression (with a
+        // coding `maybe_compress` may compress).
+        let plain = !s.ended
+            && s.chunk_tx.is_none()
+            && s.trailers.is_none()
+            && s.ctx.head_writer
+            && s.ctx.keep_alive
+            && (s.ctx.compression.is_none() || s.ctx.coding.is_none())
+            && data.len() <= INLINE_BODY_MAX;
+        if !plain {
+            drop(s);
+            return self.end(Bytes::copy_from_slice(data));
+        }
+        let body = RespBody::Plain {
+            data: None,
+            defaults: s.defaults_set,
+            lines: HeadLines::default(),
+        };
+        let mut resp = s.build(body, None)?;
+        if let RespBody::Plain { lines, .. } = resp.body_mut() {
+            // (After the values `build` moved in.)
+            if !data.is_empty() {
+                lines.put_body(data);
+            }
+        }
+        s.ended = true;
+        s.mark_ended();
+        let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
+        head_tx.send(resp).map_err(|_| RespError::Unavailable)
+    }
+
     pub fn end(&self, data: Bytes) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
         if s.ended {
@@ -859,6 +897,10 @@ fn append_defaults(h: &mut HeaderMap, set: u8, keep_alive: bool) {
     }
 }
 
+/// Largest body `end_slice` keeps in the head lines' buffer (the pool
+/// keeps buffers of up to 8 KiB).
+const INLINE_BODY_MAX: usize = 4 * 1024;
+
 /// A `RespBody::Plain` response made ordinary: its default headers in the
 /// map, its body `Full` (before anything but the fast path's head writer
 /// sees it: hyper, or a change to its headers).
@@ -869,8 +911,8 @@ pub fn materialize(resp: &mut Response<RespBody>) {
         lines,
     } = resp.body_mut()
     {
-        let (data, defaults, lines) = (data.take(), *defaults, std::mem::take(lines));
-        *resp.body_mut() = RespBody::Full(data);
+        let (data, defaults, mut lines) = (data.take(), *defaults, std::mem::take(lines));
+        *resp.body_mut() = RespBody::Full(data.or_else(|| lines.take_body()));
         resp.headers_mut().reserve(lines.lines.len() + 6);
         lines.into_map(resp.headers_mut());
         append_defaults(resp.headers_mut(), defaults, true);
