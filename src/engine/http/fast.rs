@@ -171,6 +171,7 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
     let mut hosts = 0;
     let mut length: Option<usize> = None;
     let mut keep_alive = version == Version::HTTP_11;
+    let mut accept_encoding = u32::MAX;
     for h in req.headers.iter() {
         // httparse took the name only if it is a token (what `HeaderName`
         // requires too) and the value only if every byte is a field value
@@ -204,6 +205,9 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
                         keep_alive = true;
                     }
                 }
+            }
+            15 if accept_encoding == u32::MAX && is(b"accept-encoding") => {
+                accept_encoding = lines.len() as u32;
             }
             6 | 7 | 17 if is(b"transfer-encoding") || is(b"expect") || is(b"upgrade") => {
                 return Parsed::Hyper("transfer-encoding, expect or upgrade");
@@ -239,6 +243,7 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
         headers: RawHeaders {
             buf: buf.clone(),
             lines,
+            accept_encoding,
         },
         len,
         body: head_len..len,
