@@ -266,21 +266,32 @@ fn warn(method: &str, err: &RespError) -> bool {
     false
 }
 
-thread_local! {
-    /// `buffer_output_size` in PROCESS mode (Swoole checks it where a worker
-    /// hands a response to the master; BASE mode has no limit).
-    static OUTPUT_LIMIT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+/// `buffer_output_size` in PROCESS mode (Swoole checks it where a worker
+/// hands a response to the master; BASE mode has no limit): `usize::MAX`
+/// for none. Process-wide, not a thread-local: NTS PHP runs on one thread
+/// per process, and `end()` reads it on every request (a thread-local of a
+/// dlopen()ed library is a `__tls_get_addr` call).
+static OUTPUT_LIMIT: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(usize::MAX);
+
+/// This worker's output limit, if any.
+fn output_limit() -> Option<usize> {
+    let l = OUTPUT_LIMIT.load(std::sync::atomic::Ordering::Relaxed);
+    (l != usize::MAX).then_some(l)
 }
 
 /// Sets this worker's output limit (`None`: none).
 pub fn set_output_limit(limit: Option<usize>) {
-    OUTPUT_LIMIT.with(|l| l.set(limit));
+    OUTPUT_LIMIT.store(
+        limit.unwrap_or(usize::MAX),
+        std::sync::atomic::Ordering::Relaxed,
+    );
 }
 
 /// True (with Swoole's log line and last error) when `len` bytes exceed
 /// `buffer_output_size`.
 pub fn over_output_limit(len: usize) -> bool {
-    let Some(limit) = OUTPUT_LIMIT.with(std::cell::Cell::get) else {
+    let Some(limit) = output_limit() else {
         return false;
     };
     if len <= limit {
@@ -1089,10 +1100,7 @@ fn end_fast(ex: &mut ExecuteData) -> bool {
         }
         _ => return false,
     };
-    if OUTPUT_LIMIT
-        .with(std::cell::Cell::get)
-        .is_some_and(|l| data.len() > l)
-    {
+    if output_limit().is_some_and(|l| data.len() > l) {
         // The generated handler refuses it with the log line and the error.
         return false;
     }

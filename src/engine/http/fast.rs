@@ -431,6 +431,10 @@ async fn read_some(
     if buf.capacity() == 0 {
         std::future::poll_fn(|cx| io.poll_readable(cx)).await?;
         *buf = pool.take_read(READ_CHUNK);
+        // Readable: read at once (no second readiness look, no waker).
+        if let Some(r) = io.try_read_now(buf) {
+            return r;
+        }
     } else {
         buf.reserve(READ_CHUNK);
     }
