@@ -35,10 +35,9 @@ use http::header;
 use http::{Method, Response, StatusCode, Uri, Version};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::body::RespBody;
+use super::body::{put, RespBody};
 use super::exchange::{Answer, Counting};
 use super::request::{HttpRequest, RawHeaders, ReqHeaders};
-use super::response::put;
 use super::stream::{Counted, Kill};
 use crate::engine::net::conns::Conn;
 use crate::engine::net::outflow::Outflow;

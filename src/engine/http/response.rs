@@ -16,7 +16,7 @@ use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{Response, StatusCode};
 use tokio::sync::{mpsc, oneshot};
 
-use super::body::{HeadLines, RespBody};
+use super::body::{put, HeadLines, RespBody};
 use super::mime;
 
 /// Why a response call was refused; the PHP layer turns it into a warning.
@@ -916,27 +916,6 @@ pub fn materialize(resp: &mut Response<RespBody>) {
         resp.headers_mut().reserve(lines.lines.len() + 6);
         lines.into_map(resp.headers_mut());
         append_defaults(resp.headers_mut(), defaults, true);
-    }
-}
-
-/// Appends `b` to `out`: `extend_from_slice`, inlined wherever it is used,
-/// so that a piece of constant length (`": "`, `"\r\n"`, a default line)
-/// is a few moves rather than a call into `memcpy` (a head is written from
-/// about twenty pieces).
-#[inline(always)]
-pub(super) fn put(out: &mut Vec<u8>, b: &[u8]) {
-    if out.capacity() - out.len() < b.len() {
-        out.reserve(b.len());
-    }
-    let len = out.len();
-    // SAFETY: there is room for `b.len()` more bytes after `len` (checked,
-    // or made by `reserve`);
-    // `b` cannot overlap `out`'s spare capacity (it is borrowed shared
-    // while `out` is borrowed mutably); the bytes are initialised before
-    // the length covers them.
-    unsafe {
-        std::ptr::copy_nonoverlapping(b.as_ptr(), out.as_mut_ptr().add(len), b.len());
-        out.set_len(len + b.len());
     }
 }
 
