@@ -266,21 +266,32 @@ fn warn(method: &str, err: &RespError) -> bool {
     false
 }
 
-thread_local! {
-    /// `buffer_output_size` in PROCESS mode (Swoole checks it where a worker
-    /// hands a response to the master; BASE mode has no limit).
-    static OUTPUT_LIMIT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+/// `buffer_output_size` in PROCESS mode (Swoole checks it where a worker
+/// hands a response to the master; BASE mode has no limit): `usize::MAX`
+/// for none. Process-wide, not a thread-local: NTS PHP runs on one thread
+/// per process, and `end()` reads it on every request (a thread-local of a
+/// dlopen()ed library is a `__tls_get_addr` call).
+static OUTPUT_LIMIT: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(usize::MAX);
+
+/// This worker's output limit, if any.
+fn output_limit() -> Option<usize> {
+    let l = OUTPUT_LIMIT.load(std::sync::atomic::Ordering::Relaxed);
+    (l != usize::MAX).then_some(l)
 }
 
 /// Sets this worker's output limit (`None`: none).
 pub fn set_output_limit(limit: Option<usize>) {
-    OUTPUT_LIMIT.with(|l| l.set(limit));
+    OUTPUT_LIMIT.store(
+        limit.unwrap_or(usize::MAX),
+        std::sync::atomic::Ordering::Relaxed,
+    );
 }
 
 /// True (with Swoole's log line and last error) when `len` bytes exceed
 /// `buffer_output_size`.
 pub fn over_output_limit(len: usize) -> bool {
-    let Some(limit) = OUTPUT_LIMIT.with(std::cell::Cell::get) else {
+    let Some(limit) = output_limit() else {
         return false;
     };
     if len <= limit {
@@ -1075,8 +1086,8 @@ fn header_fast(ex: &mut ExecuteData) -> bool {
 fn end_fast(ex: &mut ExecuteData) -> bool {
     // SAFETY: as in `header_fast`.
     let argc = unsafe { ex.This.u2.num_args };
-    let data = match argc {
-        0 => Bytes::new(),
+    let data: &[u8] = match argc {
+        0 => b"",
         1 => {
             // SAFETY: the argument exists (argc == 1) and lives for the call.
             let Some(z) = (unsafe { ex.zend_call_arg(0) }) else {
@@ -1085,21 +1096,18 @@ fn end_fast(ex: &mut ExecuteData) -> bool {
             let Some(s) = z.dereference().zend_str() else {
                 return false;
             };
-            Bytes::copy_from_slice(s.as_bytes())
+            s.as_bytes()
         }
         _ => return false,
     };
-    if OUTPUT_LIMIT
-        .with(std::cell::Cell::get)
-        .is_some_and(|l| data.len() > l)
-    {
+    if output_limit().is_some_and(|l| data.len() > l) {
         // The generated handler refuses it with the log line and the error.
         return false;
     }
     let Some(this) = ex.get_object::<Response>() else {
         return false;
     };
-    this.r.end(data).is_ok()
+    this.r.end_slice(data).is_ok()
 }
 
 /// Runs `fast`; when it declines (or panics), the generated handler.

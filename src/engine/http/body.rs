@@ -39,7 +39,8 @@ pub enum RespBody {
     /// `response::SET_*` bits of those it did) instead of finding them in
     /// the header map. Only the fast path's responder makes it; anything
     /// else sees it as `Full` once `response::materialize` ran.
-    /// `lines`: the script's headers, in order.
+    /// `lines`: the script's headers, in order, and the body when it is
+    /// small (`data` is `None` then: see `Responder::end_slice`).
     Plain {
         data: Option<Bytes>,
         defaults: u8,
@@ -160,9 +161,12 @@ impl Body for RespBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match self.get_mut() {
-            RespBody::Full(b) | RespBody::Plain { data: b, .. } => {
-                Poll::Ready(b.take().map(|b| Ok(Frame::data(b))))
-            }
+            RespBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            RespBody::Plain { data, lines, .. } => Poll::Ready(
+                data.take()
+                    .or_else(|| lines.take_body())
+                    .map(|b| Ok(Frame::data(b))),
+            ),
             RespBody::Trailed { data, trailers } => Poll::Ready(match data.take() {
                 Some(b) => Some(Ok(Frame::data(b))),
                 None => trailers.take().map(|t| Ok(Frame::trailers(t))),
@@ -236,7 +240,8 @@ impl Body for RespBody {
 
     fn is_end_stream(&self) -> bool {
         match self {
-            RespBody::Full(b) | RespBody::Plain { data: b, .. } => b.is_none(),
+            RespBody::Full(b) => b.is_none(),
+            RespBody::Plain { data, lines, .. } => data.is_none() && lines.body().is_empty(),
             RespBody::Trailed { data, trailers } => data.is_none() && trailers.is_none(),
             RespBody::Chunks { done, .. } => *done,
             RespBody::File { remaining, .. } => *remaining == 0,
@@ -246,9 +251,10 @@ impl Body for RespBody {
 
     fn size_hint(&self) -> SizeHint {
         match self {
-            RespBody::Full(b) | RespBody::Plain { data: b, .. } => {
-                SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64))
-            }
+            RespBody::Full(b) => SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
+            RespBody::Plain { data, lines, .. } => SizeHint::with_exact(
+                (data.as_ref().map_or(0, Bytes::len) + lines.body().len()) as u64,
+            ),
             RespBody::Trailed { data, .. } => {
                 SizeHint::with_exact(data.as_ref().map_or(0, |b| b.len() as u64))
             }
@@ -256,6 +262,27 @@ impl Body for RespBody {
             RespBody::File { remaining, .. } => SizeHint::with_exact(*remaining),
             RespBody::Parts(p) => SizeHint::with_exact(p.remaining),
         }
+    }
+}
+
+/// Appends `b` to `out`: `extend_from_slice`, inlined wherever it is used,
+/// so that a piece of constant length (`": "`, `"\r\n"`, a default line)
+/// is a few moves rather than a call into `memcpy` (a head is written from
+/// about twenty pieces).
+#[inline(always)]
+pub(super) fn put(out: &mut Vec<u8>, b: &[u8]) {
+    if out.capacity() - out.len() < b.len() {
+        out.reserve(b.len());
+    }
+    let len = out.len();
+    // SAFETY: there is room for `b.len()` more bytes after `len` (checked,
+    // or made by `reserve`);
+    // `b` cannot overlap `out`'s spare capacity (it is borrowed shared
+    // while `out` is borrowed mutably); the bytes are initialised before
+    // the length covers them.
+    unsafe {
+        std::ptr::copy_nonoverlapping(b.as_ptr(), out.as_mut_ptr().add(len), b.len());
+        out.set_len(len + b.len());
     }
 }
 
@@ -268,6 +295,9 @@ impl Body for RespBody {
 pub struct HeadLines {
     text: Vec<u8>,
     pub(super) lines: Vec<(HeaderName, u32, u32)>,
+    /// A small body kept in `text` after the values (the fast path's
+    /// `end()`: no buffer of its own); empty when none.
+    body: (u32, u32),
 }
 
 impl HeadLines {
@@ -275,7 +305,29 @@ impl HeadLines {
     pub fn from_parts(mut text: Vec<u8>, mut lines: Vec<(HeaderName, u32, u32)>) -> HeadLines {
         text.clear();
         lines.clear();
-        HeadLines { text, lines }
+        HeadLines {
+            text,
+            lines,
+            body: (0, 0),
+        }
+    }
+
+    /// Keeps `v` as the body (see `body`).
+    pub(super) fn put_body(&mut self, v: &[u8]) {
+        self.body = self.put(v);
+    }
+
+    /// The body kept here (empty when none).
+    pub(super) fn body(&self) -> &[u8] {
+        &self.text[self.body.0 as usize..self.body.1 as usize]
+    }
+
+    /// The body kept here, as its own buffer (`None` when none), and no
+    /// longer here.
+    pub(super) fn take_body(&mut self) -> Option<Bytes> {
+        let b = (self.body.0 != self.body.1).then(|| Bytes::copy_from_slice(self.body()));
+        self.body = (0, 0);
+        b
     }
 
     /// The buffers back, for the pool they came from.
@@ -288,7 +340,7 @@ impl HeadLines {
             self.text.reserve(128);
         }
         let at = self.text.len() as u32;
-        self.text.extend_from_slice(v);
+        put(&mut self.text, v);
         (at, at + v.len() as u32)
     }
 

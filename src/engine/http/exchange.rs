@@ -108,7 +108,7 @@ pub(super) fn start(
     let is_head = request.method == http::Method::HEAD;
     let coding = request
         .headers
-        .get("accept-encoding")
+        .accept_encoding()
         .and_then(Coding::from_accept);
     // The fast path's answers leave their header lines to its head writer,
     // which gives the buffers back to the worker's pool.

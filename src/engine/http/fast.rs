@@ -35,7 +35,7 @@ use http::header;
 use http::{Method, Response, StatusCode, Uri, Version};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::body::RespBody;
+use super::body::{put, RespBody};
 use super::exchange::{Answer, Counting};
 use super::request::{HttpRequest, RawHeaders, ReqHeaders};
 use super::stream::{Counted, Kill};
@@ -170,6 +170,7 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
     let mut hosts = 0;
     let mut length: Option<usize> = None;
     let mut keep_alive = version == Version::HTTP_11;
+    let mut accept_encoding = u32::MAX;
     for h in req.headers.iter() {
         // httparse took the name only if it is a token (what `HeaderName`
         // requires too) and the value only if every byte is a field value
@@ -203,6 +204,9 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
                         keep_alive = true;
                     }
                 }
+            }
+            15 if accept_encoding == u32::MAX && is(b"accept-encoding") => {
+                accept_encoding = lines.len() as u32;
             }
             6 | 7 | 17 if is(b"transfer-encoding") || is(b"expect") || is(b"upgrade") => {
                 return Parsed::Hyper("transfer-encoding, expect or upgrade");
@@ -238,6 +242,7 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
         headers: RawHeaders {
             buf: buf.clone(),
             lines,
+            accept_encoding,
         },
         len,
         body: head_len..len,
@@ -309,10 +314,13 @@ pub(super) async fn serve(
         // that its head and its answer never live across an await here
         // (the task's size is memory every idle connection holds).
         let mut timeout: Option<super::header_timer::HeaderSleep> = None;
-        let (bytes, len, started) = loop {
+        let (bytes, len, room, started) = loop {
             if !buf.is_empty() {
-                // The whole buffer, so that nothing else holds its memory.
-                let bytes = std::mem::take(&mut buf).freeze();
+                // The bytes read, frozen (the request's values point into
+                // them); `buf` keeps the room after them, in the same
+                // allocation (see `next_buf`).
+                let room = buf.capacity();
+                let bytes = buf.split().freeze();
                 match parse(&bytes, ctx) {
                     Parsed::Ready(head) => {
                         if super::gate::over_server_limit(&ctx.cfg) || ctx.is_draining() {
@@ -320,10 +328,15 @@ pub(super) async fn serve(
                         }
                         let len = head.len;
                         let started = start(io, ctx, entry, kill, at, &flow, head, bytes.clone());
-                        break (bytes, len, started);
+                        break (bytes, len, room, started);
                     }
                     Parsed::Hyper(why) => return handoff(fd, why, bytes, None),
-                    Parsed::Partial => buf = reuse(bytes, 0),
+                    Parsed::Partial => {
+                        // The whole buffer again, so that nothing else
+                        // holds its memory.
+                        drop(std::mem::take(&mut buf));
+                        buf = reuse(bytes, 0);
+                    }
                 }
             }
             if *ctx.shutdown.borrow() || ctx.poisoned.get().is_some() {
@@ -370,7 +383,7 @@ pub(super) async fn serve(
             let _ = close.await;
             return End::Closed { failed: false };
         }
-        buf = reuse(bytes, len);
+        buf = next_buf(bytes, len, room, std::mem::take(&mut buf));
         if buf.is_empty() {
             // Idle: the buffer goes back to the worker's pool.
             ctx.http_bufs.give_read(std::mem::take(&mut buf));
@@ -417,6 +430,10 @@ async fn read_some(
     if buf.capacity() == 0 {
         std::future::poll_fn(|cx| io.poll_readable(cx)).await?;
         *buf = pool.take_read(READ_CHUNK);
+        // Readable: read at once (no second readiness look, no waker).
+        if let Some(r) = io.try_read_now(buf) {
+            return r;
+        }
     } else {
         buf.reserve(READ_CHUNK);
     }
@@ -548,6 +565,8 @@ fn send_now(
     let body = match std::mem::replace(resp.body_mut(), RespBody::empty()) {
         RespBody::Full(b) => b,
         RespBody::Plain { data, lines, .. } => {
+            // A small body kept with the lines goes out with the head.
+            put(&mut out, lines.body());
             // The header lines' buffers came from the pool (`exchange::start`).
             let (text, lines) = lines.into_parts();
             ctx.http_bufs.give_head(text);
@@ -561,7 +580,7 @@ fn send_now(
     let large = match body {
         Some(b) if b.len() > 16 * 1024 => Some(b),
         Some(b) => {
-            out.extend_from_slice(&b);
+            put(&mut out, &b);
             None
         }
         None => None,
@@ -611,6 +630,26 @@ fn handoff(fd: i64, why: &str, rest: Bytes, replay: Option<Box<Response<RespBody
     End::Handoff { rest, replay }
 }
 
+/// The read buffer after a request of `done` bytes of `bytes` (split off
+/// a buffer of `room` bytes, whose room after them is `tail`). Nothing of
+/// the next request read yet (the common case): `tail`, which keeps the
+/// buffer shared (no allocation to free it, none to share it again for
+/// the next request) and gets the whole of it back with its next
+/// `reserve` once the request's values are gone. Else (bytes of the next
+/// request, or a buffer grown past the pool's size) as `reuse` gives it.
+fn next_buf(bytes: Bytes, done: usize, room: usize, tail: BytesMut) -> BytesMut {
+    if bytes.len() == done && room <= READ_KEEP {
+        drop(bytes);
+        return tail;
+    }
+    drop(tail);
+    reuse(bytes, done)
+}
+
+/// Largest read buffer `next_buf` keeps shared (the pool's limit: a larger
+/// one goes through `reuse`, whole, and the pool drops it).
+const READ_KEEP: usize = 8 * 1024;
+
 /// The buffer again, without its first `done` bytes: the same memory when
 /// nothing else holds it any more (the request's values are gone with the
 /// request), else a copy of what is left.
@@ -648,24 +687,30 @@ fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Opt
             defaults,
             lines,
         } => (
-            data.as_ref().map_or(0, Bytes::len),
+            data.as_ref().map_or(0, Bytes::len) + lines.body().len(),
             Some(*defaults),
             Some(lines),
         ),
         _ => return None,
     };
     if version == Version::HTTP_11 && status == StatusCode::OK {
-        out.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
+        put(out, b"HTTP/1.1 200 OK\r\n");
     } else {
-        out.extend_from_slice(if version == Version::HTTP_11 {
-            b"HTTP/1.1 "
-        } else {
-            b"HTTP/1.0 "
-        });
-        out.extend_from_slice(status.as_str().as_bytes());
-        out.push(b' ');
-        out.extend_from_slice(status.canonical_reason().unwrap_or("<none>").as_bytes());
-        out.extend_from_slice(b"\r\n");
+        put(
+            out,
+            if version == Version::HTTP_11 {
+                b"HTTP/1.1 "
+            } else {
+                b"HTTP/1.0 "
+            },
+        );
+        put(out, status.as_str().as_bytes());
+        put(out, b" ");
+        put(
+            out,
+            status.canonical_reason().unwrap_or("<none>").as_bytes(),
+        );
+        put(out, b"\r\n");
     }
     let mut keep = None;
     let mut wrote_date = false;
@@ -691,9 +736,9 @@ fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Opt
             wrote_date = true;
         }
         title_case(out, name.as_str().as_bytes());
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(value);
-        out.extend_from_slice(b"\r\n");
+        put(out, b": ");
+        put(out, value);
+        put(out, b"\r\n");
     }
     if let Some(set) = defaults {
         // Where `build` would have appended them: after the script's.
@@ -705,13 +750,13 @@ fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Opt
     }
     // hyper adds `Connection: keep-alive` itself where it is missing.
     let keep = keep?;
-    out.extend_from_slice(b"Content-Length: ");
-    out.extend_from_slice(itoa(len, &mut [0u8; 20]));
+    put(out, b"Content-Length: ");
+    put(out, itoa(len, &mut [0u8; 20]));
     if !wrote_date {
-        out.extend_from_slice(b"\r\nDate: ");
+        put(out, b"\r\nDate: ");
         super::response::date(out);
     }
-    out.extend_from_slice(b"\r\n\r\n");
+    put(out, b"\r\n\r\n");
     Some(keep)
 }
 
@@ -719,7 +764,7 @@ fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Opt
 /// upper case, as hyper's `title_case`.
 fn title_case(out: &mut Vec<u8>, name: &[u8]) {
     let start = out.len();
-    out.extend_from_slice(name);
+    put(out, name);
     let mut up = true;
     for c in &mut out[start..] {
         if up {

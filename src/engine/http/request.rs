@@ -23,6 +23,9 @@ pub enum ReqHeaders {
 pub struct RawHeaders {
     pub buf: Bytes,
     pub lines: Vec<[u32; 4]>,
+    /// The index in `lines` of the first `Accept-Encoding` line (the parse
+    /// saw it), `u32::MAX` for none: every request looks it up.
+    pub accept_encoding: u32,
 }
 
 impl RawHeaders {
@@ -57,6 +60,16 @@ impl ReqHeaders {
                 .iter()
                 .find(|l| r.name(l).eq_ignore_ascii_case(name.as_bytes()))
                 .map(|l| r.value(l)),
+        }
+    }
+
+    /// The first `Accept-Encoding` value (`get("accept-encoding")`).
+    pub fn accept_encoding(&self) -> Option<&[u8]> {
+        match self {
+            ReqHeaders::Map(m) => m
+                .get(http::header::ACCEPT_ENCODING)
+                .map(HeaderValue::as_bytes),
+            ReqHeaders::Raw(r) => r.lines.get(r.accept_encoding as usize).map(|l| r.value(l)),
         }
     }
 

@@ -16,7 +16,7 @@ use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{Response, StatusCode};
 use tokio::sync::{mpsc, oneshot};
 
-use super::body::{HeadLines, RespBody};
+use super::body::{put, HeadLines, RespBody};
 use super::mime;
 
 /// Why a response call was refused; the PHP layer turns it into a warning.
@@ -560,6 +560,44 @@ impl Responder {
     }
 
     /// Ends the response, with a last piece of body.
+    /// `end(data)` with the bytes of `data` (the script's string): a small
+    /// body of a plain answer on the fast path is kept in the head lines'
+    /// buffer (pooled) instead of a buffer of its own; anything else as `end`.
+    pub fn end_slice(&self, data: &[u8]) -> Result<(), RespError> {
+        let mut s = self.0.borrow_mut();
+        // What `end` checks before it makes a `Plain` body: not ended, no
+        // stream from `write()`, no trailers, the fast path's head writer
+        // on a connection that stays open, and no compression (with a
+        // coding `maybe_compress` may compress).
+        let plain = !s.ended
+            && s.chunk_tx.is_none()
+            && s.trailers.is_none()
+            && s.ctx.head_writer
+            && s.ctx.keep_alive
+            && (s.ctx.compression.is_none() || s.ctx.coding.is_none())
+            && data.len() <= INLINE_BODY_MAX;
+        if !plain {
+            drop(s);
+            return self.end(Bytes::copy_from_slice(data));
+        }
+        let body = RespBody::Plain {
+            data: None,
+            defaults: s.defaults_set,
+            lines: HeadLines::default(),
+        };
+        let mut resp = s.build(body, None)?;
+        if let RespBody::Plain { lines, .. } = resp.body_mut() {
+            // (After the values `build` moved in.)
+            if !data.is_empty() {
+                lines.put_body(data);
+            }
+        }
+        s.ended = true;
+        s.mark_ended();
+        let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
+        head_tx.send(resp).map_err(|_| RespError::Unavailable)
+    }
+
     pub fn end(&self, data: Bytes) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
         if s.ended {
@@ -859,6 +897,10 @@ fn append_defaults(h: &mut HeaderMap, set: u8, keep_alive: bool) {
     }
 }
 
+/// Largest body `end_slice` keeps in the head lines' buffer (the pool
+/// keeps buffers of up to 8 KiB).
+const INLINE_BODY_MAX: usize = 4 * 1024;
+
 /// A `RespBody::Plain` response made ordinary: its default headers in the
 /// map, its body `Full` (before anything but the fast path's head writer
 /// sees it: hyper, or a change to its headers).
@@ -869,8 +911,8 @@ pub fn materialize(resp: &mut Response<RespBody>) {
         lines,
     } = resp.body_mut()
     {
-        let (data, defaults, lines) = (data.take(), *defaults, std::mem::take(lines));
-        *resp.body_mut() = RespBody::Full(data);
+        let (data, defaults, mut lines) = (data.take(), *defaults, std::mem::take(lines));
+        *resp.body_mut() = RespBody::Full(data.or_else(|| lines.take_body()));
         resp.headers_mut().reserve(lines.lines.len() + 6);
         lines.into_map(resp.headers_mut());
         append_defaults(resp.headers_mut(), defaults, true);
@@ -883,24 +925,27 @@ pub fn materialize(resp: &mut Response<RespBody>) {
 pub fn default_lines(out: &mut Vec<u8>, set: u8) {
     if set & (SET_SERVER | SET_DATE | SET_CONNECTION | SET_CONTENT_TYPE) == 0 {
         // The common case, in three pieces.
-        out.extend_from_slice(b"Server: swoole-http-server\r\nDate: ");
+        put(out, b"Server: swoole-http-server\r\nDate: ");
         date(out);
-        out.extend_from_slice(b"\r\nConnection: keep-alive\r\nContent-Type: text/html\r\n");
+        put(
+            out,
+            b"\r\nConnection: keep-alive\r\nContent-Type: text/html\r\n",
+        );
         return;
     }
     if set & SET_SERVER == 0 {
-        out.extend_from_slice(b"Server: swoole-http-server\r\n");
+        put(out, b"Server: swoole-http-server\r\n");
     }
     if set & SET_DATE == 0 {
-        out.extend_from_slice(b"Date: ");
+        put(out, b"Date: ");
         date(out);
-        out.extend_from_slice(b"\r\n");
+        put(out, b"\r\n");
     }
     if set & SET_CONNECTION == 0 {
-        out.extend_from_slice(b"Connection: keep-alive\r\n");
+        put(out, b"Connection: keep-alive\r\n");
     }
     if set & SET_CONTENT_TYPE == 0 {
-        out.extend_from_slice(b"Content-Type: text/html\r\n");
+        put(out, b"Content-Type: text/html\r\n");
     }
 }
 
@@ -933,11 +978,11 @@ pub fn date(out: &mut Vec<u8>) {
             c.1.copy_from_slice(s.as_bytes());
             c.0 = secs;
         } else {
-            out.extend_from_slice(s.as_bytes());
+            put(out, s.as_bytes());
             return;
         }
     }
-    out.extend_from_slice(&c.1);
+    put(out, &c.1);
 }
 
 /// The `Date` header value for now (see `date`).

@@ -136,6 +136,38 @@ impl Counted {
         }
     }
 
+    /// Reads what the socket has into `buf` now, without waiting and
+    /// without registering for a wake-up (`poll_readable` said it is
+    /// readable): as `poll_read` reads (bytes read ahead first, the counts,
+    /// the activity clock), for one readiness look less. `None` when it
+    /// would block (or the stream is not plain TCP): the caller reads with
+    /// `AsyncRead` then.
+    pub(super) fn try_read_now(&mut self, buf: &mut bytes::BytesMut) -> Option<io::Result<usize>> {
+        if !self.3.is_empty() {
+            let n = self.3.len().min(buf.capacity() - buf.len());
+            if n == 0 {
+                return None;
+            }
+            let head = self.3.split_to(n);
+            buf.extend_from_slice(&head);
+            return Some(Ok(n));
+        }
+        let NetStream::Plain(s) = &self.0 else {
+            return None;
+        };
+        match s.try_read_buf(buf) {
+            Ok(n) => {
+                if n > 0 {
+                    stats::on_recv(n);
+                    self.1.set();
+                }
+                Some(Ok(n))
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+
     /// Writes what the socket takes of `buf` now, without waiting: the
     /// count (0 when it would block, or when the stream is not plain TCP or
     /// names wait to be patched in: the caller then writes the rest with
