@@ -73,7 +73,7 @@ impl<V: Copy> CidTable<V> {
     }
 
     /// Adds (or replaces) `cid`'s entry; the previous one is returned.
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, cid: Cid, v: V) -> Option<V> {
         if self.slots.is_empty() {
             self.slots = vec![Slot { cid: 0, v: None }; SLOTS];
@@ -96,7 +96,7 @@ impl<V: Copy> CidTable<V> {
         old
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, cid: &Cid) -> Option<V> {
         let i = Self::index(*cid);
         let v = match self.slots.get_mut(i) {

@@ -270,13 +270,18 @@ fn thread_self() -> usize {
 /// The scheduler of the PHP thread (see `Pinned`).
 static S_PINNED: Pinned<RefCell<Sched>> = Pinned::new();
 
-/// Runs `f` with this thread's scheduler.
-#[inline]
+/// Runs `f` with this thread's scheduler. `f` is called from one place
+/// only, so that it is inlined here (a call per scheduler access cost
+/// its register saves).
+#[inline(always)]
 fn with_s<R>(f: impl FnOnce(&RefCell<Sched>) -> R) -> R {
-    match S_PINNED.get() {
-        Some(s) => f(s),
-        None => S.with(|s| f(s)),
-    }
+    let s: *const RefCell<Sched> = match S_PINNED.get() {
+        Some(s) => s,
+        None => S.with(|s| std::ptr::from_ref::<RefCell<Sched>>(s)),
+    };
+    // SAFETY: the boxed scheduler of this thread, which lives as long as
+    // the thread (see `S`); used only within this call, on this thread.
+    f(unsafe { &*s })
 }
 
 /// Request shutdown is unwinding the coroutines: no more scheduling. A
@@ -469,12 +474,13 @@ pub fn start(payload: usize) -> Result<(Cid, bool), Error> {
         return Ok((cid, run(cid, payload)?));
     };
     // A coroutine starting has no output stack of its own yet.
-    switch_into(cid, None, || enter(cid, ctx));
+    switch_into(cid, None, ctx);
     Ok((cid, true))
 }
 
-/// Adds a coroutine on `ctx` under the next cid.
-#[inline]
+/// Adds a coroutine on `ctx` under the next cid (inlined: a call's
+/// register saves cost as much as its body).
+#[inline(always)]
 fn add(s: &mut Sched, ctx: Ctx) -> Cid {
     let cid = s.next_cid;
     s.next_cid += 1;
@@ -482,16 +488,19 @@ fn add(s: &mut Sched, ctx: Ctx) -> Cid {
     // SAFETY: `ctx` is live and in no table yet: nothing else refers to
     // its record.
     let rec = unsafe { ctx.rec() };
-    *rec = Coro {
-        pcid,
-        started: now_ns(libc::CLOCK_MONOTONIC_COARSE),
-        ctx: Some(ctx),
-        waiting: None,
-        wake: Wake::Resumed,
-        canceled: false,
-        owed: 0,
-        output: None,
-    };
+    // Field by field: the record of the context's last coroutine owns
+    // nothing by now (its output stack was taken or ended with it), so
+    // there is nothing to drop, and no drop call per start.
+    rec.pcid = pcid;
+    rec.started = now_ns(libc::CLOCK_MONOTONIC_COARSE);
+    rec.ctx = Some(ctx);
+    rec.waiting = None;
+    rec.wake = Wake::Resumed;
+    rec.canceled = false;
+    rec.owed = 0;
+    if rec.output.is_some() {
+        rec.output = None;
+    }
     s.coros.insert(cid, ctx);
     s.peak = s.peak.max(s.coros.len());
     cid
@@ -522,16 +531,21 @@ pub fn run(cid: Cid, payload: usize) -> Result<bool, Error> {
         return Err(Error::Fiber);
     };
     // A coroutine starting has no output stack of its own yet.
-    switch_into(cid, None, || enter(cid, ctx));
+    switch_into(cid, None, ctx);
     Ok(true)
 }
 
-/// Switches into `ctx` (coroutine `cid`) and deals with how it came back.
+/// Switches into `ctx` (coroutine `cid`) and deals with how it came back:
+/// true when its body ended.
 #[inline]
-fn enter(cid: Cid, ctx: Ctx) {
+fn enter(cid: Cid, ctx: Ctx) -> bool {
     match ctx.resume() {
-        Outcome::Suspended | Outcome::Finished { dispose: false } => {}
-        Outcome::Finished { dispose: true } => ctx.destroy(true),
+        Outcome::Suspended => false,
+        Outcome::Finished { dispose: false } => true,
+        Outcome::Finished { dispose: true } => {
+            ctx.destroy(true);
+            true
+        }
         Outcome::Bailout => {
             // A fatal error the body's own boundary did not catch: the
             // coroutine is gone, the bailout goes on here.
@@ -547,39 +561,44 @@ fn enter(cid: Cid, ctx: Ctx) {
     }
 }
 
-/// Runs `go` (the switch into coroutine `cid`, already pushed on the
-/// running stack) with `cid`'s own output buffers (`own`, taken out of its
-/// entry by the caller) in place, and the switcher's back afterwards; pops
-/// `cid` off the running stack when the switch returns.
-fn switch_into<R>(cid: Cid, own: Option<Box<output::OutputGlobals>>, go: impl FnOnce() -> R) -> R {
+/// Switches into coroutine `cid` (on `ctx`, already pushed on the running
+/// stack) with `cid`'s own output buffers (`own`, taken out of its entry
+/// by the caller) in place, and the switcher's back afterwards; `cid` is
+/// off the running stack when this returns.
+fn switch_into(cid: Cid, own: Option<Box<output::OutputGlobals>>, ctx: Ctx) {
     mark_switch();
-    let outer = output::swap_out();
+    let outer = output::put_aside();
     if let Some(own) = own {
         output::put(*own);
     }
-    let r = go();
+    let finished = enter(cid, ctx);
     // Back in the switcher: whatever runs now is a new turn.
     mark_switch();
-    // One borrow: off the running stack, and still there?
+    // One borrow: off the running stack, and still there? (A body that
+    // ended left the table in `run_one`: no look-up.)
     let alive = with_s(|s| {
         let mut s = s.borrow_mut();
         pop_in(&mut s, cid);
-        s.coros.contains_key(&cid)
+        !finished && s.coros.contains_key(&cid)
     });
-    if alive {
-        let own = output::take();
-        if own.is_some() {
-            with_s(|s| {
-                if let Some(c) = s.borrow_mut().coro_mut(cid) {
-                    c.output = own;
-                }
-            });
+    // Usually the coroutine never made a handler stack: nothing to keep
+    // or end, and only a few words of the switcher's state to put back.
+    let untouched = output::untouched();
+    if !untouched {
+        if alive {
+            let own = output::take();
+            if own.is_some() {
+                with_s(|s| {
+                    if let Some(c) = s.borrow_mut().coro_mut(cid) {
+                        c.output = own;
+                    }
+                });
+            }
+        } else {
+            output::end_all();
         }
-    } else {
-        output::end_all();
     }
-    output::put(outer);
-    r
+    output::put_back(outer, untouched);
 }
 
 /// The running coroutine (the running stack's top, -1 for none), kept
@@ -861,7 +880,7 @@ fn resume_if(cid: Cid, kind: Option<WaitKind>, wake: Wake) -> bool {
         return false;
     };
     event_loop::note_activity();
-    switch_into(cid, own, || enter(cid, ctx));
+    switch_into(cid, own, ctx);
     true
 }
 
@@ -1087,7 +1106,7 @@ pub fn shutdown() {
             });
             if let Some((ctx, own)) = found {
                 ctx.set_unwind();
-                switch_into(cid, own, || enter(cid, ctx));
+                switch_into(cid, own, ctx);
             }
         }
     }

@@ -185,6 +185,7 @@ unsafe fn done_drop<F>(p: *mut [usize; 2]) {
 struct JobValues(std::mem::ManuallyDrop<Args>, std::mem::ManuallyDrop<Zval>);
 
 impl Drop for JobValues {
+    #[inline(always)]
     fn drop(&mut self) {
         // Released in place; what is left (null zvals, an empty vector)
         // owns nothing, and the fields are never dropped.
@@ -296,13 +297,16 @@ impl Flag {
 /// The PHP thread's tables (see `coro::Pinned`).
 static TABLES_PINNED: coro::Pinned<RefCell<Tables>> = coro::Pinned::new();
 
-/// Runs `f` with this thread's tables.
-#[inline]
+/// Runs `f` with this thread's tables (`f` inlined: see `coro::with_s`).
+#[inline(always)]
 fn with_tables<R>(f: impl FnOnce(&RefCell<Tables>) -> R) -> R {
-    match TABLES_PINNED.get() {
-        Some(t) => f(t),
-        None => TABLES.with(|t| f(t)),
-    }
+    let t: *const RefCell<Tables> = match TABLES_PINNED.get() {
+        Some(t) => t,
+        None => TABLES.with(|t| std::ptr::from_ref::<RefCell<Tables>>(t)),
+    };
+    // SAFETY: the boxed tables of this thread, which live as long as the
+    // thread (see `TABLES`); used only within this call, on this thread.
+    f(unsafe { &*t })
 }
 
 /// Runs coroutine `cid`'s body; installed as the coro layer's entry hook.
@@ -630,6 +634,7 @@ pub fn spawn_two(
 }
 
 /// Starts the job in `slot` (by reference: built in place by the caller).
+#[inline(always)]
 fn spawn_pending(slot: &mut Option<Pending>) -> Result<Cid, coro::Error> {
     schedule_loop();
     // Handed to `entry` by address: no table on the way.
