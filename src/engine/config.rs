@@ -438,11 +438,18 @@ impl Default for ServerConfig {
     }
 }
 
-/// Online CPUs, as Swoole's `swoole_cpu_num()`.
+/// Online CPUs (`sysconf(_SC_NPROCESSORS_ONLN)`), as Swoole's
+/// `SW_CPU_NUM` and `swoole_cpu_num()`: not the CPUs this process may run
+/// on, which `available_parallelism` gives (a server started under
+/// `taskset -c 0` got one PROCESS-mode worker by default, Swoole two).
 pub fn cpu_count() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    // SAFETY: sysconf takes an integer.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if n > 0 {
+        n as usize
+    } else {
+        1
+    }
 }
 
 #[cfg(test)]

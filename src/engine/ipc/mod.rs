@@ -123,6 +123,8 @@ struct State {
     worker_num: usize,
     task_num: usize,
     rbuf: Vec<u8>,
+    /// The second buffer of `recv_some` (allocated on first use).
+    rbuf2: Vec<u8>,
     /// How long [`send`] waits for room ([`configure`]).
     send_timeout: Duration,
     /// The inboxes' send buffer ([`configure`]).
@@ -149,6 +151,7 @@ fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
                 worker_num: 0,
                 task_num: 0,
                 rbuf: vec![0u8; HEADER + INLINE_MAX + 4096],
+                rbuf2: Vec::new(),
                 send_timeout: SEND_TIMEOUT,
                 buffer: DEFAULT_BUFFER,
             })
@@ -305,7 +308,19 @@ pub fn task_worker_index(dst: i64) -> Option<(usize, bool)> {
     if dst >= 0 {
         return ((dst as usize) < t).then_some((w + dst as usize, false));
     }
-    let idle = crate::engine::shared::stats::idle_ids(w as i32, t);
+    use crate::engine::shared::stats;
+    // Up to 64 task workers (the usual case) without allocating.
+    let (mask, list) = if t <= 64 {
+        (stats::idle_mask(w as i32, t), None)
+    } else {
+        (None, stats::idle_ids(w as i32, t))
+    };
+    let known = mask.is_some() || list.is_some();
+    let idle = |i: usize| match (mask, &list) {
+        (Some(m), _) => m & (1 << i) != 0,
+        (None, Some(v)) => v[i],
+        (None, None) => true,
+    };
     let mut last = 0;
     for _ in 0..=t {
         last = with(|s| {
@@ -313,7 +328,7 @@ pub fn task_worker_index(dst: i64) -> Option<(usize, bool)> {
             s.rr = v.wrapping_add(1);
             v
         }) % t;
-        if idle.as_ref().is_none_or(|v| v[last]) {
+        if !known || idle(last) {
             return Some((w + last, false));
         }
     }
@@ -533,6 +548,62 @@ fn recv_one(rd: RawFd) -> Option<Msg> {
     })
 }
 
+/// Reads up to two queued messages into `out` with one `recvmmsg`; true when
+/// fewer than two were queued (the inbox is empty now: the caller need not
+/// read again before its next readiness event, which saves reading once
+/// more only to get `EAGAIN`, a syscall per wake-up of every worker and
+/// task worker).
+fn recv_some(rd: RawFd, out: &mut Vec<Msg>) -> bool {
+    with(|s| {
+        if s.rbuf2.len() != s.rbuf.len() {
+            s.rbuf2 = vec![0u8; s.rbuf.len()];
+        }
+        let mut iov = [
+            libc::iovec {
+                iov_base: s.rbuf.as_mut_ptr().cast(),
+                iov_len: s.rbuf.len(),
+            },
+            libc::iovec {
+                iov_base: s.rbuf2.as_mut_ptr().cast(),
+                iov_len: s.rbuf2.len(),
+            },
+        ];
+        // SAFETY: all-zero is a valid mmsghdr (null pointers, zero lengths).
+        let mut hdrs: [libc::mmsghdr; 2] = unsafe { std::mem::zeroed() };
+        for (h, v) in hdrs.iter_mut().zip(iov.iter_mut()) {
+            h.msg_hdr.msg_iov = v;
+            h.msg_hdr.msg_iovlen = 1;
+        }
+        let n = loop {
+            // SAFETY: two headers, each pointing at one live buffer of its
+            // stated length; no timeout.
+            let n = unsafe {
+                libc::recvmmsg(
+                    rd,
+                    hdrs.as_mut_ptr(),
+                    2,
+                    libc::MSG_DONTWAIT,
+                    std::ptr::null_mut(),
+                )
+            };
+            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            break n;
+        };
+        if n <= 0 {
+            return true;
+        }
+        for (i, h) in hdrs.iter().enumerate().take(n as usize) {
+            let buf = if i == 0 { &s.rbuf } else { &s.rbuf2 };
+            if let Some(m) = decode(&buf[..(h.msg_len as usize).min(buf.len())]) {
+                out.push(m);
+            }
+        }
+        n < 2
+    })
+}
+
 /// Reads whatever is queued into `PENDING` (the loop handles it next).
 fn stash_incoming(rd: RawFd) {
     let mut any = false;
@@ -694,9 +765,17 @@ pub async fn inbox_loop(dispatch: Dispatch) {
         tokio::select! {
             r = afd.readable() => {
                 let Ok(mut guard) = r else { return };
+                // Cleared before reading: a datagram that arrives after
+                // this raises a new readiness event, so reading until the
+                // inbox is found empty once is enough.
                 guard.clear_ready();
-                while let Some(m) = recv_one(rd) {
-                    with(|s| s.pending.push_back(m));
+                let mut got = Vec::new();
+                loop {
+                    let empty = recv_some(rd, &mut got);
+                    with(|s| s.pending.extend(got.drain(..)));
+                    if empty {
+                        break;
+                    }
                 }
             }
             _ = wake.notified() => {}
@@ -740,6 +819,26 @@ mod tests {
         assert_eq!(&first.data[..], b"hello");
         assert_eq!(first.flags, 2);
         assert!(wait_blocking(|_| true, Duration::from_millis(20)).is_none());
+        // recv_some: two at a time, "empty" once fewer than two were queued.
+        for id in 20..23 {
+            let m = Msg {
+                kind: Kind::Pipe,
+                flags: 0,
+                src: 0,
+                id,
+                arg: 0,
+                data: Bytes::from(vec![id as u8; 100 * (id as usize - 19)]),
+            };
+            send(0, m).expect("send");
+        }
+        let rd = my_rd().expect("inbox");
+        let mut got = Vec::new();
+        assert!(!recv_some(rd, &mut got));
+        assert!(recv_some(rd, &mut got));
+        assert!(recv_some(rd, &mut got));
+        let ids: Vec<i64> = got.iter().map(|m| m.id).collect();
+        assert_eq!(ids, vec![20, 21, 22]);
+        assert_eq!(got[2].data.len(), 300);
         assert_eq!(task_worker_index(0), Some((2, false)));
         assert_eq!(task_worker_index(5), None);
         teardown();

@@ -314,13 +314,7 @@ pub fn alarm(usec: i64, which: i32) -> std::io::Result<()> {
 
 /// Online CPUs (`sysconf(_SC_NPROCESSORS_ONLN)`, Swoole's `SW_CPU_NUM`).
 pub fn cpu_count() -> usize {
-    // SAFETY: sysconf takes an integer.
-    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    if n > 0 {
-        n as usize
-    } else {
-        1
-    }
+    crate::engine::config::cpu_count()
 }
 
 /// `sched_setaffinity(0, cpus)`.

@@ -152,6 +152,83 @@ pub fn block_on<F: Future>(rt: &tokio::runtime::Runtime, fut: F) -> F::Output {
     LOCAL.with(|local| local.block_on(rt, fut))
 }
 
+/// [`block_on`], polling `fut` only when one of its own wakers fired. The
+/// `LocalSet` polls the future it runs on every wake of any of its tasks;
+/// a worker's main future (a select over its signals, its wake-up and
+/// halt notifications) then polled three `Notified`s, each taking a lock,
+/// twice per WebSocket message it relayed.
+pub fn block_on_woken<F: Future>(rt: &tokio::runtime::Runtime, fut: F) -> F::Output {
+    block_on(rt, WhenWoken::new(fut))
+}
+
+/// Whether a [`WhenWoken`] future's wakers fired, and whom to tell.
+struct Gate {
+    woken: std::sync::atomic::AtomicBool,
+    parent: std::sync::Mutex<Option<std::task::Waker>>,
+}
+
+impl std::task::Wake for Gate {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        if let Ok(p) = self.parent.lock() {
+            if let Some(w) = p.as_ref() {
+                w.wake_by_ref();
+            }
+        }
+    }
+}
+
+/// `F`, polled (with a waker of its own) only when that waker was woken
+/// since its last poll, or on the first poll.
+struct WhenWoken<F> {
+    fut: std::pin::Pin<Box<F>>,
+    gate: std::sync::Arc<Gate>,
+    waker: std::task::Waker,
+}
+
+impl<F: Future> WhenWoken<F> {
+    fn new(fut: F) -> Self {
+        let gate = std::sync::Arc::new(Gate {
+            woken: std::sync::atomic::AtomicBool::new(true),
+            parent: std::sync::Mutex::new(None),
+        });
+        let waker = std::task::Waker::from(gate.clone());
+        WhenWoken {
+            fut: Box::pin(fut),
+            gate,
+            waker,
+        }
+    }
+}
+
+impl<F: Future> Future for WhenWoken<F> {
+    type Output = F::Output;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let this = self.get_mut();
+        // The parent's waker first, then the flag: a wake in between sets
+        // the flag and reaches the new waker, so it is never lost.
+        if let Ok(mut p) = this.gate.parent.lock() {
+            if !p.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                *p = Some(cx.waker().clone());
+            }
+        }
+        if !this.gate.woken.swap(false, Ordering::AcqRel) {
+            return std::task::Poll::Pending;
+        }
+        this.fut
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(&this.waker))
+    }
+}
+
 thread_local! {
     /// The runtime of a plain script's loop, built on first use. It is never
     /// dropped: tasks left on the `LocalSet` (after `Event::exit()`) hold
@@ -228,4 +305,41 @@ pub fn run_until_idle(idle: impl Fn() -> bool) -> bool {
     });
     EXIT.with(|e| e.set(false));
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn when_woken_skips_polls_for_other_tasks_and_still_wakes() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let polls = Rc::new(Cell::new(0u32));
+        let n = Rc::new(Notify::new());
+        let p = polls.clone();
+        let n2 = n.clone();
+        let out = block_on_woken(&rt, async move {
+            // Another task wakes the loop 100 times, then our notify once.
+            let busy = tokio::task::spawn_local(async move {
+                for _ in 0..100 {
+                    tokio::task::yield_now().await;
+                }
+                n2.notify_one();
+            });
+            let wait = n.notified();
+            tokio::pin!(wait);
+            std::future::poll_fn(|cx| {
+                p.set(p.get() + 1);
+                wait.as_mut().poll(cx)
+            })
+            .await;
+            let _ = busy.await;
+            7
+        });
+        assert_eq!(out, 7);
+        assert!(polls.get() <= 3, "polled {} times", polls.get());
+    }
 }

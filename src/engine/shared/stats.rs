@@ -483,6 +483,30 @@ pub fn idle_ids(first: i32, n: usize) -> Option<Vec<bool>> {
     Some(idle.iter().zip(seen).map(|(i, s)| *i || !s).collect())
 }
 
+/// [`idle_ids`] as a bit mask (bit `i`: id `first + i`), for `n` <= 64:
+/// no allocation (`task()` asks on every call).
+pub fn idle_mask(first: i32, n: usize) -> Option<u64> {
+    let s = shared()?;
+    let n = n.min(64);
+    let (mut seen, mut idle) = (0u64, 0u64);
+    for slot in used_slots(s) {
+        if slot.pid.load(Ordering::Acquire) <= 0 {
+            continue;
+        }
+        let id = slot.worker_id.load(Ordering::Relaxed) - first;
+        let Some(i) = usize::try_from(id).ok().filter(|i| *i < n) else {
+            continue;
+        };
+        seen |= 1 << i;
+        if slot.concurrency.load(Ordering::Relaxed) <= 0 {
+            idle |= 1 << i;
+        }
+    }
+    let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    // An id with no live process yet (starting) takes its inbox's tasks later.
+    Some((idle | !seen) & all)
+}
+
 /// This process's slot index (what a worker tells the PROCESS-mode master).
 pub fn my_slot_index() -> Option<usize> {
     usize::try_from(MY_SLOT.load(Ordering::Relaxed)).ok()
@@ -688,6 +712,18 @@ mod tests {
                 assert_eq!(sl.request_count.load(Ordering::Relaxed), 1);
                 assert_eq!(sl.worker_id.load(Ordering::Relaxed), 3);
                 free_slot(slot);
+                // Idle task workers: 200 idle, 201 busy, 202 not started
+                // (taken as idle), as a mask and as a list.
+                let a = alloc_slot(200).expect("slot");
+                let b = alloc_slot(201).expect("slot");
+                set_slot_pid(a, 1);
+                set_slot_pid(b, 1);
+                s.slots[b].concurrency.store(1, Ordering::Relaxed);
+                assert_eq!(idle_mask(200, 3), Some(0b101));
+                assert_eq!(idle_ids(200, 3), Some(vec![true, false, true]));
+                s.slots[b].concurrency.store(0, Ordering::Relaxed);
+                free_slot(a);
+                free_slot(b);
             }
             _ => panic!("fork failed"),
         }

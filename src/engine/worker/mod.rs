@@ -112,7 +112,7 @@ pub fn run_ports(id: usize, ports: Vec<Port>, cfg: Rc<ServerConfig>, hooks: Rc<d
             return 1;
         }
     };
-    crate::engine::rt::event_loop::block_on(&rt, async move {
+    crate::engine::rt::event_loop::block_on_woken(&rt, async move {
         let (mut term, mut int) = match (
             signal(SignalKind::terminate()),
             signal(SignalKind::interrupt()),
