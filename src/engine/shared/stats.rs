@@ -462,22 +462,28 @@ pub fn my_slot() -> Option<&'static Slot> {
     shared()?.slots.get(i as usize)
 }
 
+/// The live processes among the `n` worker ids from `first` on: (the id's
+/// index from `first`, whether it runs no task now).
+fn live_ids(s: &Shared, first: i32, n: usize) -> impl Iterator<Item = (usize, bool)> + '_ {
+    used_slots(s).iter().filter_map(move |slot| {
+        if slot.pid.load(Ordering::Acquire) <= 0 {
+            return None;
+        }
+        let id = slot.worker_id.load(Ordering::Relaxed) - first;
+        let i = usize::try_from(id).ok().filter(|i| *i < n)?;
+        Some((i, slot.concurrency.load(Ordering::Relaxed) <= 0))
+    })
+}
+
 /// Which of the `n` worker ids from `first` on run no task now (task
 /// workers: `TaskBusy`); None without the shared statistics.
 pub fn idle_ids(first: i32, n: usize) -> Option<Vec<bool>> {
     let s = shared()?;
     let mut seen = vec![false; n];
     let mut idle = vec![false; n];
-    for slot in used_slots(s) {
-        if slot.pid.load(Ordering::Acquire) <= 0 {
-            continue;
-        }
-        let id = slot.worker_id.load(Ordering::Relaxed) - first;
-        let Some(i) = usize::try_from(id).ok().filter(|i| *i < n) else {
-            continue;
-        };
+    for (i, free) in live_ids(s, first, n) {
         seen[i] = true;
-        idle[i] |= slot.concurrency.load(Ordering::Relaxed) <= 0;
+        idle[i] |= free;
     }
     // An id with no live process yet (starting) takes its inbox's tasks later.
     Some(idle.iter().zip(seen).map(|(i, s)| *i || !s).collect())
@@ -489,16 +495,9 @@ pub fn idle_mask(first: i32, n: usize) -> Option<u64> {
     let s = shared()?;
     let n = n.min(64);
     let (mut seen, mut idle) = (0u64, 0u64);
-    for slot in used_slots(s) {
-        if slot.pid.load(Ordering::Acquire) <= 0 {
-            continue;
-        }
-        let id = slot.worker_id.load(Ordering::Relaxed) - first;
-        let Some(i) = usize::try_from(id).ok().filter(|i| *i < n) else {
-            continue;
-        };
+    for (i, free) in live_ids(s, first, n) {
         seen |= 1 << i;
-        if slot.concurrency.load(Ordering::Relaxed) <= 0 {
+        if free {
             idle |= 1 << i;
         }
     }
