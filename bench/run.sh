@@ -270,7 +270,7 @@ done
 [ "$BUSY_BEFORE" -gt 10 ] && log "WARNING: the machine is already ${BUSY_BEFORE}% busy; numbers will be low and noisy"
 
 # floor: an epoll loop in C that answers with the same bytes and does nothing else: the most the
-# load generator can drive on its CPU (the ceiling of every ratio in this table).
+# load generator can drive on its CPU (about the ceiling of every ratio in this table).
 if wanted floor; then
     if command -v cc >/dev/null 2>&1 && mkdir -p "$OUT/floor" \
             && cc -O2 -o "$OUT/floor/floor" "$SEED/floor.c" >"$OUT/logs/floor-build.log" 2>&1; then
@@ -435,10 +435,10 @@ ratio() { # ratio A B
     done
     echo
     if [ "${STATUS[floor]:-}" = ok ]; then
-        echo "Client ceiling: \`floor\` (bench/seed000/floor.c, no work but one recv and one send per request) served" \
+        echo "Load generator reference: \`floor\` (bench/seed000/floor.c, no work but one recv and one send per request) served" \
              "$(printf '%.0f' "${WRK_RPS[floor]:-0}") req/s under wrk and $(printf '%.0f' "${AB_RPS[floor]:-0}") under ab," \
-             "using $(awk -v c="${CPU_US[floor]:-0}" 'BEGIN { printf "%.2f", c }') µs of server CPU per request. A server cannot be measured faster than that here:" \
-             "against swoole-base that ceiling is $(ratio "${WRK_RPS[floor]:-}" "${WRK_RPS[swoole-base]:-}") (wrk) / $(ratio "${AB_RPS[floor]:-}" "${AB_RPS[swoole-base]:-}") (ab)."
+             "using $(awk -v c="${CPU_US[floor]:-0}" 'BEGIN { printf "%.2f", c }') µs of server CPU per request: about the most wrk or ab, on one CPU, drive here" \
+             "(a busier server that answers in batches can be driven a little faster). Against swoole-base it is $(ratio "${WRK_RPS[floor]:-}" "${WRK_RPS[swoole-base]:-}") (wrk) / $(ratio "${AB_RPS[floor]:-}" "${AB_RPS[swoole-base]:-}") (ab)."
         echo
     fi
     if [ "${STATUS[rswoole-process]:-}" = ok ] && [ "${STATUS[rswoole-base]:-}" = ok ]; then
