@@ -19,6 +19,7 @@ use super::coroutine::{self, Job};
 use super::http_request::{bytes_zval, ParseOptions, Request};
 use super::http_response::Response;
 use super::server_task;
+use super::zval::long_zval;
 use crate::coro;
 use crate::engine::config::ServerConfig;
 use crate::engine::hooks::{Hooks, Outcome};
@@ -412,12 +413,6 @@ impl FatalSink {
             None => Outcome::Done,
         }
     }
-}
-
-fn long_zval(n: i64) -> Zval {
-    let mut z = Zval::new();
-    z.set_long(n);
-    z
 }
 
 impl PhpHooks {

@@ -559,7 +559,6 @@ impl Responder {
         Ok(())
     }
 
-    /// Ends the response, with a last piece of body.
     /// `end(data)` with the bytes of `data` (the script's string): a small
     /// body of a plain answer on the fast path is kept in the head lines'
     /// buffer (pooled) instead of a buffer of its own; anything else as `end`.
@@ -592,12 +591,10 @@ impl Responder {
                 lines.put_body(data);
             }
         }
-        s.ended = true;
-        s.mark_ended();
-        let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
-        head_tx.send(resp).map_err(|_| RespError::Unavailable)
+        s.end_with(resp)
     }
 
+    /// Ends the response, with a last piece of body.
     pub fn end(&self, data: Bytes) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
         if s.ended {
@@ -633,10 +630,7 @@ impl Responder {
             None => RespBody::full(body),
         };
         let resp = s.build(body, coding)?;
-        s.ended = true;
-        s.mark_ended();
-        let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
-        head_tx.send(resp).map_err(|_| RespError::Unavailable)
+        s.end_with(resp)
     }
 
     /// Sends `length` bytes (0: to the end) of a file from `offset`.
@@ -676,10 +670,7 @@ impl Responder {
         let body = RespBody::file(file, offset, len)
             .map_err(|e| RespError::File(format!("seek failed: {e}")))?;
         let resp = s.build(body, None)?;
-        s.ended = true;
-        s.mark_ended();
-        let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
-        head_tx.send(resp).map_err(|_| RespError::Unavailable)
+        s.end_with(resp)
     }
 
     /// Answers `code` with an empty body if nothing was sent yet; cuts a
@@ -782,6 +773,15 @@ impl State {
         if let Some(f) = &self.ctx.outflow {
             f.set_ended(true);
         }
+    }
+
+    /// Ends the response with `resp` as its head and whole body (`end`,
+    /// `end_slice`, `sendfile`).
+    fn end_with(&mut self, resp: Response<RespBody>) -> Result<(), RespError> {
+        self.ended = true;
+        self.mark_ended();
+        let head_tx = self.head_tx.take().ok_or(RespError::Unavailable)?;
+        head_tx.send(resp).map_err(|_| RespError::Unavailable)
     }
 
     fn has(&self, name: &HeaderName) -> bool {
