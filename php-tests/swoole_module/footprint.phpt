@@ -7,16 +7,8 @@ swoole_module: loading the extension adds less than 4 MiB of anonymous memory to
 // Every process of a server (master, workers, task workers) carries what the
 // extension allocates at load. mimalloc's Linux default committed its first
 // arena eagerly: 6 MiB of anonymous memory in each of them, unused.
-$so = null;
-foreach (file('/proc/self/maps') as $line) {
-    if (preg_match('~(/\S*swoole\S*\.so)$~', trim($line), $m)) {
-        $so = $m[1];
-        break;
-    }
-}
-if ($so === null) {
-    exit("no mapped extension found\n");
-}
+require __DIR__ . '/../include/bootstrap.php';
+$so = rsw_so_path();
 function anon_kib(string $args): int
 {
     $code = 'preg_match("/RssAnon:\\s+(\\d+)/", file_get_contents("/proc/self/status"), $m); echo $m[1];';
