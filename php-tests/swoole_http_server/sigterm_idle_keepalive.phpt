@@ -18,6 +18,10 @@ $t = rsw_run_server(rsw_http_server_fn(function ($req, $resp) { $resp->end('ok')
         }
         $dt = microtime(true) - $t0;
         rsw_check('the idle connection is closed within 0.5 s', $c->eof && $dt < 0.5, round($dt, 2));
+        // Its own exit, as sigterm_inflight waits for it: the harness's
+        // stop() would otherwise send a second SIGTERM to a server still
+        // shutting down on a loaded machine (then "signal=15").
+        $t->waitExit(8);
     });
 echo $t->status(), "\n";
 ?>
