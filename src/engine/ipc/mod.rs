@@ -308,19 +308,7 @@ pub fn task_worker_index(dst: i64) -> Option<(usize, bool)> {
     if dst >= 0 {
         return ((dst as usize) < t).then_some((w + dst as usize, false));
     }
-    use crate::engine::shared::stats;
-    // Up to 64 task workers (the usual case) without allocating.
-    let (mask, list) = if t <= 64 {
-        (stats::idle_mask(w as i32, t), None)
-    } else {
-        (None, stats::idle_ids(w as i32, t))
-    };
-    let known = mask.is_some() || list.is_some();
-    let idle = |i: usize| match (mask, &list) {
-        (Some(m), _) => m & (1 << i) != 0,
-        (None, Some(v)) => v[i],
-        (None, None) => true,
-    };
+    let idle = crate::engine::shared::stats::idle(w as i32, t);
     let mut last = 0;
     for _ in 0..=t {
         last = with(|s| {
@@ -328,7 +316,7 @@ pub fn task_worker_index(dst: i64) -> Option<(usize, bool)> {
             s.rr = v.wrapping_add(1);
             v
         }) % t;
-        if !known || idle(last) {
+        if idle.as_ref().is_none_or(|i| i.has(last)) {
             return Some((w + last, false));
         }
     }

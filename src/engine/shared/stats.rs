@@ -475,9 +475,38 @@ fn live_ids(s: &Shared, first: i32, n: usize) -> impl Iterator<Item = (usize, bo
     })
 }
 
+/// Which task workers run no task now ([`idle`]).
+pub enum Idle {
+    /// Bit `i`: id `first + i` (up to 64 ids: no allocation, and `task()`
+    /// asks on every call).
+    Mask(u64),
+    /// Entry `i`: id `first + i` (more than 64 ids).
+    List(Vec<bool>),
+}
+
+impl Idle {
+    /// Whether the id `i` places after `first` is idle.
+    pub fn has(&self, i: usize) -> bool {
+        match self {
+            Idle::Mask(m) => i < 64 && m & (1 << i) != 0,
+            Idle::List(v) => v.get(i).copied().unwrap_or(false),
+        }
+    }
+}
+
 /// Which of the `n` worker ids from `first` on run no task now (task
-/// workers: `TaskBusy`); None without the shared statistics.
-pub fn idle_ids(first: i32, n: usize) -> Option<Vec<bool>> {
+/// workers: `TaskBusy`); an id with no live process yet counts as idle (it
+/// takes its inbox's tasks later). None without the shared statistics.
+pub fn idle(first: i32, n: usize) -> Option<Idle> {
+    if n <= 64 {
+        idle_mask(first, n).map(Idle::Mask)
+    } else {
+        idle_ids(first, n).map(Idle::List)
+    }
+}
+
+/// [`idle`] as a list, for any `n`.
+fn idle_ids(first: i32, n: usize) -> Option<Vec<bool>> {
     let s = shared()?;
     let mut seen = vec![false; n];
     let mut idle = vec![false; n];
@@ -489,9 +518,8 @@ pub fn idle_ids(first: i32, n: usize) -> Option<Vec<bool>> {
     Some(idle.iter().zip(seen).map(|(i, s)| *i || !s).collect())
 }
 
-/// [`idle_ids`] as a bit mask (bit `i`: id `first + i`), for `n` <= 64:
-/// no allocation (`task()` asks on every call).
-pub fn idle_mask(first: i32, n: usize) -> Option<u64> {
+/// [`idle`] as a bit mask (bit `i`: id `first + i`), for `n` <= 64.
+fn idle_mask(first: i32, n: usize) -> Option<u64> {
     let s = shared()?;
     let n = n.min(64);
     let (mut seen, mut idle) = (0u64, 0u64);
@@ -720,6 +748,8 @@ mod tests {
                 s.slots[b].concurrency.store(1, Ordering::Relaxed);
                 assert_eq!(idle_mask(200, 3), Some(0b101));
                 assert_eq!(idle_ids(200, 3), Some(vec![true, false, true]));
+                let i = idle(200, 3).expect("mapped");
+                assert!(i.has(0) && !i.has(1) && i.has(2) && !i.has(64));
                 s.slots[b].concurrency.store(0, Ordering::Relaxed);
                 free_slot(a);
                 free_slot(b);
