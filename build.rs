@@ -10,4 +10,39 @@ fn main() {
     if std::env::var_os("CARGO_FEATURE_PHP").is_some() {
         println!("cargo:rustc-link-arg=-Wl,--unresolved-symbols=ignore-all");
     }
+    // The functions a worker runs, first and together in .text (see
+    // tools/hot-order.sh): the kernel maps code 64 KiB around each page a
+    // process touches, so scattered hot code costs every worker megabytes
+    // of RSS. lld ignores names it does not find (another build profile
+    // mangles other hashes). Only where rustc links with its own lld
+    // (x86_64 Linux since Rust 1.90); GNU ld has no such option.
+    println!("cargo:rerun-if-changed=tools/hot-symbols.txt");
+    let order = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/hot-symbols.txt");
+    if order.exists() && links_with_lld() {
+        let order = order.display();
+        println!("cargo:rustc-cdylib-link-arg=-Wl,--symbol-ordering-file={order}");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,--no-warn-symbol-ordering");
+    }
+}
+
+/// Whether this rustc links x86_64 Linux code with its bundled lld (the
+/// default from Rust 1.90 on).
+fn links_with_lld() -> bool {
+    if std::env::var("TARGET").as_deref() != Ok("x86_64-unknown-linux-gnu") {
+        return false;
+    }
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let Ok(out) = std::process::Command::new(rustc).arg("--version").output() else {
+        return false;
+    };
+    // "rustc 1.95.0 (59807616e 2026-04-14)"
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("")
+        .split('.')
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (major, minor) >= (1, 90)
 }
