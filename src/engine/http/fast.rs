@@ -137,8 +137,15 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
     if head_len > cfg.http_max_header_size {
         return Parsed::Hyper("head too large");
     }
-    let Ok(uri) = Uri::from_maybe_shared(buf.slice(target)) else {
-        return Parsed::Hyper("target");
+    // (Both readers took a target starting with `/`: one byte long, it is
+    // `/`, which `Uri::default()` is without a parse.)
+    let uri = if target.len() == 1 {
+        Uri::default()
+    } else {
+        match Uri::from_maybe_shared(buf.slice(target)) {
+            Ok(uri) => uri,
+            Err(_) => return Parsed::Hyper("target"),
+        }
     };
     let mut hosts = 0;
     let mut length: Option<usize> = None;
@@ -540,8 +547,10 @@ fn start<'a>(
     );
     let counting = Counting::start();
     entry.begin_request();
-    match super::exchange::start(request, ctx, true, false, flow.clone(), true) {
-        Answer::Now(resp) => {
+    let mut answer = super::exchange::start(request, ctx, true, false, flow.clone(), true);
+    match answer {
+        // (Answered where it is: moving the response out costs a memcpy.)
+        Answer::Now(ref mut resp) => {
             entry.end_request();
             Err(send_now(
                 io,
@@ -572,40 +581,42 @@ async fn answer_later(
     wait: std::pin::Pin<Box<dyn std::future::Future<Output = Response<RespBody>>>>,
     bytes: Bytes,
 ) -> Sent {
-    let answer = tokio::select! {
+    let mut answer = tokio::select! {
         biased;
         r = wait => Some(r),
         _ = kill.notified() => None,
     };
     entry.end_request();
-    send_now(io, ctx, kill, version, counting, answer, bytes)
+    send_now(io, ctx, kill, version, counting, answer.as_mut(), bytes)
 }
 
 /// Encodes `answer` (to the request in `bytes`) and writes what the socket
-/// takes at once, without waiting.
+/// takes at once, without waiting. (The answer is left where it is, its
+/// body taken: the caller drops it.)
 fn send_now(
     io: &mut Counted,
     ctx: &Rc<WorkerCtx>,
     kill: &Kill,
     version: Version,
     counting: Counting,
-    answer: Option<Response<RespBody>>,
+    answer: Option<&mut Response<RespBody>>,
     bytes: Bytes,
 ) -> Sent {
-    let Some(mut resp) = answer else {
+    let Some(resp) = answer else {
         return Sent::End(End::Closed { failed: false });
     };
-    counting.end(ctx, &mut resp);
+    counting.end(ctx, resp);
     if kill.drops_answer() {
         // Closed by the script: nothing is written.
         return Sent::End(End::Closed { failed: false });
     }
     let mut out = ctx.http_bufs.take_head();
-    let Some(keep) = encode(&resp, version, &mut out) else {
+    let Some(keep) = encode(resp, version, &mut out) else {
         ctx.http_bufs.give_head(out);
         // hyper reads this request again (its bytes start `bytes`) and
         // writes this answer.
-        super::response::materialize(&mut resp);
+        super::response::materialize(resp);
+        let resp = std::mem::replace(resp, Response::new(RespBody::empty()));
         let fd = kill.conn.fd();
         return Sent::End(handoff(fd, "answer", bytes, Some(Box::new(resp))));
     };
@@ -622,7 +633,6 @@ fn send_now(
         }
         _ => None,
     };
-    drop(resp);
     // A small body goes out with the head, in one write.
     let large = match body {
         Some(b) if b.len() > 16 * 1024 => Some(b),
@@ -948,6 +958,17 @@ mod tests {
         assert!(!has_token(b"closed", b"close"));
         assert_eq!(itoa(0, &mut [0; 20]), b"0");
         assert_eq!(itoa(1_234_567, &mut [0; 20]), b"1234567");
+    }
+
+    #[test]
+    fn root_target_is_parsed_slash() {
+        let parsed = Uri::from_static("/");
+        let root = Uri::default();
+        assert_eq!(root, parsed);
+        assert_eq!(root.path(), parsed.path());
+        assert_eq!(root.query(), parsed.query());
+        assert_eq!(root.to_string(), "/");
+        assert_eq!(root.path_and_query(), parsed.path_and_query());
     }
 
     #[test]
