@@ -6,7 +6,8 @@
 //! a hello-world request's user-space instructions outside PHP were hyper's
 //! per-request machinery (its dispatcher, the service future, the
 //! Title-Case head writer, the keep-alive fix-ups), not the parse. Here a
-//! complete head in the buffer is parsed with httparse (hyper's own parser),
+//! complete head in the buffer is read by `scan` when it has the common
+//! shape, else parsed with httparse (hyper's own parser) as hyper would,
 //! the request goes to the same `exchange::start` as hyper's service, and a
 //! plain answer (a whole body, an ordinary status) is written as one buffer
 //! in the bytes hyper would have written.
@@ -38,6 +39,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::body::{put, RespBody};
 use super::exchange::{Answer, Counting};
 use super::request::{HttpRequest, RawHeaders, ReqHeaders};
+use super::scan::le8;
 use super::stream::{Counted, Kill};
 use crate::engine::net::conns::Conn;
 use crate::engine::net::outflow::Outflow;
@@ -115,106 +117,84 @@ enum Parsed {
     Hyper(&'static str),
 }
 
-/// Parses the request at the start of `buf`.
+/// Parses the request at the start of `buf`: the common shape with the
+/// scanner (`scan::head`), anything else with httparse, as before.
 fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
     let cfg = &ctx.cfg;
-    // Uninitialised: httparse writes the lines it finds (no 3 KiB of
-    // zeroes per request).
-    let mut lines = [const { std::mem::MaybeUninit::<httparse::Header>::uninit() }; MAX_HEADERS];
     let max = cfg.http_max_headers.min(MAX_HEADERS);
-    let mut req = httparse::Request::new(&mut []);
-    let head_len = match req.parse_with_uninit_headers(buf, &mut lines[..max]) {
-        Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => {
-            return if buf.len() > cfg.http_max_header_size {
-                Parsed::Hyper("head too large")
-            } else {
-                Parsed::Partial
-            };
+    let mut lines = Vec::with_capacity(8);
+    let (method, target, version, head_len) = match super::scan::head(buf, max, &mut lines) {
+        Some(h) => (h.method, h.target, h.version, h.len),
+        None => {
+            lines.clear();
+            match parse_httparse(buf, (max, cfg.http_max_header_size), &mut lines) {
+                Ok(h) => h,
+                Err(Some(why)) => return Parsed::Hyper(why),
+                Err(None) => return Parsed::Partial,
+            }
         }
-        Err(_) => return Parsed::Hyper("unparsed head"),
     };
     if head_len > cfg.http_max_header_size {
         return Parsed::Hyper("head too large");
     }
-    let (Some(m), Some(path), Some(v)) = (req.method, req.path, req.version) else {
-        return Parsed::Hyper("unparsed head");
-    };
-    let method = match m {
-        "GET" => Method::GET,
-        "POST" => Method::POST,
-        "PUT" => Method::PUT,
-        "DELETE" => Method::DELETE,
-        "PATCH" => Method::PATCH,
-        "OPTIONS" => Method::OPTIONS,
-        _ => return Parsed::Hyper("method"),
-    };
-    let version = if v == 1 {
-        Version::HTTP_11
+    // (Both readers took a target starting with `/`: one byte long, it is
+    // `/`, which `Uri::default()` is without a parse.)
+    let uri = if target.len() == 1 {
+        Uri::default()
     } else {
-        Version::HTTP_10
+        match Uri::from_maybe_shared(buf.slice(target)) {
+            Ok(uri) => uri,
+            Err(_) => return Parsed::Hyper("target"),
+        }
     };
-    if !path.starts_with('/') {
-        return Parsed::Hyper("target form");
-    }
-    if !path.is_ascii() {
-        // Refused on hyper's path (`conn::target_is_ascii`).
-        return Parsed::Hyper("target not ASCII");
-    }
-    let Ok(uri) = Uri::from_maybe_shared(buf.slice_ref(path.as_bytes())) else {
-        return Parsed::Hyper("target");
-    };
-    let base = buf.as_ptr() as usize;
-    let at = |b: &[u8]| (b.as_ptr() as usize - base) as u32;
-    let mut lines = Vec::with_capacity(req.headers.len());
     let mut hosts = 0;
     let mut length: Option<usize> = None;
     let mut keep_alive = version == Version::HTTP_11;
     let mut accept_encoding = u32::MAX;
-    for h in req.headers.iter() {
-        // httparse took the name only if it is a token (what `HeaderName`
-        // requires too) and the value only if every byte is a field value
-        // byte (what `HeaderValue` requires): nothing to check again. The
-        // names that matter here are told apart by length first.
-        let name = h.name.as_bytes();
+    for (k, l) in lines.iter().enumerate() {
+        // The scanner and httparse took the name only if it is a token
+        // (what `HeaderName` requires too) and the value only if every
+        // byte is a field value byte (what `HeaderValue` requires): nothing
+        // to check again. The names that matter here are told apart by
+        // length first.
+        let name = &buf[l[0] as usize..l[1] as usize];
+        let value = &buf[l[2] as usize..l[3] as usize];
         // (The first letter before the rest: `User-Agent` is as long as
         // `Connection`, `Accept` as `Expect`.)
-        let is = |n: &[u8]| name.len() == n.len() && (name[0] | 0x20) == n[0] && eq_lower(name, n);
+        let is = |n: &[u8]| (name[0] | 0x20) == n[0] && eq_lower(name, n);
         match name.len() {
             4 if is(b"host") => hosts += 1,
             14 if is(b"content-length") => {
                 if length.is_some() {
                     return Parsed::Hyper("content-length");
                 }
-                match parse_length(h.value) {
+                match parse_length(value) {
                     Some(n) => length = Some(n),
                     None => return Parsed::Hyper("content-length"),
                 }
             }
             10 if is(b"connection") => {
                 // The common value first, without splitting it.
-                if eq_lower(h.value, b"keep-alive") {
+                if eq_lower(value, b"keep-alive") {
                     keep_alive = true;
                 } else {
-                    let close = has_token(h.value, b"close");
-                    if close || has_token(h.value, b"upgrade") {
+                    let close = has_token(value, b"close");
+                    if close || has_token(value, b"upgrade") {
                         return Parsed::Hyper("connection");
                     }
-                    if has_token(h.value, b"keep-alive") {
+                    if has_token(value, b"keep-alive") {
                         keep_alive = true;
                     }
                 }
             }
             15 if accept_encoding == u32::MAX && is(b"accept-encoding") => {
-                accept_encoding = lines.len() as u32;
+                accept_encoding = k as u32;
             }
             6 | 7 | 17 if is(b"transfer-encoding") || is(b"expect") || is(b"upgrade") => {
                 return Parsed::Hyper("transfer-encoding, expect or upgrade");
             }
             _ => {}
         }
-        let (n, v) = (at(name), at(h.value));
-        lines.push([n, n + name.len() as u32, v, v + h.value.len() as u32]);
     }
     // At most one Host (none is served, as by Swoole and `conn::check_host`).
     if hosts > 1 {
@@ -249,6 +229,61 @@ fn parse(buf: &Bytes, ctx: &WorkerCtx) -> Parsed {
     })
 }
 
+/// A request line and head length read by httparse (every head the
+/// scanner does not take) with `max` lines at most, its lines in `lines`
+/// (`max_size`: the head size limit); `Err(Some(why))`: hyper's, and why,
+/// `Err(None)`: not all of the head yet.
+fn parse_httparse(
+    buf: &Bytes,
+    (max, max_size): (usize, usize),
+    lines: &mut Vec<[u32; 4]>,
+) -> Result<(Method, std::ops::Range<usize>, Version, usize), Option<&'static str>> {
+    // Uninitialised: httparse writes the lines it finds (no 3 KiB of
+    // zeroes per request).
+    let mut slots = [const { std::mem::MaybeUninit::<httparse::Header>::uninit() }; MAX_HEADERS];
+    let mut req = httparse::Request::new(&mut []);
+    let head_len = match req.parse_with_uninit_headers(buf, &mut slots[..max]) {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) => {
+            return Err((buf.len() > max_size).then_some("head too large"));
+        }
+        Err(_) => return Err(Some("unparsed head")),
+    };
+    let (Some(m), Some(path), Some(v)) = (req.method, req.path, req.version) else {
+        return Err(Some("unparsed head"));
+    };
+    let method = match m {
+        "GET" => Method::GET,
+        "POST" => Method::POST,
+        "PUT" => Method::PUT,
+        "DELETE" => Method::DELETE,
+        "PATCH" => Method::PATCH,
+        "OPTIONS" => Method::OPTIONS,
+        _ => return Err(Some("method")),
+    };
+    let version = if v == 1 {
+        Version::HTTP_11
+    } else {
+        Version::HTTP_10
+    };
+    if !path.starts_with('/') {
+        return Err(Some("target form"));
+    }
+    if !path.is_ascii() {
+        // Refused on hyper's path (`conn::target_is_ascii`).
+        return Err(Some("target not ASCII"));
+    }
+    let base = buf.as_ptr() as usize;
+    let at = |b: &[u8]| (b.as_ptr() as usize - base) as u32;
+    let target = at(path.as_bytes()) as usize;
+    lines.reserve(req.headers.len());
+    for h in req.headers.iter() {
+        let (n, v) = (at(h.name.as_bytes()), at(h.value));
+        lines.push([n, n + h.name.len() as u32, v, v + h.value.len() as u32]);
+    }
+    Ok((method, target..target + path.len(), version, head_len))
+}
+
 /// A `Content-Length` value: digits only, as hyper takes it.
 fn parse_length(v: &[u8]) -> Option<usize> {
     if v.is_empty() || v.len() > 15 {
@@ -267,19 +302,38 @@ fn parse_length(v: &[u8]) -> Option<usize> {
 /// `a` equals `lower` but for case; `lower` is lower-case letters and `-`
 /// only. (Setting bit 0x20 of a byte of `a` gives a letter of `lower` only
 /// from that letter in either case, and `-` only from `-` or CR, which no
-/// name or value httparse took holds.)
+/// name or value the scanner or httparse took holds.) Compared a word at a
+/// time (the last word overlapping the one before).
+#[inline]
 fn eq_lower(a: &[u8], lower: &[u8]) -> bool {
-    if a.len() != lower.len() {
+    let n = a.len();
+    if n != lower.len() {
         return false;
     }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] | 0x20 != lower[i] {
-            return false;
+    let w4 = |s: &[u8], i: usize| {
+        s.get(i..)
+            .and_then(<[u8]>::first_chunk::<4>)
+            .map(|w| u32::from_le_bytes(*w))
+    };
+    const UP8: u64 = 0x2020_2020_2020_2020;
+    const UP4: u32 = 0x2020_2020;
+    match n {
+        8.. => {
+            let mut i = 0;
+            while i + 8 < n {
+                if le8(a, i).map(|w| w | UP8) != le8(lower, i) {
+                    return false;
+                }
+                i += 8;
+            }
+            le8(a, n - 8).map(|w| w | UP8) == le8(lower, n - 8)
         }
-        i += 1;
+        4..=7 => {
+            w4(a, 0).map(|w| w | UP4) == w4(lower, 0)
+                && w4(a, n - 4).map(|w| w | UP4) == w4(lower, n - 4)
+        }
+        _ => a.iter().zip(lower).all(|(&c, &l)| c | 0x20 == l),
     }
-    true
 }
 
 /// True when comma-separated `value` has `token` (case-insensitive).
@@ -493,8 +547,10 @@ fn start<'a>(
     );
     let counting = Counting::start();
     entry.begin_request();
-    match super::exchange::start(request, ctx, true, false, flow.clone(), true) {
-        Answer::Now(resp) => {
+    let mut answer = super::exchange::start(request, ctx, true, false, flow.clone(), true);
+    match answer {
+        // (Answered where it is: moving the response out costs a memcpy.)
+        Answer::Now(ref mut resp) => {
             entry.end_request();
             Err(send_now(
                 io,
@@ -525,40 +581,42 @@ async fn answer_later(
     wait: std::pin::Pin<Box<dyn std::future::Future<Output = Response<RespBody>>>>,
     bytes: Bytes,
 ) -> Sent {
-    let answer = tokio::select! {
+    let mut answer = tokio::select! {
         biased;
         r = wait => Some(r),
         _ = kill.notified() => None,
     };
     entry.end_request();
-    send_now(io, ctx, kill, version, counting, answer, bytes)
+    send_now(io, ctx, kill, version, counting, answer.as_mut(), bytes)
 }
 
 /// Encodes `answer` (to the request in `bytes`) and writes what the socket
-/// takes at once, without waiting.
+/// takes at once, without waiting. (The answer is left where it is, its
+/// body taken: the caller drops it.)
 fn send_now(
     io: &mut Counted,
     ctx: &Rc<WorkerCtx>,
     kill: &Kill,
     version: Version,
     counting: Counting,
-    answer: Option<Response<RespBody>>,
+    answer: Option<&mut Response<RespBody>>,
     bytes: Bytes,
 ) -> Sent {
-    let Some(mut resp) = answer else {
+    let Some(resp) = answer else {
         return Sent::End(End::Closed { failed: false });
     };
-    counting.end(ctx, &mut resp);
+    counting.end(ctx, resp);
     if kill.drops_answer() {
         // Closed by the script: nothing is written.
         return Sent::End(End::Closed { failed: false });
     }
     let mut out = ctx.http_bufs.take_head();
-    let Some(keep) = encode(&resp, version, &mut out) else {
+    let Some(keep) = encode(resp, version, &mut out) else {
         ctx.http_bufs.give_head(out);
         // hyper reads this request again (its bytes start `bytes`) and
         // writes this answer.
-        super::response::materialize(&mut resp);
+        super::response::materialize(resp);
+        let resp = std::mem::replace(resp, Response::new(RespBody::empty()));
         let fd = kill.conn.fd();
         return Sent::End(handoff(fd, "answer", bytes, Some(Box::new(resp))));
     };
@@ -575,7 +633,6 @@ fn send_now(
         }
         _ => None,
     };
-    drop(resp);
     // A small body goes out with the head, in one write.
     let large = match body {
         Some(b) if b.len() > 16 * 1024 => Some(b),
@@ -761,17 +818,41 @@ fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Opt
 }
 
 /// `name` (lower case) with its first letter and each one after a `-` in
-/// upper case, as hyper's `title_case`.
+/// upper case, as hyper's `title_case`; eight bytes at a time (the bytes
+/// after a `-` and the letters are found in the word exactly, without
+/// carries between bytes).
 fn title_case(out: &mut Vec<u8>, name: &[u8]) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let start = out.len();
+    let end = start + name.len();
     put(out, name);
-    let mut up = true;
-    for c in &mut out[start..] {
-        if up {
-            c.make_ascii_uppercase();
-        }
-        up = *c == b'-';
+    // Room for whole words (cut off again below).
+    put(out, &[0u8; 8]);
+    // The first byte is upper-cased.
+    let mut carry = 0x80u64;
+    let mut i = start;
+    while i < end {
+        let Some(word) = out[i..].first_chunk_mut::<8>() else {
+            break;
+        };
+        let x = u64::from_le_bytes(*word);
+        let t = x ^ (u64::from(b'-') * ONES);
+        // 0x80 in each byte that is `-`.
+        let dash = !(((t & LOW7) + LOW7) | t) & HIGH;
+        let up = (dash << 8) | carry;
+        carry = dash >> 56;
+        // 0x80 in each byte that is a lower-case letter.
+        let low = x & LOW7;
+        let letter = (low + u64::from(0x80 - b'a') * ONES)
+            & !(low + u64::from(0x80 - b'z' - 1) * ONES)
+            & !x
+            & HIGH;
+        *word = (x ^ ((up & letter) >> 2)).to_le_bytes();
+        i += 8;
     }
+    out.truncate(end);
 }
 
 /// `n` in decimal, in `buf`.
@@ -799,6 +880,46 @@ mod tests {
         title_case(&mut out, b"x-a--b");
         title_case(&mut out, b"www-authenticate");
         assert_eq!(out, b"Content-TypeX-A--BWww-Authenticate");
+        // Byte by byte, as hyper does it.
+        let slow = |name: &[u8]| {
+            let mut up = true;
+            name.iter()
+                .map(|&c| {
+                    let c = if up { c.to_ascii_uppercase() } else { c };
+                    up = c == b'-';
+                    c
+                })
+                .collect::<Vec<u8>>()
+        };
+        let names: [&[u8]; 12] = [
+            b"a",
+            b"-",
+            b"1abc-",
+            b"abcdefg-h",
+            b"abcdefgh-ijklmnop-q",
+            b"-a-b-c-d-e-f-g-h-i",
+            b"x-`{@[~|_^.!#$%&'*+-z",
+            b"accept-ranges",
+            b"e-tag",
+            b"zzzzzzz-zaaaaaaa-a",
+            b"a0-9z-",
+            b"",
+        ];
+        for name in names {
+            let mut out = b"X: ".to_vec();
+            title_case(&mut out, name);
+            assert_eq!(&out[3..], slow(name), "{:?}", String::from_utf8_lossy(name));
+        }
+        // Every byte value after a `-`, at each place in a word.
+        for c in 0..=255u8 {
+            for at in 0..9 {
+                let mut name = vec![b'q'; at];
+                name.extend_from_slice(&[b'-', c, b'a']);
+                let mut out = Vec::new();
+                title_case(&mut out, &name);
+                assert_eq!(out, slow(&name));
+            }
+        }
     }
 
     #[test]
@@ -814,10 +935,40 @@ mod tests {
         assert!(!eq_lower(b"hosts", b"host"));
         assert!(!eq_lower(b"keep alive", b"keep-alive"));
         assert!(!eq_lower(b"Hist", b"host"));
+        assert!(eq_lower(b"Transfer-Encoding", b"transfer-encoding"));
+        assert!(!eq_lower(b"Transfer-Encodinh", b"transfer-encoding"));
+        assert!(!eq_lower(b"Uransfer-Encoding", b"transfer-encoding"));
+        assert!(!eq_lower(b"Transfer-Encodin", b"transfer-encoding"));
+        assert!(eq_lower(b"CONTENT-LENGTH", b"content-length"));
+        assert!(eq_lower(b"eXpect", b"expect"));
+        assert!(!eq_lower(b"expecu", b"expect"));
+        assert!(eq_lower(b"TE", b"te"));
+        assert!(!eq_lower(b"TF", b"te"));
+        for n in 1..=20 {
+            let lower = vec![b'k'; n];
+            let mut a = lower.to_ascii_uppercase();
+            assert!(eq_lower(&a, &lower));
+            for i in 0..n {
+                a[i] = b'l';
+                assert!(!eq_lower(&a, &lower), "{n} {i}");
+                a[i] = b'K';
+            }
+        }
         assert!(has_token(b"foo, close", b"close"));
         assert!(!has_token(b"closed", b"close"));
         assert_eq!(itoa(0, &mut [0; 20]), b"0");
         assert_eq!(itoa(1_234_567, &mut [0; 20]), b"1234567");
+    }
+
+    #[test]
+    fn root_target_is_parsed_slash() {
+        let parsed = Uri::from_static("/");
+        let root = Uri::default();
+        assert_eq!(root, parsed);
+        assert_eq!(root.path(), parsed.path());
+        assert_eq!(root.query(), parsed.query());
+        assert_eq!(root.to_string(), "/");
+        assert_eq!(root.path_and_query(), parsed.path_and_query());
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod parse;
 pub mod reqbody;
 pub mod request;
 pub mod response;
+mod scan;
 pub mod static_files;
 mod stream;
 

@@ -18,7 +18,8 @@ pub enum ReqHeaders {
 
 /// Header lines as ranges into the request's bytes (no map, no copy):
 /// `[name start, name end, value start, value end]` per line, in arrival
-/// order. The names are tokens (httparse checked them), in the case sent.
+/// order. The names are tokens (the fast path's scanner or httparse
+/// checked them), in the case sent.
 #[derive(Debug, Clone)]
 pub struct RawHeaders {
     pub buf: Bytes,
