@@ -166,30 +166,9 @@ pub enum Outcome {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Ctx(*mut Context);
 
-/// What runs on a fresh context, once per coroutine: returns whether the
-/// context may be pooled (false: it must be disposed).
-pub type Body = fn(Ctx) -> bool;
-
 thread_local! {
     /// Boxed (static TLS budget); see `Stacks`.
     static STACKS: Box<std::cell::RefCell<Stacks>> = Box::new(std::cell::RefCell::new(Stacks::default()));
-}
-
-/// The body hook every context runs (set once by `init`): a process-wide
-/// static, read at each coroutine start without a TLS access.
-static BODY: std::sync::atomic::AtomicPtr<()> = std::sync::atomic::AtomicPtr::new(ptr::null_mut());
-
-pub fn init(body: Body) {
-    BODY.store(body as *mut (), std::sync::atomic::Ordering::Release);
-}
-
-fn body() -> Option<Body> {
-    let p = BODY.load(std::sync::atomic::Ordering::Acquire);
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: only ever set from a `Body` fn pointer in `init`.
-    Some(unsafe { std::mem::transmute::<*mut (), Body>(p) })
 }
 
 /// Swoole's `c_stack_size` bounds and default (2 MiB, as Swoole's).
@@ -448,6 +427,7 @@ impl Ctx {
 
     /// Runs the context (first time: its body from the start) until it
     /// suspends or finishes.
+    #[inline(always)]
     pub fn resume(&self) -> Outcome {
         let c = self.0;
         // SAFETY: the PHP thread; `c` is live and suspended (or new): we
@@ -629,7 +609,9 @@ unsafe fn serve(c: *mut Context) {
             (*e).vm_stack_page_size = VM_PAGE;
             (*e).current_execute_data = frame;
             (*e).active_fiber = ptr::null_mut();
-            let pooled = body().is_some_and(|b| b(me));
+            // The scheduler's body (`run_one`), called directly: it is
+            // the only one, and a direct call is inlined here.
+            let pooled = super::run_one(me);
             switch_to_caller(c, !pooled, 0);
             if (*c).dispose {
                 // Nobody may resume a disposed context.

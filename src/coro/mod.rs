@@ -311,7 +311,6 @@ fn mark_switch() {
 
 /// Installs the hook that runs coroutine `cid`'s body.
 pub fn init(entry: fn(Cid, usize)) {
-    context::init(run_one);
     fiber::install();
     // Process-wide mirrors of this thread's state start afresh: `init`
     // also runs in a forked `Swoole\Process` child, on a new thread with a
@@ -474,7 +473,7 @@ pub fn start(payload: usize) -> Result<(Cid, bool), Error> {
         return Ok((cid, run(cid, payload)?));
     };
     // A coroutine starting has no output stack of its own yet.
-    switch_into(cid, None, ctx);
+    switch_into_inline(cid, None, ctx);
     Ok((cid, true))
 }
 
@@ -484,7 +483,8 @@ pub fn start(payload: usize) -> Result<(Cid, bool), Error> {
 fn add(s: &mut Sched, ctx: Ctx) -> Cid {
     let cid = s.next_cid;
     s.next_cid += 1;
-    let pcid = s.stack.last().copied().unwrap_or(-1);
+    // The running stack's top (`CURRENT` mirrors it).
+    let pcid = current();
     // SAFETY: `ctx` is live and in no table yet: nothing else refers to
     // its record.
     let rec = unsafe { ctx.rec() };
@@ -537,7 +537,7 @@ pub fn run(cid: Cid, payload: usize) -> Result<bool, Error> {
 
 /// Switches into `ctx` (coroutine `cid`) and deals with how it came back:
 /// true when its body ended.
-#[inline]
+#[inline(always)]
 fn enter(cid: Cid, ctx: Ctx) -> bool {
     match ctx.resume() {
         Outcome::Suspended => false,
@@ -546,19 +546,22 @@ fn enter(cid: Cid, ctx: Ctx) -> bool {
             ctx.destroy(true);
             true
         }
-        Outcome::Bailout => {
-            // A fatal error the body's own boundary did not catch: the
-            // coroutine is gone, the bailout goes on here.
-            with_s(|s| {
-                let mut s = s.borrow_mut();
-                pop_in(&mut s, cid);
-                s.coros.remove(&cid);
-            });
-            ctx.forget(true);
-            // SAFETY: PHP's bailout, to the innermost zend_try of this side.
-            unsafe { ext_php_rs::zend::bailout() };
-        }
+        Outcome::Bailout => bailed_out(cid, ctx),
     }
+}
+
+/// A fatal error the body's own boundary did not catch: the coroutine is
+/// gone, the bailout goes on here.
+#[cold]
+fn bailed_out(cid: Cid, ctx: Ctx) -> ! {
+    with_s(|s| {
+        let mut s = s.borrow_mut();
+        pop_in(&mut s, cid);
+        s.coros.remove(&cid);
+    });
+    ctx.forget(true);
+    // SAFETY: PHP's bailout, to the innermost zend_try of this side.
+    unsafe { ext_php_rs::zend::bailout() };
 }
 
 /// Switches into coroutine `cid` (on `ctx`, already pushed on the running
@@ -566,6 +569,13 @@ fn enter(cid: Cid, ctx: Ctx) -> bool {
 /// by the caller) in place, and the switcher's back afterwards; `cid` is
 /// off the running stack when this returns.
 fn switch_into(cid: Cid, own: Option<Box<output::OutputGlobals>>, ctx: Ctx) {
+    switch_into_inline(cid, own, ctx);
+}
+
+/// `switch_into`, inlined into `start` (once per request: the call's
+/// register saves cost more than the copy of its code).
+#[inline(always)]
+fn switch_into_inline(cid: Cid, own: Option<Box<output::OutputGlobals>>, ctx: Ctx) {
     mark_switch();
     let outer = output::put_aside();
     if let Some(own) = own {
@@ -574,13 +584,18 @@ fn switch_into(cid: Cid, own: Option<Box<output::OutputGlobals>>, ctx: Ctx) {
     let finished = enter(cid, ctx);
     // Back in the switcher: whatever runs now is a new turn.
     mark_switch();
-    // One borrow: off the running stack, and still there? (A body that
-    // ended left the table in `run_one`: no look-up.)
-    let alive = with_s(|s| {
-        let mut s = s.borrow_mut();
-        pop_in(&mut s, cid);
-        !finished && s.coros.contains_key(&cid)
-    });
+    // A body that ended left the table and the running stack in `run_one`
+    // (nothing to borrow the scheduler for here); else one borrow: off the
+    // running stack, and still there?
+    let alive = if finished && current() != cid {
+        false
+    } else {
+        with_s(|s| {
+            let mut s = s.borrow_mut();
+            pop_in(&mut s, cid);
+            !finished && s.coros.contains_key(&cid)
+        })
+    };
     // Usually the coroutine never made a handler stack: nothing to keep
     // or end, and only a few words of the switcher's state to put back.
     let untouched = output::untouched();
@@ -618,7 +633,8 @@ fn sync_current(s: &Sched) {
 #[inline]
 fn push_in(s: &mut Sched, cid: Cid) {
     s.stack.push(cid);
-    sync_current(s);
+    // The new top, known without reading it back.
+    CURRENT.store(cid, std::sync::atomic::Ordering::Relaxed);
 }
 
 #[inline]
@@ -636,8 +652,9 @@ fn pop_stack(s: &mut Sched, cid: Cid) {
     }
 }
 
-/// The body of a coroutine on context `me` (see `context::Body`): runs
+/// The body of a coroutine on context `me` (`context::serve`'s): runs
 /// the handed-off cid to its end; true when `me` went back to the pool.
+#[inline]
 fn run_one(me: Ctx) -> bool {
     let (handoff, entry) = (take_handoff(), entry_hook());
     let Some((cid, payload)) = handoff else {
@@ -647,29 +664,32 @@ fn run_one(me: Ctx) -> bool {
         entry(cid, payload);
     }
     if shutting_down() {
-        with_s(|s| s.borrow_mut().coros.remove(&cid));
+        with_s(|s| {
+            let mut s = s.borrow_mut();
+            pop_in(&mut s, cid);
+            s.coros.remove(&cid)
+        });
         return false;
     }
-    // `finish` and `true_if_pooled` in one borrow.
+    // `finish` and `true_if_pooled` in one borrow, and off the running
+    // stack here (the resumer's `switch_into` then has nothing to do).
     preempt::forget(cid);
-    let (joiners, pooled) = with_s(|s| {
+    let (joined, pooled) = with_s(|s| {
         let mut s = s.borrow_mut();
+        pop_in(&mut s, cid);
         s.coros.remove(&cid);
-        // Usually nobody joins: no vector to take (and free) then.
-        let joiners = if s.join_waiters.is_empty() {
-            None
-        } else {
-            Some(std::mem::take(&mut s.join_waiters))
-        };
         let pooled = s.idle.len() < POOL_MAX && !shutting_down();
         if pooled {
             s.idle.push(me);
         }
-        (joiners, pooled)
+        (!s.join_waiters.is_empty(), pooled)
     });
-    match joiners {
-        Some(joiners) => wake_joiners(joiners),
-        None => event_loop::wake(),
+    if joined {
+        // Rare: somebody joins (the waiters are taken in a borrow of
+        // their own, out of the common path).
+        wake_joiners(with_s(|s| std::mem::take(&mut s.borrow_mut().join_waiters)));
+    } else {
+        event_loop::wake();
     }
     pooled
 }

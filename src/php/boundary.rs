@@ -33,6 +33,7 @@ extern "C" {
 
 /// PHP's last error when it is a fatal one (`E_ERROR`, `E_CORE_ERROR`,
 /// `E_COMPILE_ERROR`, `E_USER_ERROR`): its message, as an identity.
+#[inline]
 pub(crate) fn last_fatal() -> Option<usize> {
     // SAFETY: the PHP thread; core_globals is PHP's (NTS) global.
     let (ty, msg) = unsafe {
@@ -192,8 +193,15 @@ unsafe extern "C" fn call_frame(ctx: *const std::ffi::c_void) -> *const std::ffi
 /// enclosing one (the fiber's, re-raised into the `call` that resumed it,
 /// or the call's own), as a fatal anywhere else in the callback would.
 pub fn release<T>(values: T) -> Result<(), CallError> {
+    release_with(|| drop(values))
+}
+
+/// [`release`] of values dropped in place by `free` (a coroutine's job:
+/// not moved once more on its way to the drop).
+#[inline(always)]
+pub fn release_with(free: impl FnOnce()) -> Result<(), CallError> {
     let last_error = last_fatal();
-    drop(values);
+    free();
     // SAFETY: the PHP thread; executor_globals is PHP's (NTS) global.
     let pending = unsafe {
         let eg = &raw const ffi::executor_globals;

@@ -136,7 +136,7 @@ impl Done {
         }
         let mut data = std::mem::MaybeUninit::<[usize; 2]>::uninit();
         // SAFETY: `F` fits `data` (size and alignment checked above); it is
-        // read back exactly once, by `run` or by `drop`.
+        // read back exactly once, by `run_in_place` or by `drop`.
         unsafe { data.as_mut_ptr().cast::<F>().write(f) };
         Done {
             data,
@@ -145,18 +145,23 @@ impl Done {
         }
     }
 
-    fn run(self, result: Result<(), CallError>) {
-        let mut me = std::mem::ManuallyDrop::new(self);
-        // SAFETY: `data` holds the `F` `new` stored for this `call`; the
-        // `ManuallyDrop` keeps `drop` from reading it a second time.
-        unsafe { (me.call)(me.data.as_mut_ptr(), result) }
+    /// Runs the callback, in place (`self` is not moved out of the job
+    /// that holds it).
+    ///
+    /// # Safety
+    /// `self` is neither used nor dropped afterwards.
+    #[inline(always)]
+    unsafe fn run_in_place(&mut self, result: Result<(), CallError>) {
+        // SAFETY: `data` holds the `F` `new` stored for this `call`, read
+        // once (see the function's contract).
+        unsafe { (self.call)(self.data.as_mut_ptr(), result) }
     }
 }
 
 impl Drop for Done {
     fn drop(&mut self) {
         // SAFETY: `data` holds the `F` `new` stored for this `drop`, not
-        // taken by `run` (which does not drop `self`).
+        // taken by `run_in_place` (after which `self` is never dropped).
         unsafe { (self.drop)(self.data.as_mut_ptr()) }
     }
 }
@@ -177,29 +182,6 @@ unsafe fn done_call<F: FnOnce(Result<(), CallError>)>(
 unsafe fn done_drop<F>(p: *mut [usize; 2]) {
     // SAFETY: see the function's contract.
     unsafe { p.cast::<F>().drop_in_place() };
-}
-
-/// A finished body's arguments and callable, released (in that order) with
-/// `Zval`'s own drop inlined: a refcounted value goes to `zval_ptr_dtor`,
-/// any other needs nothing.
-struct JobValues(std::mem::ManuallyDrop<Args>, std::mem::ManuallyDrop<Zval>);
-
-impl Drop for JobValues {
-    #[inline(always)]
-    fn drop(&mut self) {
-        // Released in place; what is left (null zvals, an empty vector)
-        // owns nothing, and the fields are never dropped.
-        match &mut *self.0 {
-            Args::Two([a, b]) => {
-                release_zval(a);
-                release_zval(b);
-            }
-            Args::Vec(v) => std::mem::take(v)
-                .into_iter()
-                .for_each(|mut z| release_zval(&mut z)),
-        }
-        release_zval(&mut self.1);
-    }
 }
 
 /// What dropping `z` does (ext-php-rs: `change_type(Null)`), inline for
@@ -229,6 +211,26 @@ struct Pending {
     callable: Zval,
     args: Args,
     done: Option<Done>,
+}
+
+impl Pending {
+    /// Releases the arguments, then the callable, in place, with `Zval`'s
+    /// own drop inlined: a refcounted value goes to `zval_ptr_dtor`, any
+    /// other needs nothing. What is left (null zvals, an empty vector) owns
+    /// nothing.
+    #[inline(always)]
+    fn release_values(&mut self) {
+        match &mut self.args {
+            Args::Two([a, b]) => {
+                release_zval(a);
+                release_zval(b);
+            }
+            Args::Vec(v) => std::mem::take(v)
+                .into_iter()
+                .for_each(|mut z| release_zval(&mut z)),
+        }
+        release_zval(&mut self.callable);
+    }
 }
 
 impl From<Job> for Pending {
@@ -311,17 +313,33 @@ fn with_tables<R>(f: impl FnOnce(&RefCell<Tables>) -> R) -> R {
 
 /// Runs coroutine `cid`'s body; installed as the coro layer's entry hook.
 fn entry(cid: Cid, payload: usize) {
-    let job = if payload != 0 {
+    // Moved once, onto this coroutine's stack (the caller's slot is gone
+    // after the first wait), and never dropped as a whole: its values are
+    // released and its `done` run in place below.
+    let mut place = std::mem::MaybeUninit::<Pending>::uninit();
+    if payload != 0 {
+        let slot = payload as *mut Option<Pending>;
         // SAFETY: `spawn_pending` passed its live `Option<Pending>` slot,
-        // on its stack for the whole start (the `coro::run` call).
-        unsafe { (*(payload as *mut Option<Pending>)).take() }
+        // on its stack for the whole start (the `coro::run` call); the job
+        // is copied out once and the slot left `None` (nothing to drop).
+        unsafe {
+            let Some(job) = &*slot else {
+                return;
+            };
+            std::ptr::copy_nonoverlapping(job, place.as_mut_ptr(), 1);
+            std::ptr::write(slot, None);
+        }
     } else {
         // A start put off: the job waits in the map.
-        with_tables(|t| t.borrow_mut().jobs.remove(&cid))
-    };
-    let Some(mut job) = job else {
-        return;
-    };
+        match with_tables(|t| t.borrow_mut().jobs.remove(&cid)) {
+            Some(job) => {
+                place.write(job);
+            }
+            None => return,
+        }
+    }
+    // SAFETY: written just above.
+    let job = unsafe { place.assume_init_mut() };
     // The return value is released inline (see `release_zval`).
     let result = boundary::call(&job.callable, job.args.as_mut_slice()).map(|z| {
         release_zval(&mut std::mem::ManuallyDrop::new(z));
@@ -329,22 +347,20 @@ fn entry(cid: Cid, payload: usize) {
     if result == Err(CallError::Unwind) {
         // PHP is tearing the fiber down: no defers, no more PHP here.
         coro::set_unwinding();
+        // SAFETY: the job is dropped once, here, as a whole.
+        unsafe { place.assume_init_drop() };
         return;
     }
     // The arguments' last references may run a `__destruct` (user code);
     // after a fatal error or `exit()` nothing more is decided here.
-    let values = JobValues(
-        std::mem::ManuallyDrop::new(job.args),
-        std::mem::ManuallyDrop::new(job.callable),
-    );
     let result = match result {
-        Ok(()) => boundary::release(values),
-        Err(e @ CallError::Exception) => match boundary::release(values) {
+        Ok(()) => boundary::release_with(|| job.release_values()),
+        Err(e @ CallError::Exception) => match boundary::release_with(|| job.release_values()) {
             Err(f @ (CallError::Fatal(_) | CallError::Exit(_))) => Err(f),
             _ => Err(e),
         },
         Err(e) => {
-            drop(values);
+            job.release_values();
             Err(e)
         }
     };
@@ -368,8 +384,11 @@ fn entry(cid: Cid, payload: usize) {
         });
         drop(ctx);
     }
-    match job.done {
-        Some(done) => done.run(result),
+    // What is left of the job owns nothing (null zvals, an empty vector)
+    // but its `done`, run (and so consumed) in place.
+    match &mut job.done {
+        // SAFETY: `place` is never dropped: `done` runs once, here.
+        Some(done) => unsafe { done.run_in_place(result) },
         None => after_failure(result),
     }
 }
