@@ -24,8 +24,16 @@ pub struct BufPool {
     lines: RefCell<Vec<Vec<HeadLine>>>,
 }
 
-/// A response header line: its name and its value's range in a buffer.
-pub type HeadLine = (http::HeaderName, u32, u32);
+/// A response header line (`http::body::HeadLines`): its name's and its
+/// value's ranges in a buffer, and which name it is (`body::name_id`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeadLine {
+    pub name: (u32, u32),
+    pub value: (u32, u32),
+    /// A digest of the name, compared before its bytes.
+    pub key: u32,
+    pub id: u8,
+}
 
 /// Most lines a kept list may have room for.
 const KEEP_LINES: usize = 64;
