@@ -395,6 +395,90 @@ fn title8(x: u64, n: usize, up: bool) -> Option<(u64, bool)> {
     Some((title, (dash >> (8 * n - 1)) & 1 != 0))
 }
 
+/// Longest name `NAME_MEMO` keeps.
+const MEMO_NAME_MAX: usize = 32;
+
+/// A name as a script spelled it, and what `HeadLines::name` made of it.
+#[derive(Clone, Copy)]
+struct Memo {
+    /// 0: an empty slot.
+    len: u8,
+    id: u8,
+    key: u32,
+    spelled: [u8; MEMO_NAME_MAX],
+    title: [u8; MEMO_NAME_MAX],
+}
+
+const NO_MEMO: Memo = Memo {
+    len: 0,
+    id: 0,
+    key: 0,
+    spelled: [0; MEMO_NAME_MAX],
+    title: [0; MEMO_NAME_MAX],
+};
+
+/// The last valid names `HeadLines::name` was given, one per slot
+/// (`memo_slot`): a script sets the same few names on every response, and
+/// a compare and a copy cost less than checking and spelling the name
+/// again. Process-wide (cheaper than a thread-local's look-up in a shared
+/// object), behind a flag instead of a lock: a thread that finds it taken
+/// (never, with one PHP thread) does without.
+struct NameMemo {
+    busy: std::sync::atomic::AtomicBool,
+    slots: std::cell::UnsafeCell<[Memo; 16]>,
+}
+
+// SAFETY: `slots` is only reached through `with_memo`, by the one thread
+// that turned `busy` on, until it turns it off.
+unsafe impl Sync for NameMemo {}
+
+static NAME_MEMO: NameMemo = NameMemo {
+    busy: std::sync::atomic::AtomicBool::new(false),
+    slots: std::cell::UnsafeCell::new([NO_MEMO; 16]),
+};
+
+/// `f` on the memo's slots; `None` when another thread has them.
+fn with_memo<R>(f: impl FnOnce(&mut [Memo; 16]) -> R) -> Option<R> {
+    use std::sync::atomic::Ordering;
+    if NAME_MEMO.busy.swap(true, Ordering::Acquire) {
+        return None;
+    }
+    // SAFETY: `busy` was off and this thread turned it on: no other
+    // reference to the slots exists until it is turned off below.
+    let r = f(unsafe { &mut *NAME_MEMO.slots.get() });
+    NAME_MEMO.busy.store(false, Ordering::Release);
+    Some(r)
+}
+
+/// The `NAME_MEMO` slot of a name as spelled (its length, first and last
+/// bytes, mixed).
+fn memo_slot(name: &[u8]) -> usize {
+    (name_key(name).wrapping_mul(0x9e37_79b1) >> 28) as usize
+}
+
+/// Whether `a` (1 to `MEMO_NAME_MAX` bytes) is the start of `b`: words
+/// compared, the last one overlapping the one before.
+fn eq_prefix(a: &[u8], b: &[u8; MEMO_NAME_MAX]) -> bool {
+    let n = a.len();
+    let b = &b[..n];
+    if n >= 8 {
+        let w = |s: &[u8], i: usize| s[i..].first_chunk::<8>().map(|c| u64::from_le_bytes(*c));
+        let mut i = 0;
+        while i + 8 < n {
+            if w(a, i) != w(b, i) {
+                return false;
+            }
+            i += 8;
+        }
+        return w(a, n - 8) == w(b, n - 8);
+    }
+    if n >= 4 {
+        let w = |s: &[u8], i: usize| s[i..].first_chunk::<4>().map(|c| u32::from_le_bytes(*c));
+        return w(a, 0) == w(b, 0) && w(a, n - 4) == w(b, n - 4);
+    }
+    a == b
+}
+
 /// A header name `HeadLines::name` wrote at the end of the buffer, not
 /// yet a line's (`put_line` or `drop_name`).
 #[derive(Clone, Copy, Debug)]
@@ -478,8 +562,59 @@ impl HeadLines {
 
     /// Header name `name` in Title-Case (as hyper writes it), at the end
     /// of the buffer; `None` when it cannot be a header name (empty, or a
-    /// byte no name may hold).
+    /// byte no name may hold). A name spelled as one seen before is copied
+    /// from `NAME_MEMO`.
     pub(super) fn name(&mut self, name: &[u8]) -> Option<PendingName> {
+        if name.is_empty() || name.len() > MEMO_NAME_MAX {
+            return self.spell(name);
+        }
+        let slot = memo_slot(name);
+        let hit = with_memo(|memo| {
+            let m = &memo[slot];
+            if usize::from(m.len) != name.len() || !eq_prefix(name, &m.spelled) {
+                return None;
+            }
+            if self.text.capacity() - self.text.len() < name.len() + 8 {
+                self.text.reserve((name.len() + 8).max(128));
+            }
+            let at = self.text.len();
+            let dst = self.text.spare_capacity_mut().as_mut_ptr().cast::<u8>();
+            let mut i = 0;
+            while i < name.len() {
+                let w = m.title[i..].first_chunk::<8>().copied().unwrap_or_default();
+                // SAFETY: `i < name.len()` and `i + 8 <= name.len() + 8`
+                // bytes of spare capacity (reserved above) start at `dst`.
+                unsafe { dst.add(i).cast::<[u8; 8]>().write_unaligned(w) };
+                i += 8;
+            }
+            // SAFETY: the loop wrote the `name.len()` bytes after `at`
+            // (and a few more, not counted), within the capacity.
+            unsafe { self.text.set_len(at + name.len()) };
+            Some(PendingName {
+                at: (at as u32, (at + name.len()) as u32),
+                key: m.key,
+                id: m.id,
+            })
+        });
+        if let Some(Some(n)) = hit {
+            return Some(n);
+        }
+        let n = self.spell(name)?;
+        let mut m = Memo {
+            len: name.len() as u8,
+            id: n.id,
+            key: n.key,
+            spelled: [0; MEMO_NAME_MAX],
+            title: [0; MEMO_NAME_MAX],
+        };
+        m.spelled[..name.len()].copy_from_slice(name);
+        m.title[..name.len()].copy_from_slice(self.slice(n.at));
+        with_memo(|memo| memo[slot] = m);
+        Some(n)
+    }
+
+    /// `name` without `NAME_MEMO`.
+    fn spell(&mut self, name: &[u8]) -> Option<PendingName> {
         if name.is_empty() {
             return None;
         }

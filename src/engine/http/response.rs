@@ -1158,6 +1158,32 @@ mod tests {
             h.put_line(n, b"v", true);
             assert_eq!(h.iter().next().map(|l| l.0), Some(&title_case(name)[..]));
         }
+        // Twice each (the second time from the memo), in slots shared.
+        for _ in 0..2 {
+            for name in [
+                &b"last-modified"[..],
+                b"LAST-MODIFIED",
+                b"Accept-Ranges",
+                b"e-tag",
+                b"x",
+                b"abc",
+                b"abcd",
+                b"x-a-very-long-header-name-here-32",
+                b"x-a-very-long-header-name-here-33!",
+                b"bad name",
+                b"x(",
+            ] {
+                let mut h = HeadLines::default();
+                match h.name(name) {
+                    None => assert!(HeaderName::from_bytes(name).is_err() && !is_odd_name(name)),
+                    Some(n) => {
+                        assert_eq!(n.id == name_id::ODD, is_odd_name(name), "{name:?}");
+                        h.put_line(n, b"v", true);
+                        assert_eq!(h.iter().next().map(|l| l.0), Some(&title_case(name)[..]));
+                    }
+                }
+            }
+        }
         assert!(HeadLines::default().name(b"").is_none());
         let id = |n: &[u8]| HeadLines::default().name(n).map(|p| p.id);
         assert_eq!(id(b"content-TYPE"), Some(name_id::CONTENT_TYPE));
