@@ -19,8 +19,8 @@ const KEEP_CAPACITY: usize = 8 * 1024;
 pub struct BufPool {
     reads: RefCell<Vec<BytesMut>>,
     heads: RefCell<Vec<Vec<u8>>>,
-    /// Line lists of the script's response headers (`http::response::HeadLines`,
-    /// whose values go in a head buffer).
+    /// Line lists of the script's response headers (`http::body::HeadLines`,
+    /// whose lines go in a head buffer).
     lines: RefCell<Vec<Vec<HeadLine>>>,
 }
 
@@ -67,7 +67,6 @@ impl BufPool {
             .unwrap_or_else(|| Vec::with_capacity(256))
     }
 
-    /// Takes `b` back (emptied) if it is of ordinary size.
     /// An empty line list (room for a few lines once it served before).
     pub fn take_lines(&self) -> Vec<HeadLine> {
         self.lines.borrow_mut().pop().unwrap_or_default()
@@ -85,6 +84,7 @@ impl BufPool {
         }
     }
 
+    /// Takes `b` back (emptied) if it is of ordinary size.
     pub fn give_head(&self, mut b: Vec<u8>) {
         if b.capacity() > KEEP_CAPACITY {
             return;
