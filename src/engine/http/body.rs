@@ -705,9 +705,25 @@ impl HeadLines {
         } else {
             self.lines.iter().rposition(|l| self.same(l, n))
         };
-        put(&mut self.text, b": ");
-        let value = self.put(v);
-        put(&mut self.text, b"\r\n");
+        // `: `, the value, CR LF: room made once.
+        if self.text.capacity() - self.text.len() < v.len() + 4 {
+            self.text.reserve((v.len() + 4).max(128));
+        }
+        let at = self.text.len();
+        let dst = self.text.spare_capacity_mut().as_mut_ptr().cast::<u8>();
+        // SAFETY: `v.len() + 4` bytes of spare capacity (made above) start
+        // at `dst`; `v` cannot overlap them (borrowed shared while `text` is
+        // borrowed mutably); all of them are written before the length
+        // covers them.
+        unsafe {
+            dst.cast::<[u8; 2]>().write_unaligned(*b": ");
+            std::ptr::copy_nonoverlapping(v.as_ptr(), dst.add(2), v.len());
+            dst.add(2 + v.len())
+                .cast::<[u8; 2]>()
+                .write_unaligned(*b"\r\n");
+            self.text.set_len(at + v.len() + 4);
+        }
+        let value = ((at + 2) as u32, (at + 2 + v.len()) as u32);
         let line = HeadLine {
             name: n.at,
             value,

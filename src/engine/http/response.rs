@@ -60,7 +60,18 @@ fn valid_value(v: &[u8]) -> bool {
             return false;
         }
     }
-    chunks.remainder().iter().all(|&b| valid_byte(b))
+    // The last bytes as a word too, filled up with plain bytes.
+    let rest = chunks.remainder();
+    if rest.is_empty() {
+        return true;
+    }
+    let mut x = ONES * u64::from(b'a');
+    for (i, &b) in rest.iter().enumerate() {
+        x = (x & !(0xff << (8 * i))) | (u64::from(b) << (8 * i));
+    }
+    let low = x.wrapping_sub(ONES * 0x20) & !x;
+    let del = (x ^ (ONES * 0x7F)).wrapping_sub(ONES) & !(x ^ (ONES * 0x7F));
+    (low | del | x) & HIGH == 0 || rest.iter().all(|&b| valid_byte(b))
 }
 
 fn valid_byte(b: u8) -> bool {
@@ -1244,6 +1255,15 @@ mod tests {
                 let mut v = b"0123456789abcdefghij".to_vec();
                 v[at] = bad;
                 cases.push(v);
+            }
+        }
+        for len in 1..=17 {
+            for at in 0..len {
+                for bad in [0u8, 9, 10, 31, 127, 0x80, 0xff] {
+                    let mut v = vec![b'x'; len];
+                    v[at] = bad;
+                    cases.push(v);
+                }
             }
         }
         for v in cases {
