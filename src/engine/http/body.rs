@@ -421,33 +421,44 @@ const NO_MEMO: Memo = Memo {
 /// (`memo_slot`): a script sets the same few names on every response, and
 /// a compare and a copy cost less than checking and spelling the name
 /// again. Process-wide (cheaper than a thread-local's look-up in a shared
-/// object), behind a flag instead of a lock: a thread that finds it taken
-/// (never, with one PHP thread) does without.
-struct NameMemo {
+/// object), behind a flag instead of a lock.
+static NAME_MEMO: Flagged<[Memo; 16]> = Flagged::new([NO_MEMO; 16]);
+
+/// A process-wide cache for one thread at a time, behind a flag instead of
+/// a lock (no lock call, no poisoning): a thread that finds it taken
+/// (never, with a worker's one PHP thread) does without (`with` gives
+/// `None`); after a panic in `with` it stays taken.
+pub(super) struct Flagged<T> {
     busy: std::sync::atomic::AtomicBool,
-    slots: std::cell::UnsafeCell<[Memo; 16]>,
+    value: std::cell::UnsafeCell<T>,
 }
 
-// SAFETY: `slots` is only reached through `with_memo`, by the one thread
-// that turned `busy` on, until it turns it off.
-unsafe impl Sync for NameMemo {}
+// SAFETY: `value` is only reached through `with`, by the one thread that
+// turned `busy` on, until it turns it off (`T: Send`: that thread may be
+// another one each time).
+unsafe impl<T: Send> Sync for Flagged<T> {}
 
-static NAME_MEMO: NameMemo = NameMemo {
-    busy: std::sync::atomic::AtomicBool::new(false),
-    slots: std::cell::UnsafeCell::new([NO_MEMO; 16]),
-};
-
-/// `f` on the memo's slots; `None` when another thread has them.
-fn with_memo<R>(f: impl FnOnce(&mut [Memo; 16]) -> R) -> Option<R> {
-    use std::sync::atomic::Ordering;
-    if NAME_MEMO.busy.swap(true, Ordering::Acquire) {
-        return None;
+impl<T> Flagged<T> {
+    pub(super) const fn new(v: T) -> Self {
+        Flagged {
+            busy: std::sync::atomic::AtomicBool::new(false),
+            value: std::cell::UnsafeCell::new(v),
+        }
     }
-    // SAFETY: `busy` was off and this thread turned it on: no other
-    // reference to the slots exists until it is turned off below.
-    let r = f(unsafe { &mut *NAME_MEMO.slots.get() });
-    NAME_MEMO.busy.store(false, Ordering::Release);
-    Some(r)
+
+    /// `f` on the value; `None` when another thread has it.
+    #[inline]
+    pub(super) fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> Option<R> {
+        use std::sync::atomic::Ordering;
+        if self.busy.swap(true, Ordering::Acquire) {
+            return None;
+        }
+        // SAFETY: `busy` was off and this thread turned it on: no other
+        // reference to the value exists until it is turned off below.
+        let r = f(unsafe { &mut *self.value.get() });
+        self.busy.store(false, Ordering::Release);
+        Some(r)
+    }
 }
 
 /// The `NAME_MEMO` slot of a name as spelled (its length, first and last
@@ -569,7 +580,7 @@ impl HeadLines {
             return self.spell(name);
         }
         let slot = memo_slot(name);
-        let hit = with_memo(|memo| {
+        let hit = NAME_MEMO.with(|memo| {
             let m = &memo[slot];
             if usize::from(m.len) != name.len() || !eq_prefix(name, &m.spelled) {
                 return None;
@@ -609,7 +620,7 @@ impl HeadLines {
         };
         m.spelled[..name.len()].copy_from_slice(name);
         m.title[..name.len()].copy_from_slice(self.slice(n.at));
-        with_memo(|memo| memo[slot] = m);
+        NAME_MEMO.with(|memo| memo[slot] = m);
         Some(n)
     }
 

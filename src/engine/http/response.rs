@@ -957,11 +957,9 @@ pub fn default_lines(out: &mut Vec<u8>, set: u8) {
 /// The second is read from the coarse clock (a header of one-second
 /// resolution needs no more; the precise one costs several times more).
 pub fn date(out: &mut Vec<u8>) {
-    use std::sync::Mutex;
     use std::time::{Duration, UNIX_EPOCH};
-    // (second, its HTTP date); a worker's connections share one thread, so
-    // the lock is never contended.
-    static CACHE: Mutex<(u64, [u8; 29])> = Mutex::new((0, [0u8; 29]));
+    // (second, its HTTP date); a worker's connections share one thread.
+    static CACHE: super::body::Flagged<(u64, [u8; 29])> = super::body::Flagged::new((0, [0u8; 29]));
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -975,18 +973,22 @@ pub fn date(out: &mut Vec<u8>) {
             .unwrap_or(Duration::ZERO)
             .as_secs()
     };
-    let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if c.0 != secs {
-        let s = httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs));
-        if s.len() == 29 {
+    let fmt = || httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs));
+    let cached = CACHE.with(|c| {
+        if c.0 != secs {
+            let s = fmt();
+            if s.len() != 29 {
+                return false;
+            }
             c.1.copy_from_slice(s.as_bytes());
             c.0 = secs;
-        } else {
-            put(out, s.as_bytes());
-            return;
         }
+        put(out, &c.1);
+        true
+    });
+    if cached != Some(true) {
+        put(out, fmt().as_bytes());
     }
-    put(out, &c.1);
 }
 
 /// The `Date` header value for now (see `date`).
