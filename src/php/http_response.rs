@@ -1041,6 +1041,32 @@ type ZifHandler = unsafe extern "C" fn(*mut ext_php_rs::ffi::zend_execute_data, 
 static GENERATED_HEADER: std::sync::OnceLock<ZifHandler> = std::sync::OnceLock::new();
 static GENERATED_END: std::sync::OnceLock<ZifHandler> = std::sync::OnceLock::new();
 
+/// The `Response` a method call is on: `ExecuteData::get_object` without
+/// its `instanceof` (a call into PHP), which cannot fail here: `$this` of
+/// a method of this class is an instance of it. An object with this
+/// class's handlers was made by its `create_object`: it is the `std` part
+/// of a `ZendClassObject<Response>` (a subclass's object too).
+fn this_response(ex: &mut ExecuteData) -> Option<&Response> {
+    use ext_php_rs::class::RegisteredClass;
+    use ext_php_rs::types::ZendClassObject;
+    let obj = ex.This.object_mut()?;
+    let handlers = <Response as RegisteredClass>::get_metadata().handlers();
+    if !std::ptr::eq(obj.handlers, handlers) {
+        return None;
+    }
+    let at = std::mem::offset_of!(ZendClassObject<Response>, std);
+    // SAFETY: see above: `obj` is the `std` field of a live
+    // `ZendClassObject<Response>` (`#[repr(C)]`), `at` bytes into it; the
+    // object lives for the call.
+    let this = unsafe {
+        &*std::ptr::from_mut(obj)
+            .cast::<u8>()
+            .sub(at)
+            .cast::<ZendClassObject<Response>>()
+    };
+    this.obj.as_ref()
+}
+
 /// `$response->header($key, $value[, $format])` with a string key and value:
 /// true when the header was set; false when the generated handler must run.
 fn header_fast(ex: &mut ExecuteData) -> bool {
@@ -1074,7 +1100,7 @@ fn header_fast(ex: &mut ExecuteData) -> bool {
     if name.len() > 127 {
         return false;
     }
-    let Some(this) = ex.get_object::<Response>() else {
+    let Some(this) = this_response(ex) else {
         return false;
     };
     this.r.header_bytes(name, value.as_bytes(), true).is_ok()
@@ -1104,7 +1130,7 @@ fn end_fast(ex: &mut ExecuteData) -> bool {
         // The generated handler refuses it with the log line and the error.
         return false;
     }
-    let Some(this) = ex.get_object::<Response>() else {
+    let Some(this) = this_response(ex) else {
         return false;
     };
     this.r.end_slice(data).is_ok()
@@ -1127,7 +1153,9 @@ unsafe fn dispatch(
     };
     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fast(frame)));
     if matches!(done, Ok(true)) {
-        ret.set_bool(true);
+        // (`RETURN_TRUE`: PHP hands an internal function a null return
+        // slot, nothing to release.)
+        ret.u1.type_info = ext_php_rs::ffi::IS_TRUE;
         return;
     }
     if let Some(h) = generated.get() {

@@ -772,8 +772,8 @@ fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Opt
     let mut keep = None;
     let mut wrote_date = false;
     // (A `Plain` answer's map is empty: its headers are its `lines`.)
-    let map = resp.headers().iter().map(|(n, v)| (n, v.as_bytes()));
-    for (name, value) in map.chain(lines.into_iter().flat_map(|l| l.iter())) {
+    for (name, value) in resp.headers() {
+        let value = value.as_bytes();
         if *name == header::CONNECTION {
             // One value, one token: anything else is hyper's to merge.
             if keep.is_some() {
@@ -796,6 +796,10 @@ fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Opt
         put(out, b": ");
         put(out, value);
         put(out, b"\r\n");
+    }
+    if let Some(l) = lines {
+        // (In Title-Case already; the same checks, by name id.)
+        l.write_head(out, &mut keep, &mut wrote_date)?;
     }
     if let Some(set) = defaults {
         // Where `build` would have appended them: after the script's.

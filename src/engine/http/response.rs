@@ -16,8 +16,9 @@ use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{Response, StatusCode};
 use tokio::sync::{mpsc, oneshot};
 
-use super::body::{put, HeadLines, RespBody};
+use super::body::{name_id, put, HeadLines, RespBody};
 use super::mime;
+use crate::engine::worker::bufpool::HeadLine;
 
 /// Why a response call was refused; the PHP layer turns it into a warning.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,21 +35,6 @@ pub enum RespError {
     /// (`socket_buffer_size`): wait for `Responder::outflow()` or fail.
     Overflow,
 }
-
-/// Most names a process parses are kept, as the script spelled them.
-const NAME_CACHE_MAX: usize = 64;
-
-/// Header names as scripts spelled them, and what each parsed to.
-type NameCache = Vec<(Box<[u8]>, HeaderName)>;
-
-/// Header names as scripts spell them, each parsed once. A script sets
-/// the same few names on every response; parsing one (lower-casing, the
-/// standard-name match, an allocation for a non-standard name) costs
-/// several times a look-up here. Past `NAME_CACHE_MAX` distinct
-/// spellings, new ones are parsed every time. (Process-wide behind a lock
-/// never contended, as `date`'s: cheaper than a thread-local's look-up in
-/// a shared object.)
-static NAME_CACHE: std::sync::Mutex<NameCache> = std::sync::Mutex::new(Vec::new());
 
 // The default header values, checked at compile time (`from_static` in a
 // non-const context checks every byte again on each response).
@@ -74,29 +60,22 @@ fn valid_value(v: &[u8]) -> bool {
             return false;
         }
     }
-    chunks.remainder().iter().all(|&b| valid_byte(b))
+    // The last bytes as a word too, filled up with plain bytes.
+    let rest = chunks.remainder();
+    if rest.is_empty() {
+        return true;
+    }
+    let mut x = ONES * u64::from(b'a');
+    for (i, &b) in rest.iter().enumerate() {
+        x = (x & !(0xff << (8 * i))) | (u64::from(b) << (8 * i));
+    }
+    let low = x.wrapping_sub(ONES * 0x20) & !x;
+    let del = (x ^ (ONES * 0x7F)).wrapping_sub(ONES) & !(x ^ (ONES * 0x7F));
+    (low | del | x) & HIGH == 0 || rest.iter().all(|&b| valid_byte(b))
 }
 
 fn valid_byte(b: u8) -> bool {
     (b >= 32 && b != 127) || b == b'\t'
-}
-
-/// `HeaderName::from_bytes`, through `NAME_CACHE`; `None` when invalid.
-fn header_name(name: &[u8]) -> Option<HeaderName> {
-    let mut cache = NAME_CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    // (Length and first byte before the bytes: `Last-Modified` and
-    // `Accept-Ranges` are as long.)
-    let hit = cache
-        .iter()
-        .find(|(k, _)| k.len() == name.len() && k.first() == name.first() && **k == *name);
-    if let Some((_, n)) = hit {
-        return Some(n.clone());
-    }
-    let n = HeaderName::from_bytes(name).ok()?;
-    if cache.len() < NAME_CACHE_MAX {
-        cache.push((name.into(), n.clone()));
-    }
-    Some(n)
 }
 
 /// A byte of an RFC 9110 token (what `http` takes in a header name).
@@ -281,19 +260,10 @@ const SET_COOKIES: u8 = 32;
 const SET_EMPTY: u8 = 64;
 
 /// The headers Swoole 6.2.2 treats apart when it writes the head: set
-/// empty, they are not sent (and their default is not either).
-fn is_managed(n: &HeaderName) -> bool {
-    use http::header::*;
-    [
-        SERVER,
-        CONNECTION,
-        DATE,
-        CONTENT_LENGTH,
-        CONTENT_TYPE,
-        TRANSFER_ENCODING,
-        CONTENT_ENCODING,
-    ]
-    .contains(n)
+/// empty, they are not sent (and their default is not either). (Every
+/// name with an id of its own but `Set-Cookie`.)
+fn is_managed(id: u8) -> bool {
+    id > name_id::ODD && id != name_id::SET_COOKIE
 }
 
 /// Header names a script asked to be sent exactly as spelled
@@ -317,22 +287,28 @@ impl ExactNames {
 
 struct State {
     status: u16,
-    reason: Option<String>,
-    /// Built as the script sets them, then moved whole into the response.
-    headers: HeadLines,
     /// `SET_*` bits; a bit once set stays true (a header `remove_header`
     /// took out still keeps its default out, as in Swoole).
     defaults_set: u8,
-    /// Names to send as spelled (`SET_EXACT`).
-    exact: Vec<Box<[u8]>>,
-    /// Odd names (`is_odd_name`, `SET_EXACT`): stand-in, spelling.
-    odd: Vec<(HeaderName, Box<[u8]>)>,
+    ended: bool,
+    /// Built as the script sets them, then moved whole into the response.
+    headers: HeadLines,
     head_tx: Option<oneshot::Sender<Response<RespBody>>>,
     chunk_tx: Option<mpsc::UnboundedSender<Bytes>>,
-    ended: bool,
+    ctx: RespContext,
+    /// What few responses have (a reason phrase, names sent as spelled,
+    /// trailers): boxed, so that the state every response allocates and
+    /// fills stays small.
+    rare: Option<Box<Rare>>,
+}
+
+#[derive(Default)]
+struct Rare {
+    reason: Option<String>,
+    /// Names to send as spelled (`SET_EXACT`), as `exact_name` got them.
+    exact: Vec<Box<[u8]>>,
     /// `trailer()`s, sent after the body by `end()`.
     trailers: Option<HeaderMap>,
-    ctx: RespContext,
 }
 
 /// [`Responder::snapshot`]: headers (every value of a name), cookie
@@ -360,16 +336,13 @@ impl Responder {
         let (tx, rx) = oneshot::channel();
         let state = State {
             status: 200,
-            reason: None,
-            headers: lines,
             defaults_set: 0,
-            exact: Vec::new(),
-            odd: Vec::new(),
+            ended: false,
+            headers: lines,
             head_tx: Some(tx),
             chunk_tx: None,
-            ended: false,
-            trailers: None,
             ctx,
+            rare: None,
         };
         (Responder(Rc::new(RefCell::new(state))), rx)
     }
@@ -396,7 +369,14 @@ impl Responder {
             return Err(RespError::Invalid(format!("invalid status code {code}")));
         }
         s.status = code as u16;
-        s.reason = reason.filter(|r| !r.is_empty()).map(str::to_string);
+        match reason.filter(|r| !r.is_empty()) {
+            Some(r) => s.rare().reason = Some(r.to_string()),
+            None => {
+                if let Some(rare) = &mut s.rare {
+                    rare.reason = None;
+                }
+            }
+        }
         Ok(())
     }
 
@@ -409,7 +389,10 @@ impl Responder {
     /// holding bytes need not check UTF-8 first.
     pub fn header_bytes(&self, name: &[u8], value: &[u8], replace: bool) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
-        let n = s.open_name(name)?;
+        s.open()?;
+        let Some(n) = s.headers.name(name) else {
+            return Err(invalid_name(name));
+        };
         // As Swoole: trailing white space (a line break too) is dropped.
         let mut value = value;
         while let [rest @ .., last] = value {
@@ -419,20 +402,14 @@ impl Responder {
             value = rest;
         }
         if !valid_value(value) {
+            s.headers.drop_name(n);
             let name = String::from_utf8_lossy(name);
             return Err(RespError::Invalid(format!(
                 "invalid value for header '{name}'"
             )));
         }
-        s.note_default(&n);
-        if value.is_empty() && is_managed(&n) {
-            s.defaults_set |= SET_EMPTY;
-        }
-        if replace {
-            s.headers.insert(n, value);
-        } else {
-            s.headers.append(n, value);
-        }
+        s.note_name(n.id, value.is_empty());
+        s.headers.put_line(n, value, replace);
         Ok(())
     }
 
@@ -440,21 +417,24 @@ impl Responder {
     /// Swoole a default of that name is not sent either.
     pub fn remove_header(&self, name: &[u8]) -> Result<(), RespError> {
         let mut s = self.0.borrow_mut();
-        let n = s.open_name(name)?;
-        s.note_default(&n);
-        s.headers.remove(&n);
+        s.open()?;
+        let Some(n) = s.headers.name(name) else {
+            return Err(invalid_name(name));
+        };
+        s.note_name(n.id, false);
+        s.headers.remove_name(n);
         Ok(())
     }
 
     /// Sends header name `name` as spelled instead of in Title-Case (a
-    /// header of that name must be set as well; case-insensitive).
+    /// header of that name must be set as well; case-insensitive). For a
+    /// name `http` cannot hold (`is_odd_name`) the last spelling counts,
+    /// for any other the first.
     pub fn exact_name(&self, name: &[u8]) {
         let mut s = self.0.borrow_mut();
-        if let Some(o) = s.odd.iter_mut().find(|(_, e)| e.eq_ignore_ascii_case(name)) {
-            o.1 = name.into();
-        } else if !name.is_empty() && title_case(name) != name {
+        if !name.is_empty() && (title_case(name) != name || is_odd_name(name)) {
             s.defaults_set |= SET_EXACT;
-            s.exact.push(name.into());
+            s.rare().exact.push(name.into());
         }
     }
 
@@ -465,32 +445,35 @@ impl Responder {
     /// value of a name in order. Empty once the head is gone.
     pub fn snapshot(&self) -> Snapshot {
         let s = self.0.borrow();
-        let spell = |n: &HeaderName| -> Vec<u8> {
-            let b = n.as_str().as_bytes();
-            if let Some((_, e)) = s.odd.iter().find(|(o, _)| o == n) {
-                return e.to_vec();
-            }
-            s.exact
-                .iter()
-                .find(|e| e.eq_ignore_ascii_case(b))
-                .map(|e| e.to_vec())
-                .unwrap_or_else(|| title_case(b))
+        let exact = s.rare.as_ref().map_or(&[][..], |r| &r.exact[..]);
+        let spell = |l: &HeadLine| -> Vec<u8> {
+            let b = s.headers.name_of(l);
+            let same = |e: &&[u8]| e.eq_ignore_ascii_case(b);
+            let mut all = exact.iter().map(|e| &e[..]);
+            let e = if l.id == name_id::ODD {
+                all.rfind(same)
+            } else {
+                all.find(same)
+            };
+            e.map_or_else(|| b.to_vec(), |e| e.to_vec())
         };
         let mut snap = Snapshot::default();
-        let mut prev: Option<&HeaderName> = None;
-        for (name, v) in s.headers.iter() {
-            if name == http::header::SET_COOKIE {
+        let mut prev = None;
+        for l in &s.headers.lines {
+            let v = s.headers.value_of(l);
+            if l.id == name_id::SET_COOKIE {
                 snap.cookies.push(v.to_vec());
                 continue;
             }
             // (The values of a name are together.)
+            let name = s.headers.name_of(l);
             match snap.headers.last_mut() {
                 Some((_, values)) if prev == Some(name) => values.push(v.to_vec()),
-                _ => snap.headers.push((spell(name), vec![v.to_vec()])),
+                _ => snap.headers.push((spell(l), vec![v.to_vec()])),
             }
             prev = Some(name);
         }
-        if let Some(t) = &s.trailers {
+        if let Some(t) = s.rare.as_ref().and_then(|r| r.trailers.as_ref()) {
             for (name, v) in t.iter() {
                 // (Swoole keeps trailer names in lower case.)
                 snap.trailers
@@ -555,7 +538,10 @@ impl Responder {
             .map_err(|_| RespError::Invalid(format!("invalid trailer name '{name}'")))?;
         let v = HeaderValue::from_bytes(value)
             .map_err(|_| RespError::Invalid(format!("invalid value for trailer '{name}'")))?;
-        s.trailers.get_or_insert_with(HeaderMap::new).insert(n, v);
+        s.rare()
+            .trailers
+            .get_or_insert_with(HeaderMap::new)
+            .insert(n, v);
         Ok(())
     }
 
@@ -570,7 +556,7 @@ impl Responder {
         // coding `maybe_compress` may compress).
         let plain = !s.ended
             && s.chunk_tx.is_none()
-            && s.trailers.is_none()
+            && s.rare.as_ref().is_none_or(|r| r.trailers.is_none())
             && s.ctx.head_writer
             && s.ctx.keep_alive
             && (s.ctx.compression.is_none() || s.ctx.coding.is_none())
@@ -614,10 +600,10 @@ impl Responder {
             return tx.send(Bytes::new()).map_err(|_| RespError::Unavailable);
         }
         let (body, coding) = s.maybe_compress(data);
-        let body = match s.trailers.take() {
+        let body = match s.rare.as_mut().and_then(|r| r.trailers.take()) {
             Some(t) => RespBody::Trailed {
                 data: (!body.is_empty()).then_some(body),
-                trailers: Some(t),
+                trailers: Some(Box::new(t)),
             },
             // The fast path writes the defaults after the script's headers,
             // where `build` would append them: only where nothing follows
@@ -664,7 +650,7 @@ impl Responder {
         let len = if length == 0 { size - offset } else { length };
         if s.defaults_set & SET_CONTENT_TYPE == 0 {
             s.headers
-                .insert(http::header::CONTENT_TYPE, mime::for_path(path).as_bytes());
+                .insert(b"Content-Type", mime::for_path(path).as_bytes());
             s.defaults_set |= SET_CONTENT_TYPE;
         }
         let body = RespBody::file(file, offset, len)
@@ -701,69 +687,35 @@ impl Drop for State {
 }
 
 impl State {
-    /// `name` as a header name, while headers may still be set.
-    fn open_name(&mut self, name: &[u8]) -> Result<HeaderName, RespError> {
+    /// Whether headers may still be set.
+    fn open(&self) -> Result<(), RespError> {
         if self.ended || self.head_tx.is_none() {
             return Err(RespError::Unavailable);
         }
-        if let Some(n) = header_name(name) {
-            if !self.odd.is_empty() {
-                self.move_stand_in(&n);
-            }
-            return Ok(n);
-        }
-        // A name Swoole sends as it is (`"`, `x(`, ...): its stand-in in
-        // the map, its spelling (Title-Case unless `exact_name` says
-        // otherwise) for the connection to write.
-        if is_odd_name(name) {
-            if let Some((n, _)) = self.odd.iter().find(|(_, e)| e.eq_ignore_ascii_case(name)) {
-                return Ok(n.clone());
-            }
-            if let Some(n) = self.free_stand_in(name) {
-                self.defaults_set |= SET_EXACT;
-                self.odd.push((n.clone(), title_case(name).into()));
-                return Ok(n);
-            }
-        }
-        let name = String::from_utf8_lossy(name);
-        Err(RespError::Invalid(format!("invalid header name '{name}'")))
+        Ok(())
     }
 
-    /// The first stand-in for odd name `name` that no header of this
-    /// response has.
-    fn free_stand_in(&self, name: &[u8]) -> Option<HeaderName> {
-        (0..4096)
-            .map_while(|k| stand_in(name, k))
-            .filter_map(|c| HeaderName::from_bytes(&c).ok())
-            .find(|c| !self.headers.contains(c) && !self.odd.iter().any(|(o, _)| o == c))
+    fn rare(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
     }
 
-    /// The script sets header `n`, which stands in for an odd name: that
-    /// one gets another stand-in, in the same place among the headers.
-    fn move_stand_in(&mut self, n: &HeaderName) {
-        let Some(i) = self.odd.iter().position(|(o, _)| o == n) else {
-            return;
+    /// Remembers that the script set (or took out) header `id`: one of the
+    /// headers `build` defaults, a cookie, an odd name; a managed one set
+    /// `empty` keeps its line out.
+    fn note_name(&mut self, id: u8, empty: bool) {
+        self.defaults_set |= match id {
+            name_id::SERVER => SET_SERVER,
+            name_id::CONTENT_TYPE => SET_CONTENT_TYPE,
+            name_id::CONNECTION => SET_CONNECTION,
+            name_id::DATE => SET_DATE,
+            name_id::SET_COOKIE => SET_COOKIES,
+            // A name Swoole sends as it is (`"`, `x(`, ...): through hyper,
+            // as a stand-in (`stand_ins`) the connection respells.
+            name_id::ODD => SET_EXACT,
+            _ => 0,
         };
-        let Some(new) = self.free_stand_in(&self.odd[i].1) else {
-            return;
-        };
-        self.headers.rename(n, &new);
-        self.odd[i].0 = new;
-    }
-
-    /// Remembers that the script set one of the headers `build` defaults.
-    /// (Comparing with a standard name is an integer compare, no hashing.)
-    fn note_default(&mut self, n: &HeaderName) {
-        if *n == http::header::SERVER {
-            self.defaults_set |= SET_SERVER;
-        } else if *n == http::header::CONTENT_TYPE {
-            self.defaults_set |= SET_CONTENT_TYPE;
-        } else if *n == http::header::CONNECTION {
-            self.defaults_set |= SET_CONNECTION;
-        } else if *n == http::header::DATE {
-            self.defaults_set |= SET_DATE;
-        } else if *n == http::header::SET_COOKIE {
-            self.defaults_set |= SET_COOKIES;
+        if empty && is_managed(id) {
+            self.defaults_set |= SET_EMPTY;
         }
     }
 
@@ -784,21 +736,17 @@ impl State {
         head_tx.send(resp).map_err(|_| RespError::Unavailable)
     }
 
-    fn has(&self, name: &HeaderName) -> bool {
-        self.headers.contains(name)
-    }
-
     fn maybe_compress(&self, data: Bytes) -> (Bytes, Option<Coding>) {
         let (Some((level, min_len)), Some(coding)) = (self.ctx.compression, self.ctx.coding) else {
             return (data, None);
         };
-        if data.len() < min_len || self.has(&http::header::CONTENT_ENCODING) {
+        if data.len() < min_len || self.headers.has(name_id::CONTENT_ENCODING) {
             return (data, None);
         }
         if let Some(types) = &self.ctx.compression_types {
             let ct = self
                 .headers
-                .get(&http::header::CONTENT_TYPE)
+                .get(name_id::CONTENT_TYPE)
                 // (As `HeaderValue::to_str`: visible ASCII only.)
                 .filter(|v| v.iter().all(|&b| b == b'\t' || (32..127).contains(&b)))
                 .and_then(|v| std::str::from_utf8(v).ok())
@@ -825,29 +773,34 @@ impl State {
             .map_err(|_| RespError::Invalid(format!("invalid status code {}", self.status)))?;
         let mut resp = Response::new(body);
         *resp.status_mut() = status;
-        if let Some(reason) = self.reason.take() {
+        if let Some(reason) = self.rare.as_mut().and_then(|r| r.reason.take()) {
             if let Ok(r) = hyper::ext::ReasonPhrase::try_from(reason.into_bytes()) {
                 resp.extensions_mut().insert(r);
             }
         }
         let mut lines = std::mem::take(&mut self.headers);
         if self.defaults_set & SET_EMPTY != 0 {
-            lines.lines.retain(|l| !(l.1 == l.2 && is_managed(&l.0)));
+            lines
+                .lines
+                .retain(|l| !(l.value.0 == l.value.1 && is_managed(l.id)));
         }
         if self.defaults_set & SET_COOKIES != 0 {
             // Swoole writes the cookies after every other header the
             // script set (the lines keep them where the first one went).
             let (cookies, mut rest): (Vec<_>, Vec<_>) = std::mem::take(&mut lines.lines)
                 .into_iter()
-                .partition(|l| l.0 == http::header::SET_COOKIE);
+                .partition(|l| l.id == name_id::SET_COOKIE);
             rest.extend(cookies);
             lines.lines = rest;
         }
         if self.defaults_set & SET_EXACT != 0 {
-            resp.extensions_mut().insert(ExactNames(
-                std::mem::take(&mut self.exact),
-                std::mem::take(&mut self.odd),
-            ));
+            let exact = self
+                .rare
+                .as_mut()
+                .map(|r| std::mem::take(&mut r.exact))
+                .unwrap_or_default();
+            let odd = stand_ins(&mut lines, &exact);
+            resp.extensions_mut().insert(ExactNames(exact, odd));
         }
         if let RespBody::Plain { lines: l, .. } = resp.body_mut() {
             // The fast path writes them, and the defaults (`materialize`
@@ -872,6 +825,57 @@ impl State {
         }
         Ok(resp)
     }
+}
+
+/// Gives the lines of each odd name (`is_odd_name`, which `http` cannot
+/// hold) a stand-in no other line has (`stand_in`), in their places; the
+/// stand-ins and the spellings to write in their place (Title-Case, or the
+/// last one `exact_name` got). A name left without a stand-in (every
+/// candidate taken) is not sent.
+fn stand_ins(lines: &mut HeadLines, exact: &[Box<[u8]>]) -> Vec<(HeaderName, Box<[u8]>)> {
+    let mut odd = Vec::new();
+    while let Some(i) = lines.lines.iter().position(|l| l.id == name_id::ODD) {
+        let title = lines.name_of(&lines.lines[i]).to_vec();
+        let spelling = exact
+            .iter()
+            .rfind(|e| e.eq_ignore_ascii_case(&title))
+            .cloned()
+            .unwrap_or_else(|| title.clone().into());
+        let taken = |c: &[u8]| {
+            lines
+                .lines
+                .iter()
+                .any(|l| l.id != name_id::ODD && lines.name_of(l).eq_ignore_ascii_case(c))
+        };
+        let free = (0..4096)
+            .map_while(|k| stand_in(&title, k))
+            .filter(|c| !taken(c))
+            .find_map(|c| HeaderName::from_bytes(&c).ok().map(|n| (c, n)));
+        match free {
+            Some((c, n)) => {
+                lines.rename_line(i, &c);
+                odd.push((n, spelling));
+            }
+            None => {
+                let name = lines.lines[i].name;
+                let name = lines.slice(name).to_vec();
+                let mut keep = Vec::with_capacity(lines.lines.len());
+                for l in &lines.lines {
+                    if lines.name_of(l) != name {
+                        keep.push(*l);
+                    }
+                }
+                lines.lines = keep;
+            }
+        }
+    }
+    odd
+}
+
+/// Swoole's warning for a header name no header may have.
+fn invalid_name(name: &[u8]) -> RespError {
+    let name = String::from_utf8_lossy(name);
+    RespError::Invalid(format!("invalid header name '{name}'"))
 }
 
 /// The default headers the script did not set (`set`: `SET_*` bits), at
@@ -953,11 +957,9 @@ pub fn default_lines(out: &mut Vec<u8>, set: u8) {
 /// The second is read from the coarse clock (a header of one-second
 /// resolution needs no more; the precise one costs several times more).
 pub fn date(out: &mut Vec<u8>) {
-    use std::sync::Mutex;
     use std::time::{Duration, UNIX_EPOCH};
-    // (second, its HTTP date); a worker's connections share one thread, so
-    // the lock is never contended.
-    static CACHE: Mutex<(u64, [u8; 29])> = Mutex::new((0, [0u8; 29]));
+    // (second, its HTTP date); a worker's connections share one thread.
+    static CACHE: super::body::Flagged<(u64, [u8; 29])> = super::body::Flagged::new((0, [0u8; 29]));
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -971,18 +973,22 @@ pub fn date(out: &mut Vec<u8>) {
             .unwrap_or(Duration::ZERO)
             .as_secs()
     };
-    let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if c.0 != secs {
-        let s = httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs));
-        if s.len() == 29 {
+    let fmt = || httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(secs));
+    let cached = CACHE.with(|c| {
+        if c.0 != secs {
+            let s = fmt();
+            if s.len() != 29 {
+                return false;
+            }
             c.1.copy_from_slice(s.as_bytes());
             c.0 = secs;
-        } else {
-            put(out, s.as_bytes());
-            return;
         }
+        put(out, &c.1);
+        true
+    });
+    if cached != Some(true) {
+        put(out, fmt().as_bytes());
     }
-    put(out, &c.1);
 }
 
 /// The `Date` header value for now (see `date`).
@@ -1095,14 +1101,11 @@ mod tests {
     }
 
     #[test]
-    fn header_names_cached_as_spelled() {
+    fn header_names_cached() {
+        use super::super::body::header_name;
         for _ in 0..2 {
             assert_eq!(
                 header_name(b"E-Tag"),
-                Some(HeaderName::from_static("e-tag"))
-            );
-            assert_eq!(
-                header_name(b"e-tag"),
                 Some(HeaderName::from_static("e-tag"))
             );
             assert_eq!(
@@ -1111,6 +1114,96 @@ mod tests {
             );
             assert_eq!(header_name(b"bad name"), None);
         }
+    }
+
+    #[test]
+    fn names_checked_and_spelled_as_http_and_hyper() {
+        // Every byte, alone and in a name: refused where neither `http` nor
+        // an odd name takes it; else Title-Case, odd when `http` refuses.
+        for b in 0..=255u8 {
+            for name in [vec![b], vec![b'a', b, b'b'], vec![b'-', b, b'x', b'-']] {
+                let mut h = HeadLines::default();
+                let got = h.name(&name);
+                let http_ok = HeaderName::from_bytes(&name).is_ok();
+                match got {
+                    None => assert!(!http_ok && !is_odd_name(&name), "{name:?}"),
+                    Some(n) => {
+                        assert_eq!(n.id == name_id::ODD, !http_ok, "{name:?}");
+                        assert!(http_ok || is_odd_name(&name), "{name:?}");
+                        h.put_line(n, b"v", true);
+                        let (spelled, _) = h.iter().next().expect("line");
+                        assert_eq!(spelled, &title_case(&name)[..], "{name:?}");
+                    }
+                }
+            }
+        }
+        // Longer names (eight bytes at a time), against the byte by byte
+        // way: every byte at every place of a 17-byte name.
+        let base = b"x-amz-meta-a1b2-C";
+        for b in 0..=255u8 {
+            for at in 0..base.len() {
+                let mut name = base.to_vec();
+                name[at] = b;
+                let mut h = HeadLines::default();
+                match h.name(&name) {
+                    None => assert!(
+                        HeaderName::from_bytes(&name).is_err() && !is_odd_name(&name),
+                        "{name:?}"
+                    ),
+                    Some(n) => {
+                        assert_eq!(n.id == name_id::ODD, HeaderName::from_bytes(&name).is_err());
+                        h.put_line(n, b"v", true);
+                        let (spelled, _) = h.iter().next().expect("line");
+                        assert_eq!(spelled, &title_case(&name)[..], "{name:?}");
+                    }
+                }
+            }
+        }
+        for name in [
+            &b"content-length"[..],
+            b"-a-",
+            b"--",
+            b"A1-b2-C3-d4-E5-f6-g",
+            b"x-",
+        ] {
+            let mut h = HeadLines::default();
+            let n = h.name(name).expect("name");
+            h.put_line(n, b"v", true);
+            assert_eq!(h.iter().next().map(|l| l.0), Some(&title_case(name)[..]));
+        }
+        // Twice each (the second time from the memo), in slots shared.
+        for _ in 0..2 {
+            for name in [
+                &b"last-modified"[..],
+                b"LAST-MODIFIED",
+                b"Accept-Ranges",
+                b"e-tag",
+                b"x",
+                b"abc",
+                b"abcd",
+                b"x-a-very-long-header-name-here-32",
+                b"x-a-very-long-header-name-here-33!",
+                b"bad name",
+                b"x(",
+            ] {
+                let mut h = HeadLines::default();
+                match h.name(name) {
+                    None => assert!(HeaderName::from_bytes(name).is_err() && !is_odd_name(name)),
+                    Some(n) => {
+                        assert_eq!(n.id == name_id::ODD, is_odd_name(name), "{name:?}");
+                        h.put_line(n, b"v", true);
+                        assert_eq!(h.iter().next().map(|l| l.0), Some(&title_case(name)[..]));
+                    }
+                }
+            }
+        }
+        assert!(HeadLines::default().name(b"").is_none());
+        let id = |n: &[u8]| HeadLines::default().name(n).map(|p| p.id);
+        assert_eq!(id(b"content-TYPE"), Some(name_id::CONTENT_TYPE));
+        assert_eq!(id(b"SET-COOKIE"), Some(name_id::SET_COOKIE));
+        assert_eq!(id(b"connection"), Some(name_id::CONNECTION));
+        assert_eq!(id(b"Connections"), Some(name_id::OTHER));
+        assert_eq!(id(b"transfer-encoding"), Some(name_id::TRANSFER_ENCODING));
     }
 
     #[test]
@@ -1134,6 +1227,24 @@ mod tests {
     }
 
     #[test]
+    fn odd_names_go_to_hyper_as_stand_ins() {
+        let (r, mut rx) = Responder::new(RespContext::plain(true));
+        r.header("x(", b"1", true).expect("x(");
+        r.header("x0", b"2", true).expect("x0");
+        r.header("X(", b"3", false).expect("X(");
+        r.end(Bytes::new()).expect("end");
+        let resp = rx.try_recv().expect("head");
+        let ex = resp.extensions().get::<ExactNames>().expect("exact names");
+        assert_eq!(ex.1.len(), 1);
+        let (stand, spelled) = &ex.1[0];
+        assert_eq!(&spelled[..], b"X(");
+        assert_ne!(stand, "x0");
+        let values: Vec<_> = resp.headers().get_all(stand).iter().collect();
+        assert_eq!(values, ["1", "3"]);
+        assert_eq!(resp.headers()["x0"], "2");
+    }
+
+    #[test]
     fn values_checked_as_header_value() {
         let mut cases: Vec<Vec<u8>> = vec![
             b"".to_vec(),
@@ -1148,6 +1259,15 @@ mod tests {
                 cases.push(v);
             }
         }
+        for len in 1..=17 {
+            for at in 0..len {
+                for bad in [0u8, 9, 10, 31, 127, 0x80, 0xff] {
+                    let mut v = vec![b'x'; len];
+                    v[at] = bad;
+                    cases.push(v);
+                }
+            }
+        }
         for v in cases {
             assert_eq!(
                 valid_value(&v),
@@ -1160,27 +1280,39 @@ mod tests {
     #[test]
     fn lines_keep_values_of_a_name_together() {
         let mut h = HeadLines::default();
-        let n = |s: &'static str| HeaderName::from_static(s);
-        h.insert(n("a"), b"1");
-        h.insert(n("b"), b"2");
-        h.append(n("a"), b"3");
-        h.insert(n("c"), b"4");
-        h.append(n("b"), b"5");
-        let got: Vec<(String, Vec<u8>)> = h
-            .iter()
-            .map(|(k, v)| (k.as_str().to_string(), v.to_vec()))
-            .collect();
-        let want = [("a", "1"), ("a", "3"), ("b", "2"), ("b", "5"), ("c", "4")];
+        let mut set = |n: &str, v: &str, replace: bool| {
+            let p = h.name(n.as_bytes()).expect("name");
+            h.put_line(p, v.as_bytes(), replace);
+        };
+        set("a", "1", true);
+        set("b", "2", true);
+        set("A", "3", false);
+        set("c", "4", true);
+        set("b", "5", false);
+        let got: Vec<(Vec<u8>, Vec<u8>)> =
+            h.iter().map(|(k, v)| (k.to_vec(), v.to_vec())).collect();
+        let want = [("A", "1"), ("A", "3"), ("B", "2"), ("B", "5"), ("C", "4")];
         assert_eq!(got.len(), want.len());
         for ((k, v), (wk, wv)) in got.iter().zip(want) {
-            assert_eq!((k.as_str(), &v[..]), (wk, wv.as_bytes()));
+            assert_eq!((&k[..], &v[..]), (wk.as_bytes(), wv.as_bytes()));
         }
         // Replacing keeps the place of the first value and drops the others.
-        h.insert(n("a"), b"9");
-        h.remove(&n("b"));
-        let names: Vec<&str> = h.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(names, ["a", "c"]);
-        assert_eq!(h.get(&n("a")), Some(&b"9"[..]));
+        let p = h.name(b"a").expect("a");
+        h.put_line(p, b"9", true);
+        let p = h.name(b"B").expect("b");
+        h.remove_name(p);
+        let names: Vec<&[u8]> = h.iter().map(|(k, _)| k).collect();
+        assert_eq!(names, [&b"A"[..], b"C"]);
+        assert_eq!(h.iter().next().map(|(_, v)| v), Some(&b"9"[..]));
+        // A refused name leaves nothing behind.
+        let p = h.name(b"x-refused").expect("x");
+        h.drop_name(p);
+        let mut text = Vec::new();
+        let mut keep = None;
+        let mut date = false;
+        h.write_head(&mut text, &mut keep, &mut date)
+            .expect("plain");
+        assert_eq!(text, b"A: 9\r\nC: 4\r\n");
     }
 
     #[test]

@@ -19,13 +19,21 @@ const KEEP_CAPACITY: usize = 8 * 1024;
 pub struct BufPool {
     reads: RefCell<Vec<BytesMut>>,
     heads: RefCell<Vec<Vec<u8>>>,
-    /// Line lists of the script's response headers (`http::response::HeadLines`,
-    /// whose values go in a head buffer).
+    /// Line lists of the script's response headers (`http::body::HeadLines`,
+    /// whose lines go in a head buffer).
     lines: RefCell<Vec<Vec<HeadLine>>>,
 }
 
-/// A response header line: its name and its value's range in a buffer.
-pub type HeadLine = (http::HeaderName, u32, u32);
+/// A response header line (`http::body::HeadLines`): its name's and its
+/// value's ranges in a buffer, and which name it is (`body::name_id`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeadLine {
+    pub name: (u32, u32),
+    pub value: (u32, u32),
+    /// A digest of the name, compared before its bytes.
+    pub key: u32,
+    pub id: u8,
+}
 
 /// Most lines a kept list may have room for.
 const KEEP_LINES: usize = 64;
@@ -59,7 +67,6 @@ impl BufPool {
             .unwrap_or_else(|| Vec::with_capacity(256))
     }
 
-    /// Takes `b` back (emptied) if it is of ordinary size.
     /// An empty line list (room for a few lines once it served before).
     pub fn take_lines(&self) -> Vec<HeadLine> {
         self.lines.borrow_mut().pop().unwrap_or_default()
@@ -77,6 +84,7 @@ impl BufPool {
         }
     }
 
+    /// Takes `b` back (emptied) if it is of ordinary size.
     pub fn give_head(&self, mut b: Vec<u8>) {
         if b.capacity() > KEEP_CAPACITY {
             return;
