@@ -2,8 +2,7 @@
 //! deadline, answering 504 past it, and 503 when the worker became unusable
 //! (a fatal error, another request's timeout) while this one waited.
 
-use tokio::sync::oneshot;
-
+use super::answer;
 use super::body::RespBody;
 use super::response::simple;
 use crate::engine::hooks::Hooks;
@@ -13,7 +12,7 @@ use http::Response;
 
 /// The head, or the answer the deadline or a poisoned worker gives instead.
 pub async fn wait_head(
-    head_rx: oneshot::Receiver<Response<RespBody>>,
+    head_rx: answer::Receiver<Response<RespBody>>,
     deadline: Deadline,
     ctx: &WorkerCtx,
     fd: i64,

@@ -55,7 +55,7 @@ impl Counting {
 /// The response head of a handler that did not answer before returning;
 /// `None` when the worker gave up on it after a fatal error.
 pub(super) async fn wait_head(
-    head_rx: tokio::sync::oneshot::Receiver<Response<RespBody>>,
+    head_rx: super::answer::Receiver<Response<RespBody>>,
     ctx: &WorkerCtx,
 ) -> Option<Result<Response<RespBody>, ()>> {
     tokio::select! {
@@ -157,8 +157,8 @@ pub(super) fn start(
     match head_rx.try_recv() {
         Ok(resp) => Answer::Now(fix(resp)),
         // The responder was dropped unanswered: the callback failed or forgot end().
-        Err(tokio::sync::oneshot::error::TryRecvError::Closed) => Answer::Now(failed(ctx)),
-        Err(tokio::sync::oneshot::error::TryRecvError::Empty) => {
+        Err(super::answer::TryRecvError::Closed) => Answer::Now(failed(ctx)),
+        Err(super::answer::TryRecvError::Empty) => {
             let ctx = ctx.clone();
             Answer::Later(Box::pin(async move {
                 match wait_head(head_rx, &ctx).await {

@@ -2,6 +2,7 @@
 
 pub mod coro;
 
+pub mod answer;
 pub mod body;
 pub mod conn;
 pub mod deadline;

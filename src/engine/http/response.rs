@@ -1,7 +1,7 @@
 //! `Responder`: the engine side of `Swoole\Http\Response`.
 //!
-//! The hyper service waits on a oneshot for the response head. `end()`,
-//! `write()` or `sendfile()` send it; if the `Responder` is dropped without
+//! The hyper service waits on a one-value slot (`answer`) for the response
+//! head. `end()`, `write()` or `sendfile()` send it; if the `Responder` is dropped without
 //! any of them (an exception, a forgotten `end()`), the sender drops and the
 //! service answers 500 itself, so a client always gets an answer.
 
@@ -14,8 +14,9 @@ use crate::engine::net::outflow::Outflow;
 use bytes::Bytes;
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{Response, StatusCode};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
+use super::answer;
 use super::body::{name_id, put, HeadLines, RespBody};
 use super::mime;
 use crate::engine::worker::bufpool::HeadLine;
@@ -293,7 +294,7 @@ struct State {
     ended: bool,
     /// Built as the script sets them, then moved whole into the response.
     headers: HeadLines,
-    head_tx: Option<oneshot::Sender<Response<RespBody>>>,
+    head_tx: Option<answer::Sender<Response<RespBody>>>,
     chunk_tx: Option<mpsc::UnboundedSender<Bytes>>,
     ctx: RespContext,
     /// What few responses have (a reason phrase, names sent as spelled,
@@ -324,7 +325,7 @@ pub struct Snapshot {
 pub struct Responder(Rc<RefCell<State>>);
 
 impl Responder {
-    pub fn new(ctx: RespContext) -> (Responder, oneshot::Receiver<Response<RespBody>>) {
+    pub fn new(ctx: RespContext) -> (Responder, answer::Receiver<Response<RespBody>>) {
         Self::with_lines(ctx, HeadLines::default())
     }
 
@@ -332,8 +333,8 @@ impl Responder {
     pub fn with_lines(
         ctx: RespContext,
         lines: HeadLines,
-    ) -> (Responder, oneshot::Receiver<Response<RespBody>>) {
-        let (tx, rx) = oneshot::channel();
+    ) -> (Responder, answer::Receiver<Response<RespBody>>) {
+        let (tx, rx) = answer::channel();
         let state = State {
             status: 200,
             defaults_set: 0,

@@ -201,7 +201,9 @@ fn watch_loop() {
 /// that read the request is gone, so nothing else may follow on it. Frees
 /// session `fd` too (its worker died without doing so).
 pub async fn answer(
-    head: tokio::sync::oneshot::Receiver<http::Response<crate::engine::http::body::RespBody>>,
+    head: crate::engine::http::answer::Receiver<
+        http::Response<crate::engine::http::body::RespBody>,
+    >,
     sock: OwnedFd,
     fd: i64,
 ) {
