@@ -17,7 +17,10 @@ fn main() {
     // mangles other hashes). Only where rustc links with its own lld
     // (x86_64 Linux since Rust 1.90); GNU ld has no such option.
     println!("cargo:rerun-if-changed=tools/hot-symbols.txt");
-    let order = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/hot-symbols.txt");
+    // (Read when the script runs, not baked in when it is compiled: another
+    // checkout sharing the target directory reuses the compiled script.)
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let order = std::path::Path::new(&dir).join("tools/hot-symbols.txt");
     if order.exists() && links_with_lld() {
         let order = order.display();
         println!("cargo:rustc-cdylib-link-arg=-Wl,--symbol-ordering-file={order}");

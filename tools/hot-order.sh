@@ -54,5 +54,5 @@ for d in "$WORK"/base "$WORK"/process "$WORK"/chat; do
     workers+=("$top")
     for f in "$d"/cg.*; do [ "$f" = "$top" ] || others+=("$f"); done
 done
-python3 tools/hot-order.py "$(basename "$SO")" "${workers[@]}" "${others[@]}" >tools/hot-symbols.txt
+python3 tools/hot-order.py "$(basename "$SO")" "${workers[@]}" -- "${others[@]}" >tools/hot-symbols.txt
 echo "hot-order: $(wc -l <tools/hot-symbols.txt) functions in tools/hot-symbols.txt; rebuild to apply"
