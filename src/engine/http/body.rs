@@ -333,24 +333,7 @@ static NAME_BYTES: [[u8; 256]; 2] = {
     let mut b = 0x21;
     while b < 0x7f {
         let c = b as u8;
-        let token = c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                b'!' | b'#'
-                    | b'$'
-                    | b'%'
-                    | b'&'
-                    | b'\''
-                    | b'*'
-                    | b'+'
-                    | b'-'
-                    | b'.'
-                    | b'^'
-                    | b'_'
-                    | b'`'
-                    | b'|'
-                    | b'~'
-            );
+        let token = super::scan::is_tchar(c);
         if token {
             t[0][b] = c.to_ascii_lowercase();
             t[1][b] = c.to_ascii_uppercase();

@@ -39,30 +39,34 @@ pub(super) struct Head {
     pub len: usize,
 }
 
-/// Token bytes (RFC 9110 `tchar`): a header name's.
+/// Whether `b` is a token byte (RFC 9110 `tchar`): a header name's.
+pub(super) const fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'!' | b'#'
+                | b'$'
+                | b'%'
+                | b'&'
+                | b'\''
+                | b'*'
+                | b'+'
+                | b'-'
+                | b'.'
+                | b'^'
+                | b'_'
+                | b'`'
+                | b'|'
+                | b'~'
+        )
+}
+
+/// [`is_tchar`] as a table.
 static TOKEN: [bool; 256] = {
     let mut t = [false; 256];
     let mut c = 0;
     while c < 256 {
-        let b = c as u8;
-        t[c] = b.is_ascii_alphanumeric()
-            || matches!(
-                b,
-                b'!' | b'#'
-                    | b'$'
-                    | b'%'
-                    | b'&'
-                    | b'\''
-                    | b'*'
-                    | b'+'
-                    | b'-'
-                    | b'.'
-                    | b'^'
-                    | b'_'
-                    | b'`'
-                    | b'|'
-                    | b'~'
-            );
+        t[c] = is_tchar(c as u8);
         c += 1;
     }
     t
