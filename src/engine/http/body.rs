@@ -482,6 +482,14 @@ pub(super) struct PendingName {
     pub(super) id: u8,
 }
 
+/// Whether line `l` has the name `n` (both in `text`): the same id, and
+/// for a name without an id of its own (`OTHER`, `ODD`) the same spelling
+/// (an id above `ODD` stands for one spelling).
+fn same_name(text: &[u8], l: &HeadLine, n: PendingName) -> bool {
+    let at = |r: (u32, u32)| &text[r.0 as usize..r.1 as usize];
+    l.key == n.key && l.id == n.id && (n.id > name_id::ODD || at(l.name) == at(n.at))
+}
+
 /// `HeadLine::key` of a name in Title-Case (not empty): its length, first
 /// and last bytes (most names a response has differ there).
 fn name_key(n: &[u8]) -> u32 {
@@ -681,12 +689,9 @@ impl HeadLines {
         self.text.truncate(n.at.0 as usize);
     }
 
-    /// The lines of name `n`: same id, and for a name without its own id
-    /// the same spelling.
+    /// The lines of name `n`: see [`same_name`].
     fn same(&self, l: &HeadLine, n: PendingName) -> bool {
-        l.key == n.key
-            && l.id == n.id
-            && (n.id > name_id::ODD || self.slice(l.name) == self.slice(n.at))
+        same_name(&self.text, l, n)
     }
 
     /// Sets (`replace`: in the place of its first value, the others go)
@@ -749,12 +754,7 @@ impl HeadLines {
     /// Takes out every line of the name `name` wrote (and that name).
     pub(super) fn remove_name(&mut self, n: PendingName) {
         let (text, lines) = (&self.text, &mut self.lines);
-        let want = &text[n.at.0 as usize..n.at.1 as usize];
-        lines.retain(|l| {
-            !(l.key == n.key
-                && l.id == n.id
-                && (n.id > name_id::ODD || text[l.name.0 as usize..l.name.1 as usize] == *want))
-        });
+        lines.retain(|l| !same_name(text, l, n));
         self.text.truncate(n.at.0 as usize);
     }
 
@@ -780,9 +780,14 @@ impl HeadLines {
     /// whole, at the end of the buffer.
     pub(super) fn rename_line(&mut self, i: usize, to: &[u8]) {
         let from = self.lines[i];
+        let from = PendingName {
+            at: from.name,
+            key: from.key,
+            id: from.id,
+        };
         for j in 0..self.lines.len() {
             let l = self.lines[j];
-            if l.key != from.key || l.id != from.id || self.slice(l.name) != self.slice(from.name) {
+            if !self.same(&l, from) {
                 continue;
             }
             let name = self.put(to);
