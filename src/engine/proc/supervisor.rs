@@ -760,6 +760,12 @@ fn run_process_mode(cfg: &ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
             PortSocket::Udp(_) | PortSocket::Dispatched(_) => for_workers.push(p),
         }
     }
+    // Our handlers come later in both processes (run_master, supervise):
+    // hold SIGTERM/SIGINT from before the fork, so a shutdown() that a
+    // quick worker makes before then waits for them instead of killing the
+    // master with the default action. The manager inherits the mask and
+    // lifts it once its own handlers are in (supervise).
+    reactor::hold_stop_signals(true);
     // SAFETY: no runtime and no thread exist in this process yet (the
     // reactor threads start below, in the parent only).
     let manager = match unsafe { fork() } {
@@ -792,14 +798,15 @@ fn run_process_mode(cfg: &ServerConfig, ports: Vec<Port>, hooks: Rc<dyn Hooks>) 
         }
         Ok(ForkResult::Parent { child }) => child,
         Err(e) => {
+            reactor::hold_stop_signals(false);
             reactor::clear_channel();
             return Err(Error::process("fork() of the manager", e.into()));
         }
     };
     drop(for_workers);
     MANAGER_PID.store(manager.as_raw(), Ordering::Relaxed);
-    // Our handlers come later (run_master): hold a shutdown() made in onStart.
-    reactor::hold_stop_signals(true);
+    // Still held (see above): a shutdown() made in onStart waits for
+    // run_master's handlers too.
     hooks.on_start();
     let r = reactor::run_master(cfg, tcp, channel, manager, hooks.clone());
     reactor::clear_channel();
@@ -834,6 +841,9 @@ fn supervise(cfg: &ServerConfig, ports: &[Port], hooks: Rc<dyn Hooks>, master: b
         cleanup();
         return Err(Error::process("sigaction()", e));
     }
+    // A PROCESS-mode manager was forked with SIGTERM/SIGINT held (see
+    // run_process_mode): one sent meanwhile reaches the handler now.
+    reactor::hold_stop_signals(false);
 
     if master {
         hooks.on_start();
