@@ -153,7 +153,7 @@ class ProcessTestBase(unittest.TestCase):
 
 class ReloadTest(ProcessTestBase):
     def test_reload_twice_under_load_zero_failures(self):
-        srv = self.start_server({"worker_num": 2, "max_wait_time": 3}, HANDLER % "v1")
+        srv = self.start_server({"worker_num": 2, "max_wait_time": 3, "_tick": True}, HANDLER % "v1")
         load = Load(srv.port, conns=20).start()
         t0 = time.monotonic()
         try:
@@ -186,7 +186,8 @@ class ReloadTest(ProcessTestBase):
         self.assertEqual(after2, {"v3"})
         self.assertEqual(len(second_gen), 2, self.events())
         self.assertEqual(len(self.events("beforeReload")), 2)
-        # Every worker that was replaced ran workerStop and workerExit (read
+        # Every worker that was replaced ran workerStop and workerExit (its
+        # timer, "_tick", makes workerExit certain; read
         # once they are gone: the last may log just before it exits).
         old = first_gen | second_gen
         self.assertEqual(len(old), 4)
@@ -232,7 +233,7 @@ return function ($req, $resp, $server) {
 
 class RecycleTest(ProcessTestBase):
     def test_max_request_recycles_under_load(self):
-        srv = self.start_server({"worker_num": 2, "max_request": 100}, HANDLER % "v1")
+        srv = self.start_server({"worker_num": 2, "max_request": 100, "_tick": True}, HANDLER % "v1")
         load = Load(srv.port, conns=20).start()
         try:
             time.sleep(3.0)
