@@ -21,7 +21,7 @@ APT_FALLBACK := php-cli php-dev libclang-dev curl python3 python3-websockets pyt
 
 
 .PHONY: deps-frameworks test-frameworks tls-check engine-deps
-.PHONY: all deps build run test test-engine test-php lint stubs stubs-check signatures-check install bench bench-coro clean
+.PHONY: all deps build run test test-engine test-php lint stubs stubs-check signatures-check install bench bench-coro bench-pair clean
 
 all: build
 
@@ -114,6 +114,10 @@ bench: build
 
 bench-coro: build
 	SO=$(SO) bash bench/coro.sh
+
+# rswoole vs real Swoole (SWOOLE_SO=/path/to/swoole.so, built outside the repo) in alternating rounds.
+bench-pair: build
+	SO=$(SO) SWOOLE_SO=$(SWOOLE_SO) bash bench/pair.sh
 
 clean:
 	$(CARGO) clean
