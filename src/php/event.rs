@@ -561,6 +561,7 @@ pub fn event_write(fd: &Zval, data: Vec<u8>) -> bool {
 pub fn event_dispatch() -> bool {
     super::timer::dispatch_round(|| {
         let seen = event_loop::activity();
+        let _watch = event_loop::watch_activity();
         event_loop::run_until_idle(move || {
             event_loop::activity() != seen || event_loop::live_tasks() == 0
         })

@@ -18,10 +18,13 @@ thread_local! {
     static LOCAL: Box<LocalSet> = Box::new(LocalSet::new());
     /// Tasks spawned through `spawn` that have not finished.
     static LIVE: Cell<usize> = const { Cell::new(0) };
-    /// Fires whenever a tracked task ends or `wake()` is called.
+    /// Fires when the last tracked task ends or `wake()` is called.
     static CHANGED: Rc<Notify> = Rc::new(Notify::new());
     /// Set by `Swoole\Event::exit()`.
     static EXIT: Cell<bool> = const { Cell::new(false) };
+    /// Inside the running `LocalSet`'s poll (`InLocal`): `spawn_untracked`
+    /// may use `tokio::task::spawn_local`.
+    static IN_LOCAL: Cell<bool> = const { Cell::new(false) };
     static ACTIVITY_NOTIFY: Rc<Notify> = Rc::new(Notify::new());
 }
 
@@ -40,6 +43,23 @@ static ACTIVITY_WAITERS: AtomicUsize = AtomicUsize::new(0);
 /// and a count seen from another thread costs one needless notify at most.
 static IDLE_WAITERS: AtomicUsize = AtomicUsize::new(0);
 
+/// `run_until_idle` loops whose condition reads `activity()`
+/// (`Event::dispatch`, [`watch_activity`]): `note_activity` wakes them.
+static ACTIVITY_IDLE: AtomicUsize = AtomicUsize::new(0);
+
+/// The last tracked task ended since the loop last parked: `on_park` looks
+/// whether the loop is idle now.
+static IDLE_CHECK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The script runtime's park hook: tokio calls it when it has nothing left
+/// to run, before it blocks in epoll_wait; a wake here makes it poll
+/// `run_until_idle`'s future instead.
+fn on_park() {
+    if IDLE_CHECK.swap(false, Ordering::Relaxed) && LIVE.try_with(Cell::get).unwrap_or(0) == 0 {
+        wake();
+    }
+}
+
 /// User code ran (called by the layers that call it).
 #[inline]
 pub fn note_activity() {
@@ -50,6 +70,24 @@ pub fn note_activity() {
     );
     if ACTIVITY_WAITERS.load(Ordering::Relaxed) != 0 {
         let _ = ACTIVITY_NOTIFY.try_with(|n| n.notify_waiters());
+    }
+    if ACTIVITY_IDLE.load(Ordering::Relaxed) != 0 {
+        wake();
+    }
+}
+
+/// While the guard lives, `note_activity` wakes `run_until_idle`, for a
+/// condition that reads `activity()`.
+pub fn watch_activity() -> ActivityWatch {
+    ACTIVITY_IDLE.fetch_add(1, Ordering::Relaxed);
+    ActivityWatch(())
+}
+
+pub struct ActivityWatch(());
+
+impl Drop for ActivityWatch {
+    fn drop(&mut self) {
+        ACTIVITY_IDLE.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -90,8 +128,24 @@ impl Drop for LiveGuard {
     fn drop(&mut self) {
         // `try_with`: at process exit the LocalSet (and its tasks) may be
         // dropped after these thread-locals are gone.
-        let _ = LIVE.try_with(|l| l.set(l.get().saturating_sub(1)));
-        wake();
+        let left = LIVE.try_with(|l| {
+            let n = l.get().saturating_sub(1);
+            l.set(n);
+            n
+        });
+        // Only the last one's end can make `live_tasks() == 0` hold, and
+        // often only for a moment: a coroutine's I/O wait holds the loop
+        // (`hold`) until the data is in, then the coroutine runs on and
+        // waits again. Waking the loop's own future there cost a second,
+        // zero-timeout epoll_wait (and a poll of that future) per WebSocket
+        // message in a `Co\run()` client. So the check waits until the loop
+        // runs out of work (`on_park`). Other conditions (timers,
+        // deadlines, `activity()`) wake the loop themselves.
+        match left {
+            Ok(0) => IDLE_CHECK.store(true, Ordering::Relaxed),
+            Ok(_) => {}
+            Err(_) => wake(),
+        }
     }
 }
 
@@ -99,17 +153,48 @@ impl Drop for LiveGuard {
 pub fn spawn<F: Future + 'static>(fut: F) -> JoinHandle<F::Output> {
     LIVE.with(|l| l.set(l.get() + 1));
     let guard = LiveGuard;
-    LOCAL.with(|local| {
-        local.spawn_local(async move {
-            let _guard = guard;
-            fut.await
-        })
+    spawn_untracked(async move {
+        let _guard = guard;
+        fut.await
     })
 }
 
 /// Queues a task that does not keep the loop alive (`Event::cycle`).
 pub fn spawn_untracked<F: Future + 'static>(fut: F) -> JoinHandle<F::Output> {
-    LOCAL.with(|local| local.spawn_local(fut))
+    if IN_LOCAL.with(Cell::get) {
+        // From a task (or the loop's own future) of the running LocalSet:
+        // the free function queues it without waking the runtime, which
+        // `LocalSet::spawn_local` does for a spawn from outside, at the
+        // price of a zero-timeout epoll_wait and a poll of the loop's
+        // future (once per coroutine I/O wait, each one a task).
+        tokio::task::spawn_local(fut)
+    } else {
+        LOCAL.with(|local| local.spawn_local(fut))
+    }
+}
+
+/// The running `LocalSet`'s poll, marked (`IN_LOCAL`) for its length: the
+/// loop's own future and every task run inside it.
+struct InLocal<F>(F);
+
+impl<F: Future> Future for InLocal<F> {
+    type Output = F::Output;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        struct Restore(bool);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                IN_LOCAL.with(|c| c.set(self.0));
+            }
+        }
+        let _restore = Restore(IN_LOCAL.with(|c| c.replace(true)));
+        // SAFETY: structural pinning: the inner future is never moved out
+        // of `self`, which stays pinned.
+        unsafe { self.map_unchecked_mut(|s| &mut s.0) }.poll(cx)
+    }
 }
 
 /// Keeps the loop alive as a pending `spawn`ed task does, until dropped (a
@@ -149,7 +234,8 @@ pub fn request_exit() {
 
 /// Runs `fut` on the process's `LocalSet` with `rt`.
 pub fn block_on<F: Future>(rt: &tokio::runtime::Runtime, fut: F) -> F::Output {
-    LOCAL.with(|local| local.block_on(rt, fut))
+    // What `LocalSet::block_on` does, with the poll marked.
+    LOCAL.with(|local| rt.block_on(InLocal(local.run_until(fut))))
 }
 
 /// [`block_on`], polling `fut` only when one of its own wakers fired. The
@@ -248,6 +334,7 @@ fn script_runtime() -> Option<&'static tokio::runtime::Runtime> {
     }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .on_thread_park(on_park)
         .build()
         .ok()?;
     let rt: &'static tokio::runtime::Runtime = Box::leak(Box::new(rt));
@@ -341,5 +428,45 @@ mod tests {
         });
         assert_eq!(out, 7);
         assert!(polls.get() <= 3, "polled {} times", polls.get());
+    }
+
+    #[test]
+    fn a_spawn_from_a_task_does_not_wake_the_loops_own_future() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let polls = Rc::new(Cell::new(0u32));
+        let p = polls.clone();
+        // A chain of 20 tasks, each spawned by the one before after a wait
+        // on the driver (as a coroutine's I/O waits are), then the loop's
+        // future ends.
+        fn chain(left: u32, done: Rc<Notify>) {
+            spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                if left == 0 {
+                    done.notify_one();
+                } else {
+                    chain(left - 1, done);
+                }
+            });
+        }
+        let done = Rc::new(Notify::new());
+        let d = done.clone();
+        block_on(&rt, async move {
+            let wait = d.notified();
+            tokio::pin!(wait);
+            chain(20, d.clone());
+            std::future::poll_fn(|cx| {
+                p.set(p.get() + 1);
+                wait.as_mut().poll(cx)
+            })
+            .await;
+        });
+        // One poll per link is the timer's wake (the LocalSet polls its
+        // future whenever it is woken from outside); `LocalSet::spawn_local`
+        // woke it once more per spawn (44 polls).
+        assert!(polls.get() <= 30, "polled {} times", polls.get());
+        assert_eq!(live_tasks(), 0);
     }
 }
