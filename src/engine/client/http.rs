@@ -358,20 +358,46 @@ pub fn split_tls(stream: TlsStream<TcpStream>) -> (Reader, Writer) {
 }
 
 /// Runs `fut` with an optional deadline; `None` = no limit.
-async fn within<T>(
+fn within<T, F: std::future::Future<Output = Result<T, Fail>>>(
     deadline: Option<Instant>,
     kind: FailKind,
-    fut: impl std::future::Future<Output = Result<T, Fail>>,
-) -> Result<T, Fail> {
-    match deadline {
-        Some(d) => {
-            let left = d.saturating_duration_since(Instant::now());
-            match tokio::time::timeout(left, fut).await {
-                Ok(r) => r,
-                Err(_) => Err(Fail::timeout(kind)),
+    fut: F,
+) -> Within<F> {
+    Within {
+        fut,
+        sleep: deadline.map(|d| tokio::time::sleep_until(tokio::time::Instant::from_std(d))),
+        kind,
+    }
+}
+
+/// [`within`]'s future: `fut` and its deadline in one value. An `async fn`
+/// that matched on the deadline (`timeout(fut)` or `fut`) held two copies of
+/// `fut`'s state, and a WebSocket `recv()` future was 1.5 KB, copied a few
+/// times per message.
+struct Within<F> {
+    fut: F,
+    sleep: Option<tokio::time::Sleep>,
+    kind: FailKind,
+}
+
+impl<T, F: std::future::Future<Output = Result<T, Fail>>> std::future::Future for Within<F> {
+    type Output = Result<T, Fail>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: structural pinning: `fut` and `sleep` are only ever used
+        // pinned in place here, never moved out, and `Within` has no `Drop`.
+        let this = unsafe { self.get_unchecked_mut() };
+        // SAFETY: see above.
+        if let Poll::Ready(v) = unsafe { Pin::new_unchecked(&mut this.fut) }.poll(cx) {
+            return Poll::Ready(v);
+        }
+        if let Some(sleep) = this.sleep.as_mut() {
+            // SAFETY: see above.
+            if unsafe { Pin::new_unchecked(sleep) }.poll(cx).is_ready() {
+                return Poll::Ready(Err(Fail::timeout(this.kind)));
             }
         }
-        None => fut.await,
+        Poll::Pending
     }
 }
 
