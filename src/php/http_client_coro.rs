@@ -10,7 +10,6 @@
 //! read (and one write) a client: a second one gets `Swoole\Error`.
 
 use std::cell::RefCell;
-use std::ffi::CStr;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::rc::Rc;
 use std::sync::OnceLock;
@@ -67,21 +66,43 @@ fn client_exception(msg: impl Into<String>, code: i32) -> PhpException {
     PhpException::new(msg.into(), code, ce)
 }
 
-/// Where the PHP code that called us is: "file:line".
-fn php_location() -> String {
-    // SAFETY: called from a PHP method on the PHP thread; both functions
-    // read the executor's current frame and return a static empty string /
-    // 0 when there is none.
-    let (file, line) = unsafe {
-        let f = zend_get_executed_filename();
-        let f = if f.is_null() {
+/// Where the PHP code that called us is, kept as the executor gives it:
+/// formatted ("file:line") only if another coroutine clashes with the wait
+/// (`Client::check`), not on every `recv()` (that formatting was ~1,200
+/// instructions per WebSocket message).
+#[derive(Clone, Copy)]
+struct Location {
+    file: *const std::ffi::c_char,
+    line: u32,
+}
+
+impl Location {
+    fn here() -> Self {
+        // SAFETY: called from a PHP method on the PHP thread; both functions
+        // read the executor's current frame and return a static empty
+        // string / 0 when there is none.
+        unsafe {
+            Location {
+                file: zend_get_executed_filename(),
+                line: zend_get_executed_lineno(),
+            }
+        }
+    }
+
+    fn text(self) -> String {
+        let file = if self.file.is_null() {
             String::new()
         } else {
-            CStr::from_ptr(f).to_string_lossy().into_owned()
+            // SAFETY: the name of the file of a frame that is still running:
+            // a location is read only while its coroutine waits inside that
+            // call (`bind` .. `unbind` around the wait), so the op array
+            // that owns the name is alive.
+            unsafe { std::ffi::CStr::from_ptr(self.file) }
+                .to_string_lossy()
+                .into_owned()
         };
-        (f, zend_get_executed_lineno())
-    };
-    format!("{file}:{line}")
+        format!("{file}:{}", self.line)
+    }
 }
 
 fn secs(f: f64) -> Option<Duration> {
@@ -290,7 +311,7 @@ struct Pending {
 struct Bound {
     cid: Cid,
     fd: i32,
-    at: String,
+    at: Location,
 }
 
 struct Inner {
@@ -353,7 +374,7 @@ impl Client {
             };
             slot.as_ref()
                 .filter(|b| b.cid != cid)
-                .map(|b| (b.cid, b.fd, b.at.clone()))
+                .map(|b| (b.cid, b.fd, b.at))
         });
         let Some((other, fd, at)) = clash else {
             return Ok(());
@@ -365,7 +386,8 @@ impl Client {
         };
         Err(PhpException::new(
             format!(
-                "Socket#{fd} has already been bound to another coroutine#{other}, {what} of the same socket in coroutine#{cid} at the same time is not allowed (coroutine#{other} is waiting in {at})"
+                "Socket#{fd} has already been bound to another coroutine#{other}, {what} of the same socket in coroutine#{cid} at the same time is not allowed (coroutine#{other} is waiting in {})",
+                at.text()
             ),
             SWOOLE_ERROR_CO_HAS_BEEN_BOUND as i32,
             error_ce(),
@@ -374,7 +396,7 @@ impl Client {
 
     /// Binds the socket to `cid` for `dir` (after `check`).
     fn bind(&self, cid: Cid, dir: Dir, fd: i32) {
-        let at = php_location();
+        let at = Location::here();
         self.with(|s| {
             let b = Some(Bound { cid, fd, at });
             match dir {
