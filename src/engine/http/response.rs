@@ -384,20 +384,28 @@ impl Responder {
 
     /// `new`, the script's headers to go in `lines` (pooled buffers).
     pub fn with_lines(ctx: RespContext, lines: HeadLines) -> (Responder, HeadReceiver) {
-        let state = State {
-            status: StatusCode::OK,
-            defaults_set: 0,
-            ended: false,
-            headers: lines,
-            head_open: true,
-            chunk_tx: None,
-            ctx,
-            rare: None,
+        // Allocated first, then written in place (`Rc::new` builds the
+        // value on the stack and copies it in).
+        let mut shared = Rc::<Shared>::new_uninit();
+        let Some(place) = Rc::get_mut(&mut shared) else {
+            // (A new `Rc` has no other reference.)
+            std::process::abort();
         };
-        let shared = Rc::new(Shared {
+        place.write(Shared {
             slot: answer::Slot::new(),
-            state: RefCell::new(state),
+            state: RefCell::new(State {
+                status: StatusCode::OK,
+                defaults_set: 0,
+                ended: false,
+                headers: lines,
+                head_open: true,
+                chunk_tx: None,
+                ctx,
+                rare: None,
+            }),
         });
+        // SAFETY: written just above.
+        let shared = unsafe { shared.assume_init() };
         (Responder(shared.clone()), answer::Receiver::new(shared))
     }
 
