@@ -117,18 +117,9 @@ fn stand_in(name: &[u8], mut k: usize) -> Option<Vec<u8>> {
 /// `name` as hyper writes it: lower case, with the first letter and each
 /// one after a `-` upper case.
 pub fn title_case(name: &[u8]) -> Vec<u8> {
-    let mut up = true;
-    name.iter()
-        .map(|&c| {
-            let o = if up {
-                c.to_ascii_uppercase()
-            } else {
-                c.to_ascii_lowercase()
-            };
-            up = c == b'-';
-            o
-        })
-        .collect()
+    let mut out = Vec::with_capacity(name.len() + 8);
+    super::body::title_case_into(&mut out, name);
+    out
 }
 
 /// Content coding chosen from the request's `Accept-Encoding`.
