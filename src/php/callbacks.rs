@@ -251,8 +251,7 @@ impl PhpHooks {
         unwind_fails: bool,
     ) -> Outcome {
         let fd = req.fd;
-        let req_obj: ext_php_rs::boxed::ZBox<ZendObject> =
-            ZendClassObject::new(Request::new(req, self.parse.clone())).into();
+        let req_obj = Request::object(req, self.parse.clone());
         let resp_obj: ext_php_rs::boxed::ZBox<ZendObject> =
             ZendClassObject::new(Response::new(resp.clone(), fd)).into();
         let args = [object_zval(req_obj), object_zval(resp_obj)];

@@ -15,7 +15,7 @@ use bytes::Bytes;
 use ext_php_rs::convert::IntoZval;
 use ext_php_rs::ffi;
 use ext_php_rs::prelude::*;
-use ext_php_rs::types::{ZendClassObject, ZendHashTable, Zval};
+use ext_php_rs::types::{ZendClassObject, ZendHashTable, ZendObject, Zval};
 
 use crate::engine::http::form;
 
@@ -178,6 +178,45 @@ impl Request {
             tmpfiles: RefCell::new(Vec::new()),
             created: None,
             fd_override: std::cell::Cell::new(None),
+        }
+    }
+
+    /// The PHP object of `req`: `ZendClassObject::new(Request::new(..))`
+    /// with the request written once, where the object keeps it (`new`
+    /// copies a built value into the object's memory, and
+    /// `ZendClassObject::new_uninit` copies a whole `None` there).
+    #[inline]
+    pub fn object(req: HttpRequest, opts: Rc<ParseOptions>) -> ext_php_rs::boxed::ZBox<ZendObject> {
+        use ext_php_rs::class::RegisteredClass;
+        let meta = <Request as RegisteredClass>::get_metadata();
+        let ce = std::ptr::from_ref(meta.ce()).cast_mut();
+        // SAFETY: as `ZendClassObject::new` does it: a Zend object of the
+        // class's size (the Zend allocator bails out rather than return
+        // null), its standard part initialised, then its Rust value written
+        // (over uninitialised memory: nothing to drop) before anything can
+        // see it, then the class's handlers; the box takes the one reference.
+        unsafe {
+            let size = std::mem::size_of::<ZendClassObject<Request>>();
+            let obj =
+                ffi::ext_php_rs_zend_object_alloc(size as _, ce).cast::<ZendClassObject<Request>>();
+            if obj.is_null() {
+                std::process::abort();
+            }
+            ffi::zend_object_std_init(&raw mut (*obj).std, ce);
+            ffi::object_properties_init(&raw mut (*obj).std, ce);
+            std::ptr::write(
+                &raw mut (*obj).obj,
+                Some(Request {
+                    req,
+                    opts,
+                    cache: RefCell::new(Cache::default()),
+                    tmpfiles: RefCell::new(Vec::new()),
+                    created: None,
+                    fd_override: std::cell::Cell::new(None),
+                }),
+            );
+            (*obj).std.handlers = meta.handlers();
+            ext_php_rs::boxed::ZBox::from_raw(obj).into()
         }
     }
 

@@ -288,6 +288,47 @@ pub(super) fn put(out: &mut Vec<u8>, b: &[u8]) {
     }
 }
 
+/// Appends header name `name` in Title-Case, as hyper writes it: the first
+/// letter and each one after a `-` in upper case, the others in lower case
+/// (every other byte as it is). Eight bytes at a time: the letters and the
+/// bytes after a `-` are found in the word exactly, without carries between
+/// bytes. (`response::title_case` for a `Vec`; `HeadLines::name`, which also
+/// checks the name, for the script's names.)
+pub(super) fn title_case_into(out: &mut Vec<u8>, name: &[u8]) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // 0x80 in each byte of `x` from `a` to `z` (or `A` to `Z`).
+    let range = |x: u64, a: u8, z: u8| {
+        let low = x & LOW7;
+        (low + u64::from(0x80 - a) * ONES) & !(low + u64::from(0x80 - z - 1) * ONES) & !x & HIGH
+    };
+    let start = out.len();
+    let end = start + name.len();
+    put(out, name);
+    // Room for whole words (cut off again below).
+    put(out, &[0u8; 8]);
+    // The first byte is upper-cased.
+    let mut carry = 0x80u64;
+    let mut i = start;
+    while i < end {
+        let Some(word) = out[i..].first_chunk_mut::<8>() else {
+            break;
+        };
+        let x = u64::from_le_bytes(*word);
+        // Every letter in lower case first.
+        let x = x | (range(x, b'A', b'Z') >> 2);
+        let t = x ^ (u64::from(b'-') * ONES);
+        // 0x80 in each byte that is `-`.
+        let dash = !(((t & LOW7) + LOW7) | t) & HIGH;
+        let up = (dash << 8) | carry;
+        carry = dash >> 56;
+        *word = (x ^ ((up & range(x, b'a', b'z')) >> 2)).to_le_bytes();
+        i += 8;
+    }
+    out.truncate(end);
+}
+
 /// What a header line's name is (`HeadLine::id`): the names the response
 /// treats apart, told by a compare of their Title-Case spelling at
 /// `header()` time (no `HeaderName` is made on the fast path).
@@ -893,24 +934,88 @@ type NameCache = Vec<(Box<[u8]>, HeaderName)>;
 /// (lower-casing, the standard-name match, an allocation for a
 /// non-standard name) costs several times a look-up here. Past
 /// `NAME_CACHE_MAX` distinct names, new ones are parsed every time.
-/// (Process-wide behind a lock never contended: cheaper than a
-/// thread-local's look-up in a shared object.)
-static NAME_CACHE: std::sync::Mutex<NameCache> = std::sync::Mutex::new(Vec::new());
+/// (Process-wide behind a flag, as `NAME_MEMO`: cheaper than a
+/// thread-local's look-up in a shared object, and than a lock.)
+static NAME_CACHE: Flagged<NameCache> = Flagged::new(Vec::new());
 
 /// `HeaderName::from_bytes`, through `NAME_CACHE`; `None` when invalid.
 pub(super) fn header_name(name: &[u8]) -> Option<HeaderName> {
-    let mut cache = NAME_CACHE.lock().unwrap_or_else(|e| e.into_inner());
     // (Length and first byte before the bytes: `Last-Modified` and
     // `Accept-Ranges` are as long.)
-    let hit = cache
-        .iter()
-        .find(|(k, _)| k.len() == name.len() && k.first() == name.first() && **k == *name);
-    if let Some((_, n)) = hit {
-        return Some(n.clone());
+    let hit = NAME_CACHE.with(|cache| {
+        cache
+            .iter()
+            .find(|(k, _)| k.len() == name.len() && k.first() == name.first() && **k == *name)
+            .map(|(_, n)| n.clone())
+    });
+    if let Some(Some(n)) = hit {
+        return Some(n);
     }
     let n = HeaderName::from_bytes(name).ok()?;
-    if cache.len() < NAME_CACHE_MAX {
-        cache.push((name.into(), n.clone()));
-    }
+    NAME_CACHE.with(|cache| {
+        if cache.len() < NAME_CACHE_MAX {
+            cache.push((name.into(), n.clone()));
+        }
+    });
     Some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_case_as_hyper() {
+        let mut out = Vec::new();
+        title_case_into(&mut out, b"content-type");
+        title_case_into(&mut out, b"x-a--b");
+        title_case_into(&mut out, b"WWW-AUTHENTICATE");
+        assert_eq!(out, b"Content-TypeX-A--BWww-Authenticate");
+        // Byte by byte.
+        let slow = |name: &[u8]| {
+            let mut up = true;
+            name.iter()
+                .map(|&c| {
+                    let o = if up {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c.to_ascii_lowercase()
+                    };
+                    up = c == b'-';
+                    o
+                })
+                .collect::<Vec<u8>>()
+        };
+        let names: [&[u8]; 14] = [
+            b"a",
+            b"-",
+            b"1abc-",
+            b"abcdefg-h",
+            b"abcdefgh-ijklmnop-q",
+            b"-a-b-c-d-e-f-g-h-i",
+            b"x-`{@[~|_^.!#$%&'*+-z",
+            b"accept-ranges",
+            b"e-tag",
+            b"zzzzzzz-zaaaaaaa-a",
+            b"a0-9z-",
+            b"",
+            b"X-FORWARDED-FOR",
+            b"@AZ[`az{-@-A-Z-[-`-a-z-{",
+        ];
+        for name in names {
+            let mut out = b"X: ".to_vec();
+            title_case_into(&mut out, name);
+            assert_eq!(&out[3..], slow(name), "{:?}", String::from_utf8_lossy(name));
+        }
+        // Every byte value, after a `-` and not, at each place in a word.
+        for c in 0..=255u8 {
+            for at in 0..9 {
+                let mut name = vec![b'Q'; at];
+                name.extend_from_slice(&[b'-', c, b'a', c, b'-']);
+                let mut out = Vec::new();
+                title_case_into(&mut out, &name);
+                assert_eq!(out, slow(&name));
+            }
+        }
+    }
 }

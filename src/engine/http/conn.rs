@@ -892,8 +892,10 @@ async fn handle_inner(
         (peer, local, port),
     );
     Ok(
-        match start(request, ctx, keep_alive, chunked_in, flow, false) {
+        match start(request, ctx, keep_alive, chunked_in, flow, None) {
             Answer::Now(resp) => resp,
+            // (The fast path's only.)
+            Answer::Held(mut rx) => rx.try_recv().unwrap_or_else(|_| simple(500, "", true)),
             Answer::Later(wait) => wait.await,
         },
     )

@@ -2,7 +2,6 @@
 //! deadline, answering 504 past it, and 503 when the worker became unusable
 //! (a fatal error, another request's timeout) while this one waited.
 
-use super::answer;
 use super::body::RespBody;
 use super::response::simple;
 use crate::engine::hooks::Hooks;
@@ -12,7 +11,7 @@ use http::Response;
 
 /// The head, or the answer the deadline or a poisoned worker gives instead.
 pub async fn wait_head(
-    head_rx: answer::Receiver<Response<RespBody>>,
+    head_rx: super::response::HeadReceiver,
     deadline: Deadline,
     ctx: &WorkerCtx,
     fd: i64,

@@ -55,7 +55,7 @@ impl Counting {
 /// The response head of a handler that did not answer before returning;
 /// `None` when the worker gave up on it after a fatal error.
 pub(super) async fn wait_head(
-    head_rx: super::answer::Receiver<Response<RespBody>>,
+    head_rx: super::response::HeadReceiver,
     ctx: &WorkerCtx,
 ) -> Option<Result<Response<RespBody>, ()>> {
     tokio::select! {
@@ -88,20 +88,24 @@ pub(super) fn leave_connection_to_hyper(resp: &mut Response<RespBody>) {
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Answer {
     Now(Response<RespBody>),
+    /// The fast path's answer at once, left where the responder put it
+    /// (`HeadReceiver::value_mut`: no copy of the response out of it).
+    Held(super::response::HeadReceiver),
     Later(Pin<Box<dyn std::future::Future<Output = Response<RespBody>>>>),
 }
 
 /// Hands `request` to the script; the answer, or how to wait for the
 /// response head (the request's deadline, a fatal error meanwhile and a
 /// forgotten `end()` each have their answer). Shared by hyper's service
-/// and the fast path.
+/// and the fast path, whose head writer writes the answer (`lines`: the
+/// buffers for the script's header lines, from the worker's pool).
 pub(super) fn start(
     request: HttpRequest,
     ctx: &Rc<WorkerCtx>,
     keep_alive: bool,
     chunked_in: bool,
     flow: Rc<Outflow>,
-    head_writer: bool,
+    lines: Option<super::body::HeadLines>,
 ) -> Answer {
     let cfg = &ctx.cfg;
     let fd = request.fd;
@@ -110,13 +114,8 @@ pub(super) fn start(
         .headers
         .accept_encoding()
         .and_then(Coding::from_accept);
-    // The fast path's answers leave their header lines to its head writer,
-    // which gives the buffers back to the worker's pool.
-    let lines = if head_writer {
-        super::body::HeadLines::from_parts(ctx.http_bufs.take_head(), ctx.http_bufs.take_lines())
-    } else {
-        super::body::HeadLines::default()
-    };
+    let head_writer = lines.is_some();
+    let lines = lines.unwrap_or_default();
     let (responder, head_rx) = Responder::with_lines(
         RespContext {
             is_head,
@@ -154,6 +153,9 @@ pub(super) fn start(
     let failed =
         move |ctx: &WorkerCtx| simple(500, "", ctx.poisoned.get().is_some() || !keep_alive);
     let mut head_rx = head_rx;
+    if head_writer && !chunked_in && head_rx.value_mut().is_some() {
+        return Answer::Held(head_rx);
+    }
     match head_rx.try_recv() {
         Ok(resp) => Answer::Now(fix(resp)),
         // The responder was dropped unanswered: the callback failed or forgot end().

@@ -36,13 +36,14 @@ use http::header;
 use http::{Method, Response, StatusCode, Uri, Version};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::body::{put, RespBody};
+use super::body::{put, title_case_into, HeadLines, RespBody};
 use super::exchange::{Answer, Counting};
 use super::request::{HttpRequest, RawHeaders, ReqHeaders};
 use super::scan::le8;
 use super::stream::{Counted, Kill};
 use crate::engine::net::conns::Conn;
 use crate::engine::net::outflow::Outflow;
+use crate::engine::worker::bufpool::Kit;
 use crate::engine::worker::ctx::WorkerCtx;
 
 /// Header lines parsed on the stack: hyper's default count.
@@ -417,12 +418,12 @@ pub(super) async fn serve(
         let keep = match sent {
             Sent::Done { keep } => keep,
             Sent::Rest {
-                out,
+                kit,
                 at,
                 large,
                 keep,
             } => {
-                let rest = Box::pin(write_rest(io, ctx, out, at, large));
+                let rest = Box::pin(write_rest(io, ctx, kit, at, large));
                 if rest.await.is_err() {
                     return End::Closed { failed: true };
                 }
@@ -500,9 +501,9 @@ enum Sent {
     Done {
         keep: bool,
     },
-    /// `out` from `at` on (then `large`) is still to write.
+    /// `kit.out` from `at` on (then `large`) is still to write.
     Rest {
-        out: Vec<u8>,
+        kit: Kit,
         at: usize,
         large: Option<Bytes>,
         keep: bool,
@@ -547,7 +548,11 @@ fn start<'a>(
     );
     let counting = Counting::start();
     entry.begin_request();
-    let mut answer = super::exchange::start(request, ctx, true, false, flow.clone(), true);
+    // The answer's buffers: the script's header lines go in `text` and
+    // `lines`, the head in `out` (all back to the pool in `send_now`).
+    let Kit { text, lines, out } = ctx.http_bufs.take_kit();
+    let lines = HeadLines::from_parts(text, lines);
+    let mut answer = super::exchange::start(request, ctx, true, false, flow.clone(), Some(lines));
     match answer {
         // (Answered where it is: moving the response out costs a memcpy.)
         Answer::Now(ref mut resp) => {
@@ -556,28 +561,42 @@ fn start<'a>(
                 io,
                 ctx,
                 kill,
-                version,
-                counting,
+                (version, counting, out),
                 Some(resp),
                 bytes,
             ))
         }
+        Answer::Held(ref mut rx) => {
+            entry.end_request();
+            Err(send_now(
+                io,
+                ctx,
+                kill,
+                (version, counting, out),
+                rx.value_mut(),
+                bytes,
+            ))
+        }
         Answer::Later(wait) => Ok(Box::pin(answer_later(
-            io, ctx, entry, kill, version, counting, wait, bytes,
+            io,
+            ctx,
+            entry,
+            kill,
+            (version, counting, out),
+            wait,
+            bytes,
         ))),
     }
 }
 
 /// A slow answer: waited for (`None` when the script closed the connection
 /// meanwhile), then sent as `send_now` sends it.
-#[allow(clippy::too_many_arguments)]
 async fn answer_later(
     io: &mut Counted,
     ctx: &Rc<WorkerCtx>,
     entry: &Rc<Conn>,
     kill: &Kill,
-    version: Version,
-    counting: Counting,
+    how: (Version, Counting, Vec<u8>),
     wait: std::pin::Pin<Box<dyn std::future::Future<Output = Response<RespBody>>>>,
     bytes: Bytes,
 ) -> Sent {
@@ -587,32 +606,39 @@ async fn answer_later(
         _ = kill.notified() => None,
     };
     entry.end_request();
-    send_now(io, ctx, kill, version, counting, answer.as_mut(), bytes)
+    send_now(io, ctx, kill, how, answer.as_mut(), bytes)
 }
 
-/// Encodes `answer` (to the request in `bytes`) and writes what the socket
-/// takes at once, without waiting. (The answer is left where it is, its
-/// body taken: the caller drops it.)
+/// Encodes `answer` (to the request in `bytes`, of `version`, counted by
+/// `counting`) in `out` (from the pool, with the lines' buffers) and writes
+/// what the socket takes at once, without waiting. (The answer is left
+/// where it is, its body taken: the caller drops it.)
 fn send_now(
     io: &mut Counted,
     ctx: &Rc<WorkerCtx>,
     kill: &Kill,
-    version: Version,
-    counting: Counting,
+    (version, counting, mut out): (Version, Counting, Vec<u8>),
     answer: Option<&mut Response<RespBody>>,
     bytes: Bytes,
 ) -> Sent {
+    let give_out = |out: Vec<u8>| {
+        ctx.http_bufs.give_kit(Kit {
+            out,
+            ..Kit::default()
+        })
+    };
     let Some(resp) = answer else {
+        give_out(out);
         return Sent::End(End::Closed { failed: false });
     };
     counting.end(ctx, resp);
     if kill.drops_answer() {
         // Closed by the script: nothing is written.
+        give_out(out);
         return Sent::End(End::Closed { failed: false });
     }
-    let mut out = ctx.http_bufs.take_head();
     let Some(keep) = encode(resp, version, &mut out) else {
-        ctx.http_bufs.give_head(out);
+        give_out(out);
         // hyper reads this request again (its bytes start `bytes`) and
         // writes this answer.
         super::response::materialize(resp);
@@ -620,15 +646,17 @@ fn send_now(
         let fd = kill.conn.fd();
         return Sent::End(handoff(fd, "answer", bytes, Some(Box::new(resp))));
     };
+    let mut kit = Kit {
+        out,
+        ..Kit::default()
+    };
     let body = match std::mem::replace(resp.body_mut(), RespBody::empty()) {
         RespBody::Full(b) => b,
         RespBody::Plain { data, lines, .. } => {
             // A small body kept with the lines goes out with the head.
-            put(&mut out, lines.body());
-            // The header lines' buffers came from the pool (`exchange::start`).
-            let (text, lines) = lines.into_parts();
-            ctx.http_bufs.give_head(text);
-            ctx.http_bufs.give_lines(lines);
+            put(&mut kit.out, lines.body());
+            // The header lines' buffers came from the pool (`start`).
+            (kit.text, kit.lines) = lines.into_parts();
             data
         }
         _ => None,
@@ -637,40 +665,40 @@ fn send_now(
     let large = match body {
         Some(b) if b.len() > 16 * 1024 => Some(b),
         Some(b) => {
-            put(&mut out, &b);
+            put(&mut kit.out, &b);
             None
         }
         None => None,
     };
-    match io.try_write_now(&out) {
-        Ok(n) if n == out.len() && large.is_none() => {
-            ctx.http_bufs.give_head(out);
+    match io.try_write_now(&kit.out) {
+        Ok(n) if n == kit.out.len() && large.is_none() => {
+            ctx.http_bufs.give_kit(kit);
             Sent::Done { keep }
         }
         Ok(at) => Sent::Rest {
-            out,
+            kit,
             at,
             large,
             keep,
         },
         Err(_) => {
-            ctx.http_bufs.give_head(out);
+            ctx.http_bufs.give_kit(kit);
             Sent::End(End::Closed { failed: true })
         }
     }
 }
 
 /// Writes what the socket did not take at once: the rest of the head (and
-/// a small body), then a large body.
+/// a small body) in `kit.out`, then a large body.
 async fn write_rest(
     io: &mut Counted,
     ctx: &Rc<WorkerCtx>,
-    out: Vec<u8>,
+    kit: Kit,
     at: usize,
     large: Option<Bytes>,
 ) -> std::io::Result<()> {
-    let r = io.write_all(&out[at..]).await;
-    ctx.http_bufs.give_head(out);
+    let r = io.write_all(&kit.out[at..]).await;
+    ctx.http_bufs.give_kit(kit);
     r?;
     if let Some(b) = large {
         io.write_all(&b).await?;
@@ -750,8 +778,16 @@ fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Opt
         ),
         _ => return None,
     };
-    if version == Version::HTTP_11 && status == StatusCode::OK {
-        put(out, b"HTTP/1.1 200 OK\r\n");
+    if status == StatusCode::OK {
+        // (HTTP/1.0: ab's requests.)
+        put(
+            out,
+            if version == Version::HTTP_11 {
+                b"HTTP/1.1 200 OK\r\n"
+            } else {
+                b"HTTP/1.0 200 OK\r\n"
+            },
+        );
     } else {
         put(
             out,
@@ -792,7 +828,7 @@ fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Opt
         } else if *name == header::DATE {
             wrote_date = true;
         }
-        title_case(out, name.as_str().as_bytes());
+        title_case_into(out, name.as_str().as_bytes());
         put(out, b": ");
         put(out, value);
         put(out, b"\r\n");
@@ -821,44 +857,6 @@ fn encode(resp: &Response<RespBody>, version: Version, out: &mut Vec<u8>) -> Opt
     Some(keep)
 }
 
-/// `name` (lower case) with its first letter and each one after a `-` in
-/// upper case, as hyper's `title_case`; eight bytes at a time (the bytes
-/// after a `-` and the letters are found in the word exactly, without
-/// carries between bytes).
-fn title_case(out: &mut Vec<u8>, name: &[u8]) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let start = out.len();
-    let end = start + name.len();
-    put(out, name);
-    // Room for whole words (cut off again below).
-    put(out, &[0u8; 8]);
-    // The first byte is upper-cased.
-    let mut carry = 0x80u64;
-    let mut i = start;
-    while i < end {
-        let Some(word) = out[i..].first_chunk_mut::<8>() else {
-            break;
-        };
-        let x = u64::from_le_bytes(*word);
-        let t = x ^ (u64::from(b'-') * ONES);
-        // 0x80 in each byte that is `-`.
-        let dash = !(((t & LOW7) + LOW7) | t) & HIGH;
-        let up = (dash << 8) | carry;
-        carry = dash >> 56;
-        // 0x80 in each byte that is a lower-case letter.
-        let low = x & LOW7;
-        let letter = (low + u64::from(0x80 - b'a') * ONES)
-            & !(low + u64::from(0x80 - b'z' - 1) * ONES)
-            & !x
-            & HIGH;
-        *word = (x ^ ((up & letter) >> 2)).to_le_bytes();
-        i += 8;
-    }
-    out.truncate(end);
-}
-
 /// `n` in decimal, in `buf`.
 fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
@@ -876,55 +874,6 @@ fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn title_case_as_hyper() {
-        let mut out = Vec::new();
-        title_case(&mut out, b"content-type");
-        title_case(&mut out, b"x-a--b");
-        title_case(&mut out, b"www-authenticate");
-        assert_eq!(out, b"Content-TypeX-A--BWww-Authenticate");
-        // Byte by byte, as hyper does it.
-        let slow = |name: &[u8]| {
-            let mut up = true;
-            name.iter()
-                .map(|&c| {
-                    let c = if up { c.to_ascii_uppercase() } else { c };
-                    up = c == b'-';
-                    c
-                })
-                .collect::<Vec<u8>>()
-        };
-        let names: [&[u8]; 12] = [
-            b"a",
-            b"-",
-            b"1abc-",
-            b"abcdefg-h",
-            b"abcdefgh-ijklmnop-q",
-            b"-a-b-c-d-e-f-g-h-i",
-            b"x-`{@[~|_^.!#$%&'*+-z",
-            b"accept-ranges",
-            b"e-tag",
-            b"zzzzzzz-zaaaaaaa-a",
-            b"a0-9z-",
-            b"",
-        ];
-        for name in names {
-            let mut out = b"X: ".to_vec();
-            title_case(&mut out, name);
-            assert_eq!(&out[3..], slow(name), "{:?}", String::from_utf8_lossy(name));
-        }
-        // Every byte value after a `-`, at each place in a word.
-        for c in 0..=255u8 {
-            for at in 0..9 {
-                let mut name = vec![b'q'; at];
-                name.extend_from_slice(&[b'-', c, b'a']);
-                let mut out = Vec::new();
-                title_case(&mut out, &name);
-                assert_eq!(out, slow(&name));
-            }
-        }
-    }
 
     #[test]
     fn lengths_and_tokens() {

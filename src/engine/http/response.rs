@@ -1,9 +1,10 @@
 //! `Responder`: the engine side of `Swoole\Http\Response`.
 //!
-//! The hyper service waits on a one-value slot (`answer`) for the response
-//! head. `end()`, `write()` or `sendfile()` send it; if the `Responder` is dropped without
-//! any of them (an exception, a forgotten `end()`), the sender drops and the
-//! service answers 500 itself, so a client always gets an answer.
+//! The connection waits on a one-value slot (`answer`, kept in the
+//! responders' shared state) for the response head. `end()`, `write()` or
+//! `sendfile()` send it; if the last `Responder` is dropped without any of
+//! them (an exception, a forgotten `end()`), the slot closes and the
+//! connection answers 500 itself, so a client always gets an answer.
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -116,18 +117,9 @@ fn stand_in(name: &[u8], mut k: usize) -> Option<Vec<u8>> {
 /// `name` as hyper writes it: lower case, with the first letter and each
 /// one after a `-` upper case.
 pub fn title_case(name: &[u8]) -> Vec<u8> {
-    let mut up = true;
-    name.iter()
-        .map(|&c| {
-            let o = if up {
-                c.to_ascii_uppercase()
-            } else {
-                c.to_ascii_lowercase()
-            };
-            up = c == b'-';
-            o
-        })
-        .collect()
+    let mut out = Vec::with_capacity(name.len() + 8);
+    super::body::title_case_into(&mut out, name);
+    out
 }
 
 /// Content coding chosen from the request's `Accept-Encoding`.
@@ -287,14 +279,17 @@ impl ExactNames {
 }
 
 struct State {
-    status: u16,
+    /// (Checked by `status()`: `build` cannot fail.)
+    status: StatusCode,
     /// `SET_*` bits; a bit once set stays true (a header `remove_header`
     /// took out still keeps its default out, as in Swoole).
     defaults_set: u8,
     ended: bool,
     /// Built as the script sets them, then moved whole into the response.
     headers: HeadLines,
-    head_tx: Option<answer::Sender<Response<RespBody>>>,
+    /// The head may still be sent (`Shared::slot`): not sent, not
+    /// failed.
+    head_open: bool,
     chunk_tx: Option<mpsc::UnboundedSender<Bytes>>,
     ctx: RespContext,
     /// What few responses have (a reason phrase, names sent as spelled,
@@ -321,55 +316,113 @@ pub struct Snapshot {
     pub trailers: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
+/// What a response's `Responder`s share with its receiver: the state, and
+/// the slot the head goes through (one allocation per response).
+pub struct Shared {
+    slot: answer::Slot<Response<RespBody>>,
+    state: RefCell<State>,
+}
+
+impl answer::Holder<Response<RespBody>> for Shared {
+    fn slot(&self) -> &answer::Slot<Response<RespBody>> {
+        &self.slot
+    }
+}
+
+/// Where the connection gets the response head: the value, or `Closed`
+/// once every `Responder` is gone without sending it.
+pub type HeadReceiver = answer::Receiver<Response<RespBody>, Shared>;
+
 #[derive(Clone)]
-pub struct Responder(Rc<RefCell<State>>);
+pub struct Responder(Rc<Shared>);
+
+impl Drop for Responder {
+    /// The last `Responder` (the receiver may hold one more reference)
+    /// ends a stream and closes the slot: see `Shared::responders_gone`.
+    fn drop(&mut self) {
+        let receiver = usize::from(self.0.slot.has_receiver());
+        if Rc::strong_count(&self.0) == 1 + receiver {
+            self.0.responders_gone();
+        }
+    }
+}
+
+impl Shared {
+    /// A response streamed with `write()` and left without `end()` by a
+    /// handler that returned normally is ended, as Swoole ends it when the
+    /// response object is freed (after a failure `fail()` has already
+    /// dropped the sender without the marker, which cuts the stream); a
+    /// head never sent is not coming: the receiver gets `Closed` (the
+    /// connection answers 500).
+    fn responders_gone(&self) {
+        let Ok(mut s) = self.state.try_borrow_mut() else {
+            return;
+        };
+        if let Some(tx) = s.chunk_tx.take() {
+            let _ = tx.send(Bytes::new());
+        }
+        if s.head_open {
+            s.head_open = false;
+            self.slot.close();
+        }
+    }
+}
 
 impl Responder {
-    pub fn new(ctx: RespContext) -> (Responder, answer::Receiver<Response<RespBody>>) {
+    pub fn new(ctx: RespContext) -> (Responder, HeadReceiver) {
         Self::with_lines(ctx, HeadLines::default())
     }
 
     /// `new`, the script's headers to go in `lines` (pooled buffers).
-    pub fn with_lines(
-        ctx: RespContext,
-        lines: HeadLines,
-    ) -> (Responder, answer::Receiver<Response<RespBody>>) {
-        let (tx, rx) = answer::channel();
-        let state = State {
-            status: 200,
-            defaults_set: 0,
-            ended: false,
-            headers: lines,
-            head_tx: Some(tx),
-            chunk_tx: None,
-            ctx,
-            rare: None,
+    pub fn with_lines(ctx: RespContext, lines: HeadLines) -> (Responder, HeadReceiver) {
+        // Allocated first, then written in place (`Rc::new` builds the
+        // value on the stack and copies it in).
+        let mut shared = Rc::<Shared>::new_uninit();
+        let Some(place) = Rc::get_mut(&mut shared) else {
+            // (A new `Rc` has no other reference.)
+            std::process::abort();
         };
-        (Responder(Rc::new(RefCell::new(state))), rx)
+        place.write(Shared {
+            slot: answer::Slot::new(),
+            state: RefCell::new(State {
+                status: StatusCode::OK,
+                defaults_set: 0,
+                ended: false,
+                headers: lines,
+                head_open: true,
+                chunk_tx: None,
+                ctx,
+                rare: None,
+            }),
+        });
+        // SAFETY: written just above.
+        let shared = unsafe { shared.assume_init() };
+        (Responder(shared.clone()), answer::Receiver::new(shared))
     }
 
     /// False once ended, or once the client went away.
     pub fn is_writable(&self) -> bool {
-        let s = self.0.borrow();
+        let s = self.0.state.borrow();
         if s.ended {
             return false;
         }
-        match (&s.head_tx, &s.chunk_tx) {
-            (Some(tx), _) => !tx.is_closed(),
-            (None, Some(tx)) => !tx.is_closed(),
-            (None, None) => false,
+        match (s.head_open, &s.chunk_tx) {
+            (true, _) => self.0.slot.has_receiver(),
+            (false, Some(tx)) => !tx.is_closed(),
+            (false, None) => false,
         }
     }
 
     pub fn status(&self, code: i64, reason: Option<&str>) -> Result<(), RespError> {
-        let mut s = self.0.borrow_mut();
-        if s.ended || s.head_tx.is_none() {
+        let mut s = self.0.state.borrow_mut();
+        if s.ended || !s.head_open {
             return Err(RespError::Unavailable);
         }
         if !(100..=999).contains(&code) {
             return Err(RespError::Invalid(format!("invalid status code {code}")));
         }
-        s.status = code as u16;
+        s.status = StatusCode::from_u16(code as u16)
+            .map_err(|_| RespError::Invalid(format!("invalid status code {code}")))?;
         match reason.filter(|r| !r.is_empty()) {
             Some(r) => s.rare().reason = Some(r.to_string()),
             None => {
@@ -389,7 +442,7 @@ impl Responder {
     /// `header` with the name as bytes: a valid name is ASCII, so a caller
     /// holding bytes need not check UTF-8 first.
     pub fn header_bytes(&self, name: &[u8], value: &[u8], replace: bool) -> Result<(), RespError> {
-        let mut s = self.0.borrow_mut();
+        let mut s = self.0.state.borrow_mut();
         s.open()?;
         let Some(n) = s.headers.name(name) else {
             return Err(invalid_name(name));
@@ -417,7 +470,7 @@ impl Responder {
     /// `header($name, null)`: the header goes (every value of it); as in
     /// Swoole a default of that name is not sent either.
     pub fn remove_header(&self, name: &[u8]) -> Result<(), RespError> {
-        let mut s = self.0.borrow_mut();
+        let mut s = self.0.state.borrow_mut();
         s.open()?;
         let Some(n) = s.headers.name(name) else {
             return Err(invalid_name(name));
@@ -432,7 +485,7 @@ impl Responder {
     /// name `http` cannot hold (`is_odd_name`) the last spelling counts,
     /// for any other the first.
     pub fn exact_name(&self, name: &[u8]) {
-        let mut s = self.0.borrow_mut();
+        let mut s = self.0.state.borrow_mut();
         if !name.is_empty() && (title_case(name) != name || is_odd_name(name)) {
             s.defaults_set |= SET_EXACT;
             s.rare().exact.push(name.into());
@@ -445,7 +498,7 @@ impl Responder {
     /// `Set-Cookie` lines apart, every
     /// value of a name in order. Empty once the head is gone.
     pub fn snapshot(&self) -> Snapshot {
-        let s = self.0.borrow();
+        let s = self.0.state.borrow();
         let exact = s.rare.as_ref().map_or(&[][..], |r| &r.exact[..]);
         let spell = |l: &HeadLine| -> Vec<u8> {
             let b = s.headers.name_of(l);
@@ -486,7 +539,7 @@ impl Responder {
 
     /// Streams a chunk; the first one sends the head with chunked encoding.
     pub fn write(&self, data: Bytes) -> Result<(), RespError> {
-        let mut s = self.0.borrow_mut();
+        let mut s = self.0.state.borrow_mut();
         if s.ended {
             return Err(RespError::Unavailable);
         }
@@ -507,9 +560,12 @@ impl Responder {
                 done: false,
                 peeked: None,
             };
-            let resp = s.build(body, None)?;
-            let head_tx = s.head_tx.take().ok_or(RespError::Unavailable)?;
-            head_tx.send(resp).map_err(|_| RespError::Unavailable)?;
+            let resp = s.build(body, None);
+            if !s.head_open {
+                return Err(RespError::Unavailable);
+            }
+            s.head_open = false;
+            self.0.slot.send(resp).map_err(|_| RespError::Unavailable)?;
             s.chunk_tx = Some(tx);
         }
         if data.is_empty() {
@@ -526,12 +582,12 @@ impl Responder {
 
     /// The connection's output bound, to wait on after `Overflow`.
     pub fn outflow(&self) -> Option<Rc<Outflow>> {
-        self.0.borrow().ctx.outflow.clone()
+        self.0.state.borrow().ctx.outflow.clone()
     }
 
     /// Adds a trailer (name lower-cased), sent after the body by `end()`.
     pub fn trailer(&self, name: &str, value: &[u8]) -> Result<(), RespError> {
-        let mut s = self.0.borrow_mut();
+        let mut s = self.0.state.borrow_mut();
         if s.ended {
             return Err(RespError::Unavailable);
         }
@@ -550,7 +606,7 @@ impl Responder {
     /// body of a plain answer on the fast path is kept in the head lines'
     /// buffer (pooled) instead of a buffer of its own; anything else as `end`.
     pub fn end_slice(&self, data: &[u8]) -> Result<(), RespError> {
-        let mut s = self.0.borrow_mut();
+        let mut s = self.0.state.borrow_mut();
         // What `end` checks before it makes a `Plain` body: not ended, no
         // stream from `write()`, no trailers, the fast path's head writer
         // on a connection that stays open, and no compression (with a
@@ -571,19 +627,19 @@ impl Responder {
             defaults: s.defaults_set,
             lines: HeadLines::default(),
         };
-        let mut resp = s.build(body, None)?;
+        let mut resp = s.build(body, None);
         if let RespBody::Plain { lines, .. } = resp.body_mut() {
             // (After the values `build` moved in.)
             if !data.is_empty() {
                 lines.put_body(data);
             }
         }
-        s.end_with(resp)
+        s.end_with(&self.0.slot, resp)
     }
 
     /// Ends the response, with a last piece of body.
     pub fn end(&self, data: Bytes) -> Result<(), RespError> {
-        let mut s = self.0.borrow_mut();
+        let mut s = self.0.state.borrow_mut();
         if s.ended {
             return Err(RespError::Unavailable);
         }
@@ -616,8 +672,8 @@ impl Responder {
             },
             None => RespBody::full(body),
         };
-        let resp = s.build(body, coding)?;
-        s.end_with(resp)
+        let resp = s.build(body, coding);
+        s.end_with(&self.0.slot, resp)
     }
 
     /// Sends `length` bytes (0: to the end) of a file from `offset`.
@@ -627,8 +683,8 @@ impl Responder {
         offset: u64,
         length: u64,
     ) -> Result<(), RespError> {
-        let mut s = self.0.borrow_mut();
-        if s.ended || s.head_tx.is_none() {
+        let mut s = self.0.state.borrow_mut();
+        if s.ended || !s.head_open {
             return Err(RespError::Unavailable);
         }
         let meta = std::fs::metadata(path)
@@ -656,33 +712,22 @@ impl Responder {
         }
         let body = RespBody::file(file, offset, len)
             .map_err(|e| RespError::File(format!("seek failed: {e}")))?;
-        let resp = s.build(body, None)?;
-        s.end_with(resp)
+        let resp = s.build(body, None);
+        s.end_with(&self.0.slot, resp)
     }
 
     /// Answers `code` with an empty body if nothing was sent yet; cuts a
     /// chunked stream short otherwise. Used after a PHP failure.
     pub fn fail(&self, code: u16) {
-        let mut s = self.0.borrow_mut();
+        let mut s = self.0.state.borrow_mut();
         if s.ended {
             return;
         }
         s.ended = true;
         s.chunk_tx = None;
-        if let Some(tx) = s.head_tx.take() {
-            let _ = tx.send(simple(code, "", false));
-        }
-    }
-}
-
-impl Drop for State {
-    /// A response streamed with `write()` and left without `end()` by a
-    /// handler that returned normally is ended, as Swoole ends it when the
-    /// response object is freed; after a failure `fail()` has already
-    /// dropped the sender without the marker, which cuts the stream.
-    fn drop(&mut self) {
-        if let Some(tx) = self.chunk_tx.take() {
-            let _ = tx.send(Bytes::new());
+        if s.head_open {
+            s.head_open = false;
+            let _ = self.0.slot.send(simple(code, "", false));
         }
     }
 }
@@ -690,7 +735,7 @@ impl Drop for State {
 impl State {
     /// Whether headers may still be set.
     fn open(&self) -> Result<(), RespError> {
-        if self.ended || self.head_tx.is_none() {
+        if self.ended || !self.head_open {
             return Err(RespError::Unavailable);
         }
         Ok(())
@@ -730,11 +775,18 @@ impl State {
 
     /// Ends the response with `resp` as its head and whole body (`end`,
     /// `end_slice`, `sendfile`).
-    fn end_with(&mut self, resp: Response<RespBody>) -> Result<(), RespError> {
+    fn end_with(
+        &mut self,
+        slot: &answer::Slot<Response<RespBody>>,
+        resp: Response<RespBody>,
+    ) -> Result<(), RespError> {
         self.ended = true;
         self.mark_ended();
-        let head_tx = self.head_tx.take().ok_or(RespError::Unavailable)?;
-        head_tx.send(resp).map_err(|_| RespError::Unavailable)
+        if !self.head_open {
+            return Err(RespError::Unavailable);
+        }
+        self.head_open = false;
+        slot.send(resp).map_err(|_| RespError::Unavailable)
     }
 
     fn maybe_compress(&self, data: Bytes) -> (Bytes, Option<Coding>) {
@@ -765,15 +817,9 @@ impl State {
         }
     }
 
-    fn build(
-        &mut self,
-        body: RespBody,
-        coding: Option<Coding>,
-    ) -> Result<Response<RespBody>, RespError> {
-        let status = StatusCode::from_u16(self.status)
-            .map_err(|_| RespError::Invalid(format!("invalid status code {}", self.status)))?;
+    fn build(&mut self, body: RespBody, coding: Option<Coding>) -> Response<RespBody> {
         let mut resp = Response::new(body);
-        *resp.status_mut() = status;
+        *resp.status_mut() = self.status;
         if let Some(reason) = self.rare.as_mut().and_then(|r| r.reason.take()) {
             if let Ok(r) = hyper::ext::ReasonPhrase::try_from(reason.into_bytes()) {
                 resp.extensions_mut().insert(r);
@@ -807,7 +853,7 @@ impl State {
             // The fast path writes them, and the defaults (`materialize`
             // when it does not).
             *l = lines;
-            return Ok(resp);
+            return resp;
         }
         // (Room for the defaults too: no rehash when they go in.)
         resp.headers_mut().reserve(lines.lines.len() + 6);
@@ -824,7 +870,7 @@ impl State {
                 HeaderValue::from_static("Accept-Encoding"),
             );
         }
-        Ok(resp)
+        resp
     }
 }
 
@@ -1046,6 +1092,40 @@ mod tests {
         let (r, mut rx) = Responder::new(ctx());
         drop(r);
         assert!(rx.try_recv().is_err());
+    }
+
+    #[test]
+    fn the_last_responder_closes_and_ends_a_stream() {
+        // A clone gone is not the last one.
+        let (r, mut rx) = Responder::new(ctx());
+        let r2 = r.clone();
+        drop(r2);
+        assert_eq!(rx.try_recv().err(), Some(answer::TryRecvError::Empty));
+        assert!(r.is_writable());
+        drop(r);
+        assert_eq!(rx.try_recv().err(), Some(answer::TryRecvError::Closed));
+
+        // A stream left without `end()` gets its end marker.
+        let (r, mut rx) = Responder::new(ctx());
+        let r2 = r.clone();
+        r.write(Bytes::from_static(b"part")).expect("write");
+        let Ok(mut resp) = rx.try_recv() else {
+            panic!("no head");
+        };
+        let RespBody::Chunks { rx: chunks, .. } = resp.body_mut() else {
+            panic!("not a stream");
+        };
+        assert_eq!(chunks.try_recv().ok(), Some(Bytes::from_static(b"part")));
+        drop(r);
+        assert!(chunks.try_recv().is_err());
+        drop(r2);
+        assert_eq!(chunks.try_recv().ok(), Some(Bytes::new()));
+
+        // The receiver gone: the client is, and the responder says so.
+        let (r, rx) = Responder::new(ctx());
+        drop(rx);
+        assert!(!r.is_writable());
+        assert_eq!(r.end(Bytes::new()), Err(RespError::Unavailable));
     }
 
     #[test]

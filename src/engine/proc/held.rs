@@ -200,13 +200,7 @@ fn watch_loop() {
 /// `sock` (a copy [`take`] returned), then ends the connection: the worker
 /// that read the request is gone, so nothing else may follow on it. Frees
 /// session `fd` too (its worker died without doing so).
-pub async fn answer(
-    head: crate::engine::http::answer::Receiver<
-        http::Response<crate::engine::http::body::RespBody>,
-    >,
-    sock: OwnedFd,
-    fd: i64,
-) {
+pub async fn answer(head: crate::engine::http::response::HeadReceiver, sock: OwnedFd, fd: i64) {
     use tokio::io::AsyncWriteExt;
     let raw = sock.as_raw_fd();
     let finish = |why: &str| {

@@ -18,10 +18,17 @@ const KEEP_CAPACITY: usize = 8 * 1024;
 #[derive(Default)]
 pub struct BufPool {
     reads: RefCell<Vec<BytesMut>>,
-    heads: RefCell<Vec<Vec<u8>>>,
-    /// Line lists of the script's response headers (`http::body::HeadLines`,
-    /// whose lines go in a head buffer).
-    lines: RefCell<Vec<Vec<HeadLine>>>,
+    kits: RefCell<Vec<Kit>>,
+}
+
+/// The buffers one answer of the fast path uses, taken and given back
+/// together: the script's header lines (`http::body::HeadLines`: their
+/// text and their list) and the head written out.
+#[derive(Default)]
+pub struct Kit {
+    pub text: Vec<u8>,
+    pub lines: Vec<HeadLine>,
+    pub out: Vec<u8>,
 }
 
 /// A response header line (`http::body::HeadLines`): its name's and its
@@ -59,40 +66,36 @@ impl BufPool {
         }
     }
 
-    /// An empty buffer for an answer's head.
-    pub fn take_head(&self) -> Vec<u8> {
-        self.heads
-            .borrow_mut()
-            .pop()
-            .unwrap_or_else(|| Vec::with_capacity(256))
+    /// Empty buffers for an answer (a part may have no capacity yet: it
+    /// grows as it is written).
+    #[inline]
+    pub fn take_kit(&self) -> Kit {
+        self.kits.borrow_mut().pop().unwrap_or_else(|| Kit {
+            text: Vec::new(),
+            lines: Vec::new(),
+            out: Vec::with_capacity(256),
+        })
     }
 
-    /// An empty line list (room for a few lines once it served before).
-    pub fn take_lines(&self) -> Vec<HeadLine> {
-        self.lines.borrow_mut().pop().unwrap_or_default()
-    }
-
-    /// Gives a line list back (emptied here).
-    pub fn give_lines(&self, mut l: Vec<HeadLine>) {
-        if l.capacity() == 0 || l.capacity() > KEEP_LINES {
-            return;
+    /// Takes `kit` back, emptied; a part grown past the ordinary size is
+    /// dropped (a part may be empty: its buffer went elsewhere).
+    #[inline]
+    pub fn give_kit(&self, mut kit: Kit) {
+        if kit.text.capacity() > KEEP_CAPACITY {
+            kit.text = Vec::new();
         }
-        l.clear();
-        let mut lines = self.lines.borrow_mut();
-        if lines.len() < KEEP {
-            lines.push(l);
+        if kit.out.capacity() > KEEP_CAPACITY {
+            kit.out = Vec::new();
         }
-    }
-
-    /// Takes `b` back (emptied) if it is of ordinary size.
-    pub fn give_head(&self, mut b: Vec<u8>) {
-        if b.capacity() > KEEP_CAPACITY {
-            return;
+        if kit.lines.capacity() > KEEP_LINES {
+            kit.lines = Vec::new();
         }
-        b.clear();
-        let mut heads = self.heads.borrow_mut();
-        if heads.len() < KEEP {
-            heads.push(b);
+        kit.text.clear();
+        kit.lines.clear();
+        kit.out.clear();
+        let mut kits = self.kits.borrow_mut();
+        if kits.len() < KEEP {
+            kits.push(kit);
         }
     }
 }
@@ -118,9 +121,23 @@ mod tests {
         p.give_read(BytesMut::with_capacity(KEEP_CAPACITY + 1));
         assert_eq!(p.reads.borrow().len(), 0);
 
-        let mut h = p.take_head();
-        h.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
-        p.give_head(h);
-        assert!(p.take_head().is_empty());
+        let mut k = p.take_kit();
+        k.out.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
+        k.text.extend_from_slice(b"Server: x\r\n");
+        k.lines.push(HeadLine {
+            name: (0, 6),
+            value: (8, 9),
+            key: 0,
+            id: 0,
+        });
+        p.give_kit(k);
+        let k = p.take_kit();
+        assert!(k.out.is_empty() && k.text.is_empty() && k.lines.is_empty());
+        assert!(k.out.capacity() > 0 && k.text.capacity() > 0);
+        p.give_kit(Kit {
+            text: Vec::with_capacity(KEEP_CAPACITY + 1),
+            ..Kit::default()
+        });
+        assert_eq!(p.take_kit().text.capacity(), 0);
     }
 }
