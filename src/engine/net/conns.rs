@@ -321,7 +321,9 @@ impl Conn {
         self.raw.set(fd);
     }
 
-    fn queue_bounded(&self, data: Bytes) -> Result<bool, Rc<Outflow>> {
+    /// Queues `data` (or writes it at once, see `raw`): false when the
+    /// connection is closed, `Err` when its output buffer is full.
+    pub fn queue_bounded(&self, data: Bytes) -> Result<bool, Rc<Outflow>> {
         if self.flow.is_closed() {
             return Ok(false);
         }
@@ -552,7 +554,7 @@ fn route(fd: i64, kind: ipc::Kind, arg: i64, data: Bytes) -> bool {
 
 /// Hands a `Send` or `Close` for connection `fd` to worker `owner`. False
 /// when the owner is this process or unknown, or the send failed (logged).
-fn to_owner(owner: i32, kind: ipc::Kind, fd: i64, arg: i64, data: Bytes) -> bool {
+pub fn to_owner(owner: i32, kind: ipc::Kind, fd: i64, arg: i64, data: Bytes) -> bool {
     if owner < 0 || owner == crate::engine::worker::ctx::current_worker_id() {
         return false;
     }
