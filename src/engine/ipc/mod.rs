@@ -123,8 +123,8 @@ struct State {
     worker_num: usize,
     task_num: usize,
     rbuf: Vec<u8>,
-    /// The second buffer of `recv_some` (allocated on first use).
-    rbuf2: Vec<u8>,
+    /// `recv_some`'s buffers after the first (allocated on first use).
+    rbufs: Vec<Vec<u8>>,
     /// How long [`send`] waits for room ([`configure`]).
     send_timeout: Duration,
     /// The inboxes' send buffer ([`configure`]).
@@ -151,7 +151,7 @@ fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
                 worker_num: 0,
                 task_num: 0,
                 rbuf: vec![0u8; HEADER + INLINE_MAX + 4096],
-                rbuf2: Vec::new(),
+                rbufs: Vec::new(),
                 send_timeout: SEND_TIMEOUT,
                 buffer: DEFAULT_BUFFER,
             })
@@ -567,60 +567,65 @@ fn recv_one(rd: RawFd) -> Option<Msg> {
     })
 }
 
-/// Reads up to two queued messages into `pending` with one `recvmmsg`; true when
-/// fewer than two were queued (the inbox is empty now: the caller need not
-/// read again before its next readiness event, which saves reading once
-/// more only to get `EAGAIN`, a syscall per wake-up of every worker and
-/// task worker).
+/// Datagrams one `recvmmsg` reads at most: a task worker's broadcast sends
+/// one per connection, which the owner then reads with an eighth of the
+/// calls. (The buffers past the first are allocated on first use; only the
+/// pages a datagram was written to become resident.)
+const RECV_BATCH: usize = 8;
+
+/// Reads up to [`RECV_BATCH`] queued messages into `pending` with one
+/// `recvmmsg`; true when fewer were queued (the inbox is empty now: the
+/// caller need not read again before its next readiness event, which saves
+/// reading once more only to get `EAGAIN`, a syscall per wake-up of every
+/// worker and task worker).
 fn recv_some(s: &mut State, rd: RawFd) -> bool {
-    {
-        if s.rbuf2.len() != s.rbuf.len() {
-            s.rbuf2 = vec![0u8; s.rbuf.len()];
-        }
-        let mut iov = [
-            libc::iovec {
-                iov_base: s.rbuf.as_mut_ptr().cast(),
-                iov_len: s.rbuf.len(),
-            },
-            libc::iovec {
-                iov_base: s.rbuf2.as_mut_ptr().cast(),
-                iov_len: s.rbuf2.len(),
-            },
-        ];
-        // SAFETY: all-zero is a valid mmsghdr (null pointers, zero lengths).
-        let mut hdrs: [libc::mmsghdr; 2] = unsafe { std::mem::zeroed() };
-        for (h, v) in hdrs.iter_mut().zip(iov.iter_mut()) {
-            h.msg_hdr.msg_iov = v;
-            h.msg_hdr.msg_iovlen = 1;
-        }
-        let n = loop {
-            // SAFETY: two headers, each pointing at one live buffer of its
-            // stated length; no timeout.
-            let n = unsafe {
-                libc::recvmmsg(
-                    rd,
-                    hdrs.as_mut_ptr(),
-                    2,
-                    libc::MSG_DONTWAIT,
-                    std::ptr::null_mut(),
-                )
-            };
-            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            break n;
-        };
-        if n <= 0 {
-            return true;
-        }
-        for (i, h) in hdrs.iter().enumerate().take(n as usize) {
-            let buf = if i == 0 { &s.rbuf } else { &s.rbuf2 };
-            if let Some(m) = decode(&buf[..(h.msg_len as usize).min(buf.len())]) {
-                s.pending.push_back(m);
-            }
-        }
-        n < 2
+    if s.rbufs.len() != RECV_BATCH - 1 {
+        s.rbufs = (1..RECV_BATCH).map(|_| vec![0u8; s.rbuf.len()]).collect();
     }
+    let mut iov: [libc::iovec; RECV_BATCH] = std::array::from_fn(|i| {
+        let b = if i == 0 {
+            &mut s.rbuf
+        } else {
+            &mut s.rbufs[i - 1]
+        };
+        libc::iovec {
+            iov_base: b.as_mut_ptr().cast(),
+            iov_len: b.len(),
+        }
+    });
+    // SAFETY: all-zero is a valid mmsghdr (null pointers, zero lengths).
+    let mut hdrs: [libc::mmsghdr; RECV_BATCH] = unsafe { std::mem::zeroed() };
+    for (h, v) in hdrs.iter_mut().zip(iov.iter_mut()) {
+        h.msg_hdr.msg_iov = v;
+        h.msg_hdr.msg_iovlen = 1;
+    }
+    let n = loop {
+        // SAFETY: RECV_BATCH headers, each pointing at one live buffer of
+        // its stated length; no timeout.
+        let n = unsafe {
+            libc::recvmmsg(
+                rd,
+                hdrs.as_mut_ptr(),
+                RECV_BATCH as libc::c_uint,
+                libc::MSG_DONTWAIT,
+                std::ptr::null_mut(),
+            )
+        };
+        if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        break n;
+    };
+    if n <= 0 {
+        return true;
+    }
+    for (i, h) in hdrs.iter().enumerate().take(n as usize) {
+        let buf = if i == 0 { &s.rbuf } else { &s.rbufs[i - 1] };
+        if let Some(m) = decode(&buf[..(h.msg_len as usize).min(buf.len())]) {
+            s.pending.push_back(m);
+        }
+    }
+    (n as usize) < RECV_BATCH
 }
 
 /// Reads whatever is queued into `PENDING` (the loop handles it next).
@@ -876,8 +881,9 @@ mod tests {
         assert_eq!(&first.data[..], b"hello");
         assert_eq!(first.flags, 2);
         assert!(wait_blocking(|_| true, Duration::from_millis(20)).is_none());
-        // recv_some: two at a time, "empty" once fewer than two were queued.
-        for id in 20..23 {
+        // recv_some: RECV_BATCH at a time, "empty" once fewer were queued.
+        let last = 20 + RECV_BATCH as i64 + 1;
+        for id in 20..=last {
             let m = Msg {
                 kind: Kind::Pipe,
                 flags: 0,
@@ -890,11 +896,12 @@ mod tests {
         }
         let rd = my_rd().expect("inbox");
         assert!(!with(|s| recv_some(s, rd)));
+        assert_eq!(with(|s| s.pending.len()), RECV_BATCH);
         assert!(with(|s| recv_some(s, rd)));
         assert!(with(|s| recv_some(s, rd)));
         let got: Vec<Msg> = with(|s| s.pending.drain(..).collect());
         let ids: Vec<i64> = got.iter().map(|m| m.id).collect();
-        assert_eq!(ids, vec![20, 21, 22]);
+        assert_eq!(ids, (20..=last).collect::<Vec<i64>>());
         assert_eq!(got[2].data.len(), 300);
         assert_eq!(task_worker_index(0), Some((2, false)));
         assert_eq!(task_worker_index(5), None);
