@@ -500,9 +500,9 @@ async fn serve<S>(
     let counted = setup.counted;
     let mut io = io;
     // After a write: the output buffer's count, and the `stats()` bytes
-    // `Counted` counted for hyper's side. (Writes leave the activity clock
-    // alone: the heartbeat looks at what arrives, as Swoole's
-    // `last_recv_time`, and a push written at once never sees the task.)
+    // `Counted` counted for hyper's side. (Writes leave the connection's
+    // activity clock alone: the heartbeat looks at what arrives, as
+    // Swoole's `last_recv_time`.)
     let sent = |n: usize| {
         conn.flow().sent(n);
         if !counted {
