@@ -634,7 +634,9 @@ where
 /// WebSocket task to read and write itself (docs/internals.md, "WebSocket
 /// connections"), with the bytes already read past the handshake (hyper's
 /// read buffer, then what `Counted` had read ahead), which come first.
-/// `Err` gives back an `Upgraded` over something else.
+/// `Err` gives back an `Upgraded` over something else. (Handed to
+/// `ws::upgrade` with each request, so that `ws` need not import this
+/// module, which imports it.)
 pub fn take_upgraded(
     up: hyper::upgrade::Upgraded,
 ) -> Result<(NetStream, Bytes), hyper::upgrade::Upgraded> {
@@ -851,6 +853,7 @@ async fn handle_inner(
             local,
             fd,
             port,
+            take_upgraded,
         ))
         .await);
     }

@@ -175,6 +175,13 @@ pub fn http_closed(ctx: &WorkerCtx, http_fd: i64) -> bool {
     false
 }
 
+/// Takes the socket out of hyper's `Upgraded` (`http::conn::take_upgraded`):
+/// the stream and the bytes read past the handshake, or the `Upgraded` back.
+pub type TakeSocket =
+    fn(
+        hyper::upgrade::Upgraded,
+    ) -> Result<(crate::engine::tls::NetStream, Bytes), hyper::upgrade::Upgraded>;
+
 /// Answers an `Upgrade: websocket` request on HTTP connection `http_fd`:
 /// with our own 101, or with what the `handshake` callback sends. On a 101
 /// the connection's task starts once hyper hands over the socket.
@@ -185,6 +192,7 @@ pub async fn upgrade<B>(
     local: Option<SocketAddr>,
     http_fd: i64,
     server_port: u16,
+    take: TakeSocket,
 ) -> Response<RespBody> {
     let port = conns::get(http_fd).map_or(0, |c| c.port());
     let custom = ctx.cfg.ws.custom_on_port(port);
@@ -327,7 +335,7 @@ pub async fn upgrade<B>(
                 // The socket itself, not through hyper's `Upgraded` (see
                 // docs/internals.md): hyper's wrapper cost ~1,400
                 // instructions per message in its reads alone.
-                match crate::engine::http::conn::take_upgraded(up) {
+                match take(up) {
                     Ok((io, ahead)) => {
                         setup.ahead = ahead;
                         if let crate::engine::tls::NetStream::Plain(s) = &io {
