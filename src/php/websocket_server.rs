@@ -183,6 +183,13 @@ fn php_double_string(d: f64) -> String {
 
 /// `$server->push($fd, $data, $opcode, $flags)`.
 pub fn push(fd: i64, data: &Zval, opcode: i64, flags: i64) -> bool {
+    // A string's frame is encoded from the string itself (no copy first):
+    // a broadcast pushes once per connection.
+    if let (Some(s), 0..=15) = (data.zend_str(), opcode) {
+        if opcode as u8 != ws::OP_CLOSE {
+            return push_frame(fd, s.as_bytes(), opcode as u8, (flags & 0xff) as u8);
+        }
+    }
     let Some((bytes, frame)) = data_bytes(data) else {
         php_error(&ErrorType::Warning, "the data must be a string");
         return false;
@@ -205,28 +212,41 @@ pub fn push(fd: i64, data: &Zval, opcode: i64, flags: i64) -> bool {
         let f = ws::close::CloseFrame::read(&bytes);
         ws::disconnect(fd, f.code, f.reason)
     } else {
-        loop {
-            match ws::push_bounded(fd, opcode, flags, bytes.clone()) {
-                Ok(ok) => break ok,
-                // Full: wait for room (send_yield) and push again, or fail
-                // with Swoole's overflow warning and error.
-                Err(flow) => {
-                    if !super::http_response::overflow(fd, Some(flow)) {
-                        return false;
-                    }
+        return push_frame(fd, &bytes, opcode, flags);
+    };
+    if !ok {
+        not_websocket(fd);
+    }
+    ok
+}
+
+/// A data frame (not a close) with `payload` on `fd`: waits for room in a
+/// full output buffer as `send_yield` says.
+fn push_frame(fd: i64, payload: &[u8], opcode: u8, flags: u8) -> bool {
+    let ok = loop {
+        match ws::push_bounded(fd, opcode, flags, payload) {
+            Ok(ok) => break ok,
+            // Full: wait for room (send_yield) and push again, or fail
+            // with Swoole's overflow warning and error.
+            Err(flow) => {
+                if !super::http_response::overflow(fd, Some(flow)) {
+                    return false;
                 }
             }
         }
     };
     if !ok {
-        php_error(
-            &ErrorType::Warning,
-            &format!(
-                "the connected client of connection[{fd}] is not a websocket client or closed"
-            ),
-        );
+        not_websocket(fd);
     }
     ok
+}
+
+/// `push()`'s warning for a connection that is not an open WebSocket one.
+fn not_websocket(fd: i64) {
+    php_error(
+        &ErrorType::Warning,
+        &format!("the connected client of connection[{fd}] is not a websocket client or closed"),
+    );
 }
 
 /// `$server->disconnect($fd, $code, $reason)`.

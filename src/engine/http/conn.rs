@@ -630,6 +630,30 @@ where
     }
 }
 
+/// A WebSocket upgrade's socket out of hyper's `Upgraded`, for the
+/// WebSocket task to read and write itself (docs/internals.md, "WebSocket
+/// connections"), with the bytes already read past the handshake (hyper's
+/// read buffer, then what `Counted` had read ahead), which come first.
+/// `Err` gives back an `Upgraded` over something else. (Handed to
+/// `ws::upgrade` with each request, so that `ws` need not import this
+/// module, which imports it.)
+pub fn take_upgraded(
+    up: hyper::upgrade::Upgraded,
+) -> Result<(NetStream, Bytes), hyper::upgrade::Upgraded> {
+    let p = up.downcast::<TokioIo<Counted>>()?;
+    let c = p.io.into_inner();
+    let ahead = match (p.read_buf.is_empty(), c.3.is_empty()) {
+        (_, true) => p.read_buf,
+        (true, false) => c.3,
+        (false, false) => {
+            let mut all = bytes::BytesMut::from(&p.read_buf[..]);
+            all.extend_from_slice(&c.3);
+            all.freeze()
+        }
+    };
+    Ok((c.0, ahead))
+}
+
 /// The connection ended: `disconnect` for a WebSocket server's HTTP
 /// connection that did not become a WebSocket one, then the guard's drop
 /// (registry, session slot unless a WebSocket task owns the id, drain).
@@ -829,6 +853,7 @@ async fn handle_inner(
             local,
             fd,
             port,
+            take_upgraded,
         ))
         .await);
     }

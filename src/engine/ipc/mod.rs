@@ -28,7 +28,6 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use tokio::io::unix::AsyncFd;
-use tokio::sync::Notify;
 
 /// Payloads above this go through a temporary file.
 pub const INLINE_MAX: usize = 60 * 1024;
@@ -116,15 +115,16 @@ struct State {
     tmpdir: PathBuf,
     /// Messages read while waiting for something else.
     pending: VecDeque<Msg>,
-    pending_wake: Rc<Notify>,
+    /// The inbox loop's task while it waits (woken when `pending` fills).
+    pending_wake: Option<std::task::Waker>,
     next_task: i64,
     rr: usize,
     tmp_seq: u64,
     worker_num: usize,
     task_num: usize,
     rbuf: Vec<u8>,
-    /// The second buffer of `recv_some` (allocated on first use).
-    rbuf2: Vec<u8>,
+    /// `recv_some`'s buffers after the first (allocated on first use).
+    rbufs: Vec<Vec<u8>>,
     /// How long [`send`] waits for room ([`configure`]).
     send_timeout: Duration,
     /// The inboxes' send buffer ([`configure`]).
@@ -144,14 +144,14 @@ fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
                 me: -1,
                 tmpdir: PathBuf::from("/tmp"),
                 pending: VecDeque::new(),
-                pending_wake: Rc::new(Notify::new()),
+                pending_wake: None,
                 next_task: 0,
                 rr: 0,
                 tmp_seq: 0,
                 worker_num: 0,
                 task_num: 0,
                 rbuf: vec![0u8; HEADER + INLINE_MAX + 4096],
-                rbuf2: Vec::new(),
+                rbufs: Vec::new(),
                 send_timeout: SEND_TIMEOUT,
                 buffer: DEFAULT_BUFFER,
             })
@@ -161,7 +161,11 @@ fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
 }
 
 fn notify_pending() {
-    with(|s| s.pending_wake.notify_one());
+    // Taken out first: the wake-up runs no code of ours, but the borrow
+    // of the state ends before it all the same.
+    if let Some(w) = with(|s| s.pending_wake.take()) {
+        w.wake();
+    }
 }
 
 /// In the master, before [`setup`]: the inboxes' send buffer
@@ -325,14 +329,20 @@ pub fn task_worker_index(dst: i64) -> Option<(usize, bool)> {
 
 fn encode(m: &Msg, data: &[u8], flags: u32) -> Vec<u8> {
     let mut b = Vec::with_capacity(HEADER + data.len());
-    b.extend_from_slice(&(m.kind as u32).to_ne_bytes());
-    b.extend_from_slice(&flags.to_ne_bytes());
-    b.extend_from_slice(&m.src.to_ne_bytes());
-    b.extend_from_slice(&0u32.to_ne_bytes());
-    b.extend_from_slice(&m.id.to_ne_bytes());
-    b.extend_from_slice(&m.arg.to_ne_bytes());
+    b.extend_from_slice(&header(m, flags));
     b.extend_from_slice(data);
     b
+}
+
+/// A datagram's header: kind, flags, source, id, argument.
+fn header(m: &Msg, flags: u32) -> [u8; HEADER] {
+    let mut h = [0u8; HEADER];
+    h[0..4].copy_from_slice(&(m.kind as u32).to_ne_bytes());
+    h[4..8].copy_from_slice(&flags.to_ne_bytes());
+    h[8..12].copy_from_slice(&m.src.to_ne_bytes());
+    h[16..24].copy_from_slice(&m.id.to_ne_bytes());
+    h[24..32].copy_from_slice(&m.arg.to_ne_bytes());
+    h
 }
 
 fn decode(b: &[u8]) -> Option<Msg> {
@@ -373,13 +383,15 @@ fn decode(b: &[u8]) -> Option<Msg> {
 /// file cannot be written, or the inbox stayed full for [`SEND_TIMEOUT`]
 /// (or what [`configure`] set): then an error of kind `TimedOut`.
 pub fn send(dst: usize, mut m: Msg) -> std::io::Result<()> {
-    let Some(wr) = with(|s| s.ends.get(dst).map(|p| p.1)) else {
+    // One look at the state (each is a `__tls_get_addr` call).
+    let Some((wr, me, timeout)) = with(|s| s.ends.get(dst).map(|p| (p.1, s.me, s.send_timeout)))
+    else {
         return Err(std::io::Error::new(
             std::io::ErrorKind::NotFound,
             format!("no process #{dst} to send to"),
         ));
     };
-    m.src = with(|s| s.me);
+    m.src = me;
     let mut flags = m.flags & !FLAG_TMPFILE;
     let path_bytes;
     let payload: &[u8] = if m.data.len() > INLINE_MAX {
@@ -395,11 +407,29 @@ pub fn send(dst: usize, mut m: Msg) -> std::io::Result<()> {
     } else {
         &m.data
     };
-    let buf = encode(&m, payload, flags);
-    let deadline = Instant::now() + with(|s| s.send_timeout);
+    // The header and the payload as two pieces of one datagram: no buffer
+    // to allocate and copy the payload into.
+    let head = header(&m, flags);
+    let mut iov = [
+        libc::iovec {
+            iov_base: head.as_ptr() as *mut libc::c_void,
+            iov_len: HEADER,
+        },
+        libc::iovec {
+            iov_base: payload.as_ptr() as *mut libc::c_void,
+            iov_len: payload.len(),
+        },
+    ];
+    // SAFETY: all-zero is a valid msghdr (no address, no control data).
+    let mut hdr: libc::msghdr = unsafe { std::mem::zeroed() };
+    hdr.msg_iov = iov.as_mut_ptr();
+    hdr.msg_iovlen = 2;
+    // Read from the clock only once the inbox is found full.
+    let mut deadline: Option<Instant> = None;
     loop {
-        // SAFETY: sends from a live buffer on a descriptor this module owns.
-        let n = unsafe { libc::send(wr, buf.as_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
+        // SAFETY: `hdr` points at two live buffers of their stated lengths
+        // (`sendmsg` only reads them); the descriptor is one this module owns.
+        let n = unsafe { libc::sendmsg(wr, &hdr, libc::MSG_DONTWAIT) };
         if n >= 0 {
             if m.kind == Kind::Task {
                 crate::engine::shared::stats::on_task_queued();
@@ -412,6 +442,7 @@ pub fn send(dst: usize, mut m: Msg) -> std::io::Result<()> {
             Some(libc::EAGAIN) | Some(libc::ENOBUFS) => {}
             _ => return Err(e),
         }
+        let deadline = *deadline.get_or_insert_with(|| Instant::now() + timeout);
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(std::io::Error::new(
@@ -536,60 +567,65 @@ fn recv_one(rd: RawFd) -> Option<Msg> {
     })
 }
 
-/// Reads up to two queued messages into `out` with one `recvmmsg`; true when
-/// fewer than two were queued (the inbox is empty now: the caller need not
-/// read again before its next readiness event, which saves reading once
-/// more only to get `EAGAIN`, a syscall per wake-up of every worker and
-/// task worker).
-fn recv_some(rd: RawFd, out: &mut Vec<Msg>) -> bool {
-    with(|s| {
-        if s.rbuf2.len() != s.rbuf.len() {
-            s.rbuf2 = vec![0u8; s.rbuf.len()];
-        }
-        let mut iov = [
-            libc::iovec {
-                iov_base: s.rbuf.as_mut_ptr().cast(),
-                iov_len: s.rbuf.len(),
-            },
-            libc::iovec {
-                iov_base: s.rbuf2.as_mut_ptr().cast(),
-                iov_len: s.rbuf2.len(),
-            },
-        ];
-        // SAFETY: all-zero is a valid mmsghdr (null pointers, zero lengths).
-        let mut hdrs: [libc::mmsghdr; 2] = unsafe { std::mem::zeroed() };
-        for (h, v) in hdrs.iter_mut().zip(iov.iter_mut()) {
-            h.msg_hdr.msg_iov = v;
-            h.msg_hdr.msg_iovlen = 1;
-        }
-        let n = loop {
-            // SAFETY: two headers, each pointing at one live buffer of its
-            // stated length; no timeout.
-            let n = unsafe {
-                libc::recvmmsg(
-                    rd,
-                    hdrs.as_mut_ptr(),
-                    2,
-                    libc::MSG_DONTWAIT,
-                    std::ptr::null_mut(),
-                )
-            };
-            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            break n;
+/// Datagrams one `recvmmsg` reads at most: a task worker's broadcast sends
+/// one per connection, which the owner then reads with an eighth of the
+/// calls. (The buffers past the first are allocated on first use; only the
+/// pages a datagram was written to become resident.)
+const RECV_BATCH: usize = 8;
+
+/// Reads up to [`RECV_BATCH`] queued messages into `pending` with one
+/// `recvmmsg`; true when fewer were queued (the inbox is empty now: the
+/// caller need not read again before its next readiness event, which saves
+/// reading once more only to get `EAGAIN`, a syscall per wake-up of every
+/// worker and task worker).
+fn recv_some(s: &mut State, rd: RawFd) -> bool {
+    if s.rbufs.len() != RECV_BATCH - 1 {
+        s.rbufs = (1..RECV_BATCH).map(|_| vec![0u8; s.rbuf.len()]).collect();
+    }
+    let mut iov: [libc::iovec; RECV_BATCH] = std::array::from_fn(|i| {
+        let b = if i == 0 {
+            &mut s.rbuf
+        } else {
+            &mut s.rbufs[i - 1]
         };
-        if n <= 0 {
-            return true;
+        libc::iovec {
+            iov_base: b.as_mut_ptr().cast(),
+            iov_len: b.len(),
         }
-        for (i, h) in hdrs.iter().enumerate().take(n as usize) {
-            let buf = if i == 0 { &s.rbuf } else { &s.rbuf2 };
-            if let Some(m) = decode(&buf[..(h.msg_len as usize).min(buf.len())]) {
-                out.push(m);
-            }
+    });
+    // SAFETY: all-zero is a valid mmsghdr (null pointers, zero lengths).
+    let mut hdrs: [libc::mmsghdr; RECV_BATCH] = unsafe { std::mem::zeroed() };
+    for (h, v) in hdrs.iter_mut().zip(iov.iter_mut()) {
+        h.msg_hdr.msg_iov = v;
+        h.msg_hdr.msg_iovlen = 1;
+    }
+    let n = loop {
+        // SAFETY: RECV_BATCH headers, each pointing at one live buffer of
+        // its stated length; no timeout.
+        let n = unsafe {
+            libc::recvmmsg(
+                rd,
+                hdrs.as_mut_ptr(),
+                RECV_BATCH as libc::c_uint,
+                libc::MSG_DONTWAIT,
+                std::ptr::null_mut(),
+            )
+        };
+        if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
         }
-        n < 2
-    })
+        break n;
+    };
+    if n <= 0 {
+        return true;
+    }
+    for (i, h) in hdrs.iter().enumerate().take(n as usize) {
+        let buf = if i == 0 { &s.rbuf } else { &s.rbufs[i - 1] };
+        if let Some(m) = decode(&buf[..(h.msg_len as usize).min(buf.len())]) {
+            s.pending.push_back(m);
+        }
+    }
+    (n as usize) < RECV_BATCH
 }
 
 /// Reads whatever is queued into `PENDING` (the loop handles it next).
@@ -745,28 +781,66 @@ pub async fn inbox_loop(dispatch: Dispatch) {
             return;
         }
     };
-    let wake = with(|s| s.pending_wake.clone());
+    // The state's cell, reached through the thread-local once: every
+    // `with` is a `__tls_get_addr` call (the extension is dlopen()ed).
+    let cell: *const RefCell<Option<Box<State>>> = ST.with(|s| &**s as *const _);
+    // SAFETY: the thread-local's box lives until this thread ends, and this
+    // task (not `Send`: `dispatch` is an `Rc`) runs only on this thread,
+    // before that; the cell's own borrow flag still guards every use.
+    let st = move || unsafe { &*cell };
+    // Starts the state (as `with` does), so `st().borrow_mut()` finds it.
+    with(|_| ());
     loop {
-        while let Some(m) = with(|s| s.pending.pop_front()) {
-            dispatch(m);
+        loop {
+            let m = match st().borrow_mut().as_mut() {
+                Some(s) => s.pending.pop_front(),
+                None => return,
+            };
+            match m {
+                Some(m) => dispatch(m),
+                None => break,
+            }
         }
-        tokio::select! {
-            r = afd.readable() => {
-                let Ok(mut guard) = r else { return };
-                // Cleared before reading: a datagram that arrives after
-                // this raises a new readiness event, so reading until the
-                // inbox is found empty once is enough.
-                guard.clear_ready();
-                let mut got = Vec::new();
-                loop {
-                    let empty = recv_some(rd, &mut got);
-                    with(|s| s.pending.extend(got.drain(..)));
-                    if empty {
-                        break;
-                    }
+        // Wait until the inbox is readable or a message was put in
+        // `pending` (by `send` waiting for room, `wait_blocking`, ...).
+        let readable = std::future::poll_fn(|cx| {
+            if let Some(s) = st().borrow_mut().as_mut() {
+                if !s.pending.is_empty() {
+                    return std::task::Poll::Ready(Ok(false));
+                }
+                if !s
+                    .pending_wake
+                    .as_ref()
+                    .is_some_and(|w| w.will_wake(cx.waker()))
+                {
+                    s.pending_wake = Some(cx.waker().clone());
                 }
             }
-            _ = wake.notified() => {}
+            match afd.poll_read_ready(cx) {
+                std::task::Poll::Ready(Ok(mut guard)) => {
+                    // Cleared before reading: a datagram that arrives
+                    // after this raises a new readiness event, so reading
+                    // until the inbox is found empty once is enough.
+                    guard.clear_ready();
+                    std::task::Poll::Ready(Ok(true))
+                }
+                std::task::Poll::Ready(Err(e)) => std::task::Poll::Ready(Err(e)),
+                std::task::Poll::Pending => std::task::Poll::Pending,
+            }
+        })
+        .await;
+        match readable {
+            Ok(true) => loop {
+                let empty = match st().borrow_mut().as_mut() {
+                    Some(s) => recv_some(s, rd),
+                    None => return,
+                };
+                if empty {
+                    break;
+                }
+            },
+            Ok(false) => {}
+            Err(_) => return,
         }
     }
 }
@@ -807,8 +881,9 @@ mod tests {
         assert_eq!(&first.data[..], b"hello");
         assert_eq!(first.flags, 2);
         assert!(wait_blocking(|_| true, Duration::from_millis(20)).is_none());
-        // recv_some: two at a time, "empty" once fewer than two were queued.
-        for id in 20..23 {
+        // recv_some: RECV_BATCH at a time, "empty" once fewer were queued.
+        let last = 20 + RECV_BATCH as i64 + 1;
+        for id in 20..=last {
             let m = Msg {
                 kind: Kind::Pipe,
                 flags: 0,
@@ -820,12 +895,13 @@ mod tests {
             send(0, m).expect("send");
         }
         let rd = my_rd().expect("inbox");
-        let mut got = Vec::new();
-        assert!(!recv_some(rd, &mut got));
-        assert!(recv_some(rd, &mut got));
-        assert!(recv_some(rd, &mut got));
+        assert!(!with(|s| recv_some(s, rd)));
+        assert_eq!(with(|s| s.pending.len()), RECV_BATCH);
+        assert!(with(|s| recv_some(s, rd)));
+        assert!(with(|s| recv_some(s, rd)));
+        let got: Vec<Msg> = with(|s| s.pending.drain(..).collect());
         let ids: Vec<i64> = got.iter().map(|m| m.id).collect();
-        assert_eq!(ids, vec![20, 21, 22]);
+        assert_eq!(ids, (20..=last).collect::<Vec<i64>>());
         assert_eq!(got[2].data.len(), 300);
         assert_eq!(task_worker_index(0), Some((2, false)));
         assert_eq!(task_worker_index(5), None);

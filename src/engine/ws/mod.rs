@@ -31,7 +31,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use bytes::{Bytes, BytesMut};
 use http::{header, HeaderValue, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
 use crate::engine::hooks::Outcome;
 use crate::engine::http::body::RespBody;
@@ -69,18 +69,35 @@ pub fn is_upgrade<B>(req: &Request<B>) -> bool {
 /// Queues a frame on WebSocket connection `fd` (here or in its owner
 /// worker). False when `fd` is not an open WebSocket connection.
 pub fn push(fd: i64, opcode: u8, flags: u8, data: Bytes) -> bool {
-    push_bounded(fd, opcode, flags, data).unwrap_or(false)
+    push_bounded(fd, opcode, flags, &data).unwrap_or(false)
 }
 
 /// `push`, refused with `Err(outflow)` when the connection's output
 /// buffer is full (a push to another worker's connection is bounded by
 /// that owner). The frame is encoded here, compressed when the
 /// connection negotiated permessage-deflate; the owner only writes it.
-pub fn push_bounded(fd: i64, opcode: u8, flags: u8, data: Bytes) -> Result<bool, Rc<Outflow>> {
-    let Some(deflate) = compresses(fd) else {
-        return Ok(false);
-    };
-    conns::push_bounded(fd, outgoing(opcode, flags, &data, deflate).freeze())
+pub fn push_bounded(fd: i64, opcode: u8, flags: u8, data: &[u8]) -> Result<bool, Rc<Outflow>> {
+    // One look in the registry, or one at the session slot (a task
+    // worker's broadcast pushes once per connection).
+    if let Some(c) = conns::get(fd) {
+        if c.kind() != conns::Kind::WebSocket {
+            return Ok(false);
+        }
+        return c.queue_bounded(outgoing(opcode, flags, data, c.compress()).freeze());
+    }
+    match session::get(fd).filter(|s| s.ws_status == STATUS_ACTIVE) {
+        Some(s) => {
+            let frame = outgoing(opcode, flags, data, s.ws_compress).freeze();
+            Ok(conns::to_owner(
+                s.worker,
+                crate::engine::ipc::Kind::Send,
+                fd,
+                0,
+                frame,
+            ))
+        }
+        None => Ok(false),
+    }
 }
 
 /// `Some(permessage-deflate on)` when `fd` is a WebSocket connection:
@@ -158,6 +175,13 @@ pub fn http_closed(ctx: &WorkerCtx, http_fd: i64) -> bool {
     false
 }
 
+/// Takes the socket out of hyper's `Upgraded` (`http::conn::take_upgraded`):
+/// the stream and the bytes read past the handshake, or the `Upgraded` back.
+pub type TakeSocket =
+    fn(
+        hyper::upgrade::Upgraded,
+    ) -> Result<(crate::engine::tls::NetStream, Bytes), hyper::upgrade::Upgraded>;
+
 /// Answers an `Upgrade: websocket` request on HTTP connection `http_fd`:
 /// with our own 101, or with what the `handshake` callback sends. On a 101
 /// the connection's task starts once hyper hands over the socket.
@@ -168,6 +192,7 @@ pub async fn upgrade<B>(
     local: Option<SocketAddr>,
     http_fd: i64,
     server_port: u16,
+    take: TakeSocket,
 ) -> Response<RespBody> {
     let port = conns::get(http_fd).map_or(0, |c| c.port());
     let custom = ctx.cfg.ws.custom_on_port(port);
@@ -300,11 +325,29 @@ pub async fn upgrade<B>(
     tokio::task::spawn_local(async move {
         match on.await {
             Ok(up) => {
-                let setup = Setup {
+                let mut setup = Setup {
                     open: open_request,
                     deflate: deflate_on,
+                    ahead: Bytes::new(),
+                    counted: false,
+                    raw: -1,
                 };
-                serve(TokioIo::new(up), guard, rx, setup, task_ctx).await
+                // The socket itself, not through hyper's `Upgraded` (see
+                // docs/internals.md): hyper's wrapper cost ~1,400
+                // instructions per message in its reads alone.
+                match take(up) {
+                    Ok((io, ahead)) => {
+                        setup.ahead = ahead;
+                        if let crate::engine::tls::NetStream::Plain(s) = &io {
+                            setup.raw = std::os::fd::AsRawFd::as_raw_fd(s);
+                        }
+                        serve(io, guard, rx, setup, task_ctx).await
+                    }
+                    Err(up) => {
+                        setup.counted = true;
+                        serve(TokioIo::new(up), guard, rx, setup, task_ctx).await
+                    }
+                }
             }
             // The guard's drop frees the id.
             Err(e) => crate::rlog!(Debug, "websocket upgrade of {fd} failed: {e}"),
@@ -392,6 +435,52 @@ struct Setup {
     open: Option<HttpRequest>,
     /// permessage-deflate was negotiated.
     deflate: bool,
+    /// Bytes read past the handshake: the first the task parses.
+    ahead: Bytes,
+    /// The stream counts its bytes for `stats()` itself (hyper's
+    /// `Upgraded` over our HTTP socket); otherwise the task counts them.
+    counted: bool,
+    /// The plain TCP socket underneath (-1: TLS, or not known): a push
+    /// writes straight to it when nothing is queued (`Conn::set_raw_fd`),
+    /// without waking the task, as Swoole writes a push at once.
+    raw: i32,
+}
+
+/// What the connection's task got from one wake-up.
+enum Event {
+    /// Bytes read into the buffer (0: the peer is gone), or a read error.
+    Read(std::io::Result<usize>),
+    /// The bytes read past the handshake are in the buffer (counted for
+    /// `stats()` when they were read).
+    Ahead,
+    /// The next command (`None`: the registry dropped the connection).
+    Cmd(Option<Cmd>),
+    /// The worker drains.
+    Drain,
+}
+
+/// Reads what `io` has into `buf`'s spare room (as tokio's `read_buf`,
+/// without its future): `Ready(Ok(0))` at the end of the stream.
+fn poll_read_into<S: tokio::io::AsyncRead + Unpin>(
+    io: &mut S,
+    cx: &mut std::task::Context<'_>,
+    buf: &mut BytesMut,
+) -> std::task::Poll<std::io::Result<usize>> {
+    if buf.len() == buf.capacity() {
+        buf.reserve(64);
+    }
+    let mut rb = tokio::io::ReadBuf::uninit(buf.spare_capacity_mut());
+    match std::pin::Pin::new(io).poll_read(cx, &mut rb) {
+        std::task::Poll::Ready(Ok(())) => {
+            let n = rb.filled().len();
+            // SAFETY: `poll_read` initialised the first `n` bytes of the
+            // spare room it was given (`ReadBuf::filled`).
+            unsafe { buf.set_len(buf.len() + n) };
+            std::task::Poll::Ready(Ok(n))
+        }
+        std::task::Poll::Ready(Err(e)) => std::task::Poll::Ready(Err(e)),
+        std::task::Poll::Pending => std::task::Poll::Pending,
+    }
 }
 
 /// One WebSocket connection's task: frames in, hooks called, commands
@@ -416,12 +505,29 @@ async fn serve<S>(
         }
     }
     let deflate = setup.deflate;
-    let sent = |n: usize| conn.flow().sent(n);
-    let (mut rd, mut wr) = tokio::io::split(io);
+    let counted = setup.counted;
+    let mut io = io;
+    // After a write: the output buffer's count, and the `stats()` bytes
+    // `Counted` counted for hyper's side. (Writes leave the connection's
+    // activity clock alone: the heartbeat looks at what arrives, as
+    // Swoole's `last_recv_time`.)
+    let sent = |n: usize| {
+        conn.flow().sent(n);
+        if !counted {
+            crate::engine::shared::stats::on_send(n);
+        }
+    };
     let max = ctx.cfg.package_max_length;
     let control = ctx.cfg.ws.control;
     let mut shutdown = ctx.shutdown.subscribe();
+    // Says cheaply whether the shutdown value changed since last looked:
+    // the drain future is polled only then (and once to register).
+    let mut probe = shutdown.clone();
     let mut buf = BytesMut::with_capacity(16 * 1024);
+    if !setup.ahead.is_empty() {
+        buf.extend_from_slice(&setup.ahead);
+    }
+    let mut have = !buf.is_empty();
     // A fragmented message being put together: (opcode, compressed, data).
     let mut partial: Option<(u8, bool, BytesMut)> = None;
     // The close frame to send before closing (None: the socket is gone).
@@ -429,10 +535,11 @@ async fn serve<S>(
     // What a `close()` asked to write last (its caller-encoded close frame;
     // empty from the heartbeat, which closes without one).
     let mut last: Option<Bytes> = None;
-    let mut draining = *shutdown.borrow();
-    // One future for the whole loop: a `changed()` made anew in every turn
-    // registered and dropped a waiter (two locks) and was polled again on
-    // every frame and every push, ~2,000 instructions per message.
+    let mut draining = *shutdown.borrow_and_update();
+    let _ = probe.borrow_and_update();
+    // One future for the whole loop, polled only when `probe` saw a change
+    // (and once, to put the task's waker in the channel's list): polling a
+    // `changed()` cost ~240 instructions on every wake-up of the task.
     let drain = async move {
         while shutdown.changed().await.is_ok() {
             if *shutdown.borrow() {
@@ -441,133 +548,189 @@ async fn serve<S>(
         }
     };
     tokio::pin!(drain);
+    // Pushes may write to the socket directly from here on (the task's own
+    // writes, a pong or the last close frame, take it back first: a push
+    // must not land inside them).
+    let raw = setup.raw;
+    conn.set_raw_fd(raw);
+    let mut drain_armed = false;
+    // Reads and commands take turns being looked at first, so neither a
+    // flood of frames nor one of pushes starves the other.
+    let mut read_first = false;
     'outer: while !draining {
-        tokio::select! {
-            r = rd.read_buf(&mut buf) => match r {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    conn.touch();
-                    loop {
-                        let frame = match parse_ext(&mut buf, max, deflate) {
-                            Ok(Some(f)) => f,
-                            Ok(None) => break,
-                            Err(code) => {
-                                closing = Some((code, Bytes::new()));
-                                break 'outer;
+        let event = if have {
+            have = false;
+            Event::Ahead
+        } else {
+            read_first = !read_first;
+            std::future::poll_fn(|cx| {
+                use std::task::Poll;
+                if read_first {
+                    if let Poll::Ready(r) = poll_read_into(&mut io, cx, &mut buf) {
+                        return Poll::Ready(Event::Read(r));
+                    }
+                }
+                if let Poll::Ready(cmd) = rx.poll_recv(cx) {
+                    return Poll::Ready(Event::Cmd(cmd));
+                }
+                if !drain_armed || probe.has_changed().unwrap_or(true) {
+                    drain_armed = true;
+                    let _ = probe.borrow_and_update();
+                    if std::future::Future::poll(drain.as_mut(), cx).is_ready() {
+                        return Poll::Ready(Event::Drain);
+                    }
+                }
+                if !read_first {
+                    if let Poll::Ready(r) = poll_read_into(&mut io, cx, &mut buf) {
+                        return Poll::Ready(Event::Read(r));
+                    }
+                }
+                Poll::Pending
+            })
+            .await
+        };
+        match event {
+            Event::Read(Ok(0) | Err(_)) => break,
+            Event::Read(Ok(_)) | Event::Ahead => {
+                if let (Event::Read(Ok(n)), false) = (&event, counted) {
+                    crate::engine::shared::stats::on_recv(*n);
+                }
+                conn.touch();
+                loop {
+                    let frame = match parse_ext(&mut buf, max, deflate) {
+                        Ok(Some(f)) => f,
+                        Ok(None) => break,
+                        Err(code) => {
+                            closing = Some((code, Bytes::new()));
+                            break 'outer;
+                        }
+                    };
+                    match frame.opcode {
+                        OP_PING | OP_PONG | OP_CLOSE
+                            if (frame.opcode == OP_PING && control.ping)
+                                || (frame.opcode == OP_PONG && control.pong)
+                                || (frame.opcode == OP_CLOSE && control.close) =>
+                        {
+                            let out = ctx.hooks.on_ws_message(
+                                fd,
+                                frame.payload.clone(),
+                                frame.opcode,
+                                FLAG_FIN | FLAG_MASK,
+                            );
+                            if let Outcome::Fatal(code) = out {
+                                ctx.poison(code);
                             }
-                        };
-                        match frame.opcode {
-                            OP_PING | OP_PONG | OP_CLOSE
-                                if (frame.opcode == OP_PING && control.ping)
-                                    || (frame.opcode == OP_PONG && control.pong)
-                                    || (frame.opcode == OP_CLOSE && control.close) =>
-                            {
-                                let out = ctx.hooks.on_ws_message(
-                                    fd,
-                                    frame.payload.clone(),
-                                    frame.opcode,
-                                    FLAG_FIN | FLAG_MASK,
-                                );
-                                if let Outcome::Fatal(code) = out {
-                                    ctx.poison(code);
-                                }
-                                if frame.opcode == OP_CLOSE {
-                                    closing = Some(close::answer(&frame.payload));
-                                    break 'outer;
-                                }
-                            }
-                            OP_PING => {
-                                let pong = encode(OP_PONG, FLAG_FIN, &frame.payload);
-                                if wr.write_all(&pong).await.is_err() {
-                                    break 'outer;
-                                }
-                            }
-                            OP_PONG => {}
-                            OP_CLOSE => {
+                            if frame.opcode == OP_CLOSE {
                                 closing = Some(close::answer(&frame.payload));
                                 break 'outer;
                             }
-                            op => {
-                                let (opcode, compressed, data) = match (op, partial.take()) {
-                                    (OP_CONTINUATION, Some((o, c, mut acc))) => {
-                                        if acc.len() + frame.payload.len() > max {
-                                            closing = Some((close::TOO_BIG, Bytes::new()));
-                                            break 'outer;
-                                        }
-                                        acc.extend_from_slice(&frame.payload);
-                                        (o, c, acc)
-                                    }
-                                    (OP_CONTINUATION, None) | (_, Some(_)) => {
-                                        closing = Some((close::PROTOCOL_ERROR, Bytes::new()));
+                        }
+                        OP_PING => {
+                            let pong = encode(OP_PONG, FLAG_FIN, &frame.payload);
+                            conn.set_raw_fd(-1);
+                            if io.write_all(&pong).await.is_err() {
+                                break 'outer;
+                            }
+                            conn.set_raw_fd(raw);
+                            if !counted {
+                                crate::engine::shared::stats::on_send(pong.len());
+                            }
+                        }
+                        OP_PONG => {}
+                        OP_CLOSE => {
+                            closing = Some(close::answer(&frame.payload));
+                            break 'outer;
+                        }
+                        op => {
+                            let (opcode, compressed, data) = match (op, partial.take()) {
+                                (OP_CONTINUATION, Some((o, c, mut acc))) => {
+                                    if acc.len() + frame.payload.len() > max {
+                                        closing = Some((close::TOO_BIG, Bytes::new()));
                                         break 'outer;
                                     }
-                                    (o, None) => (o, frame.rsv & 1 != 0, BytesMut::from(&frame.payload[..])),
-                                };
-                                if !frame.fin {
-                                    partial = Some((opcode, compressed, data));
-                                    continue;
-                                }
-                                let (data, flags) = if compressed {
-                                    match crate::engine::ws::deflate::decompress(&data, max) {
-                                        Ok(v) => (Bytes::from(v), FLAG_FIN | FLAG_MASK | FLAG_RSV1 | FLAG_COMPRESS),
-                                        Err(e) => {
-                                            closing = Some((e.close_code(), Bytes::new()));
-                                            break 'outer;
-                                        }
+                                    acc.extend_from_slice(&frame.payload);
+                                    if !frame.fin {
+                                        partial = Some((o, c, acc));
+                                        continue;
                                     }
-                                } else {
-                                    (data.freeze(), FLAG_FIN | FLAG_MASK)
-                                };
-                                if opcode == OP_TEXT && std::str::from_utf8(&data).is_err() {
-                                    closing = Some((close::INVALID_DATA, Bytes::new()));
+                                    (o, c, acc.freeze())
+                                }
+                                (OP_CONTINUATION, None) | (_, Some(_)) => {
+                                    closing = Some((close::PROTOCOL_ERROR, Bytes::new()));
                                     break 'outer;
                                 }
-                                let out = ctx.hooks.on_ws_message(fd, data, opcode, flags);
-                                if let Outcome::Fatal(code) = out {
-                                    ctx.poison(code);
+                                (o, None) if !frame.fin => {
+                                    let first = BytesMut::from(&frame.payload[..]);
+                                    partial = Some((o, frame.rsv & 1 != 0, first));
+                                    continue;
                                 }
+                                // A whole message in one frame: its
+                                // payload as cut from the read buffer.
+                                (o, None) => (o, frame.rsv & 1 != 0, frame.payload),
+                            };
+                            let (data, flags) = if compressed {
+                                match crate::engine::ws::deflate::decompress(&data, max) {
+                                    Ok(v) => (
+                                        Bytes::from(v),
+                                        FLAG_FIN | FLAG_MASK | FLAG_RSV1 | FLAG_COMPRESS,
+                                    ),
+                                    Err(e) => {
+                                        closing = Some((e.close_code(), Bytes::new()));
+                                        break 'outer;
+                                    }
+                                }
+                            } else {
+                                (data, FLAG_FIN | FLAG_MASK)
+                            };
+                            if opcode == OP_TEXT && std::str::from_utf8(&data).is_err() {
+                                closing = Some((close::INVALID_DATA, Bytes::new()));
+                                break 'outer;
+                            }
+                            let out = ctx.hooks.on_ws_message(fd, data, opcode, flags);
+                            if let Outcome::Fatal(code) = out {
+                                ctx.poison(code);
                             }
                         }
                     }
                 }
-            },
-            cmd = rx.recv() => match cmd {
-                // A frame encoded by the pusher, or `send()`'s raw bytes.
-                Some(Cmd::Data(data)) => {
-                    if wr.write_all(&data).await.is_err() {
-                        break;
-                    }
-                    sent(data.len());
-                }
-                Some(Cmd::Close { last: bytes, .. }) => {
-                    last = Some(bytes);
+            }
+            // A frame encoded by the pusher, or `send()`'s raw bytes.
+            Event::Cmd(Some(Cmd::Data(data))) => {
+                if io.write_all(&data).await.is_err() {
                     break;
                 }
-                Some(Cmd::Pause | Cmd::Resume) => {}
-                None => break,
-            },
-            () = &mut drain => {
+                sent(data.len());
+            }
+            Event::Cmd(Some(Cmd::Close { last: bytes, .. })) => {
+                last = Some(bytes);
+                break;
+            }
+            Event::Cmd(Some(Cmd::Pause | Cmd::Resume)) => {}
+            Event::Cmd(None) => break,
+            Event::Drain => {
                 draining = true;
                 closing = Some((close::GOING_AWAY, Bytes::new()));
             }
         }
     }
+    conn.set_raw_fd(-1);
     session::set_ws_status(fd, STATUS_CLOSING);
     guard.unregister();
     rx.close();
     // Writers waiting for room give up; what was queued is freed with `rx`.
     conn.flow().close();
     if let Some(bytes) = last {
-        if !bytes.is_empty() {
-            let _ = wr.write_all(&bytes).await;
+        if !bytes.is_empty() && io.write_all(&bytes).await.is_ok() && !counted {
+            crate::engine::shared::stats::on_send(bytes.len());
         }
     } else if let Some((code, reason)) = closing {
         let frame = encode(OP_CLOSE, FLAG_FIN, &close::encode(code, &reason));
-        let _ = wr.write_all(&frame).await;
+        if io.write_all(&frame).await.is_ok() && !counted {
+            crate::engine::shared::stats::on_send(frame.len());
+        }
     }
-    let _ = wr.shutdown().await;
-    drop(wr);
-    drop(rd);
+    let _ = io.shutdown().await;
+    drop(io);
     if let Outcome::Fatal(code) = ctx.hooks.on_close(fd, reactor, 0) {
         ctx.poison(code);
     }
@@ -599,6 +762,9 @@ mod conn_tests {
         let setup = Setup {
             open: None,
             deflate: false,
+            ahead: Bytes::new(),
+            counted: false,
+            raw: -1,
         };
         let task = tokio::task::spawn_local(serve(server, guard, rx, setup, ctx.clone()));
         (client, fd, task)
