@@ -698,6 +698,14 @@ fn run_one(me: Ctx) -> bool {
     if let Some(body) = body {
         body(cid, payload);
     }
+    finish_one(me, cid)
+}
+
+/// Coroutine `cid`'s body on `me` ended (returned, or bailed out and was
+/// rescued: `context::trampoline`): it leaves the table and the running
+/// stack; true when `me` went back to the pool.
+#[inline(always)]
+fn finish_one(me: Ctx, cid: Cid) -> bool {
     if shutting_down() {
         with_s(|s| {
             let mut s = s.borrow_mut();

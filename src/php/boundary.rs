@@ -153,6 +153,43 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
     Ok(retval)
 }
 
+/// [`call`] for a coroutine body whose context's own `zend_try` catches
+/// its bailout (no `setjmp` here: the context's, set once for its life,
+/// is the innermost). The caller has armed its context's rescue
+/// (`coro::context::rescue_slot`), which ends the body with
+/// [`rescued_fatal`]'s outcome when it bails out; what else the call
+/// leaves is decided here as in [`call`].
+#[inline(always)]
+pub fn call_in_context(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
+    crate::engine::rt::event_loop::note_activity();
+    let mut retval = Zval::new();
+    let saved = Saved::take();
+    let last_error = last_fatal();
+    // SAFETY: the PHP thread inside a running request; `_call_user_function_impl`
+    // only reads `args.len()` arguments; a bailout unwinds to the
+    // context's zend_try (see above).
+    unsafe {
+        ffi::_call_user_function_impl(
+            ptr::null_mut(),
+            ptr::from_ref(callable).cast_mut(),
+            &raw mut retval,
+            args.len() as u32,
+            args.as_mut_ptr(),
+            ptr::null_mut(),
+        );
+    }
+    settle(Ok(()), saved, last_error)?;
+    Ok(retval)
+}
+
+/// The outcome of a body [`call_in_context`] ran that bailed out, once its
+/// context's `zend_try` caught it (the executor's state is the context's
+/// fresh one again): as [`call`]'s after a bailout.
+pub fn rescued_fatal() -> CallError {
+    lift_memory_limit();
+    CallError::Fatal(255)
+}
+
 /// What `call_frame` calls.
 struct CallFrame {
     callable: *mut ffi::zval,

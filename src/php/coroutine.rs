@@ -733,6 +733,24 @@ fn spawn_two_owned<F: FnOnce(Option<Result<(), CallError>>) + 'static>(
     r
 }
 
+/// Whether a `done` of type `F` fits a rescue's data (see `entry_two`).
+const fn fits_rescue<F>() -> bool {
+    std::mem::size_of::<F>() <= std::mem::size_of::<[usize; 2]>()
+        && std::mem::align_of::<F>() <= std::mem::align_of::<usize>()
+}
+
+/// A `spawn_two` body bailed out (its context's zend_try caught it): its
+/// `done`, kept in `data`, gets the fatal outcome, after its defers, as
+/// `entry_two` does for a call that returns `Fatal`. Its arguments are
+/// left to PHP's request end (the worker stops after a fatal error).
+fn rescue_two<F: FnOnce(Option<Result<(), CallError>>)>(cid: Cid, data: [usize; 2]) {
+    // SAFETY: `entry_two` wrote an `F` here and left it for this call.
+    let done = unsafe { data.as_ptr().cast::<F>().read() };
+    let e = boundary::rescued_fatal();
+    after_body(cid);
+    done(Some(Err(e)));
+}
+
 /// Runs a `spawn_two` body (`coro::start_with`'s body): as `entry`, with
 /// the job's types known.
 fn entry_two<F: FnOnce(Option<Result<(), CallError>>)>(cid: Cid, payload: usize) {
@@ -751,7 +769,35 @@ fn entry_two<F: FnOnce(Option<Result<(), CallError>>)>(cid: Cid, payload: usize)
     let mut args = std::mem::ManuallyDrop::new(args);
     // SAFETY: the spawner's closure, alive until this call has started
     // (see `spawn_two`); PHP holds it from then on.
-    let result = boundary::call(unsafe { &*callable }, args.as_mut_slice()).map(|z| {
+    let callable = unsafe { &*callable };
+    // The call runs under the context's own zend_try (no setjmp per
+    // request): `done` waits in the context's rescue slot meanwhile, for
+    // `rescue_two` to run if the body bails out. A `done` of more than two
+    // words (or a body not on a context of ours) takes the guarded call.
+    let slot = coro::context::rescue_slot().filter(|_| fits_rescue::<F>());
+    let (result, done) = match slot {
+        Some(slot) => {
+            let mut data = [0usize; 2];
+            // SAFETY: `F` fits `data` (`fits_rescue`); it is read back
+            // once, below or by `rescue_two`.
+            unsafe {
+                data.as_mut_ptr().cast::<F>().write(done);
+                slot.write(Some(coro::context::Rescue {
+                    f: rescue_two::<F>,
+                    cid,
+                    data,
+                }));
+            }
+            let result = boundary::call_in_context(callable, args.as_mut_slice());
+            // SAFETY: the slot of the context this body runs on (still
+            // set: only a bailout takes it, and then this never returns).
+            let data = unsafe { slot.replace(None) }.map_or([0; 2], |r| r.data);
+            // SAFETY: written above, read once.
+            (result, unsafe { data.as_ptr().cast::<F>().read() })
+        }
+        None => (boundary::call(callable, args.as_mut_slice()), done),
+    };
+    let result = result.map(|z| {
         release_zval(&mut std::mem::ManuallyDrop::new(z));
     });
     let release = |args: &mut [Zval; 2]| {
