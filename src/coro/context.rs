@@ -665,6 +665,22 @@ unsafe fn fresh_state(c: *mut Context) {
     }
 }
 
+/// True when the executor state is still `fresh_state`'s (the bottom
+/// frame running, nothing above it on the VM stack).
+///
+/// # Safety
+/// `c` is the running context, on its own stack.
+#[inline(always)]
+unsafe fn is_fresh(c: *mut Context) -> bool {
+    // SAFETY: see the function's contract; EG is PHP's (NTS) global.
+    unsafe {
+        let first = (*c).vm_page.cast::<zval>().add(VM_HEADER_SLOTS);
+        let e = eg();
+        std::ptr::eq((*e).current_execute_data, first.cast::<zend_execute_data>())
+            && std::ptr::eq((*e).vm_stack_top, first.add(frame_slots()))
+    }
+}
+
 /// The loop of a context: one coroutine per round, then back to the
 /// resumer until reused. Leaves only by a bailout.
 ///
@@ -674,8 +690,8 @@ unsafe fn serve(c: *mut Context) {
     let me = Ctx(c);
     // SAFETY: see the function's contract; EG is PHP's (NTS) global.
     unsafe {
+        fresh_state(c);
         loop {
-            fresh_state(c);
             // The scheduler's body (`run_one`), called directly: it is
             // the only one, and a direct call is inlined here.
             let pooled = super::run_one(me);
@@ -683,6 +699,15 @@ unsafe fn serve(c: *mut Context) {
             if (*c).dispose {
                 // Nobody may resume a disposed context.
                 std::process::abort();
+            }
+            // Reused. The switch back in restored the executor state this
+            // context left at its switch-out: the fresh one again, as
+            // every body returns through `zend_call_function` (which pops
+            // its frames and puts the bottom frame back; nothing writes
+            // into that internal frame) or is put back by the boundary
+            // after a bailout. Checked, not rewritten, on every reuse.
+            if !is_fresh(c) {
+                fresh_state(c);
             }
         }
     }

@@ -480,25 +480,27 @@ pub fn start(payload: usize) -> Result<(Cid, bool), Error> {
 /// entry hook when it starts now. A start put off (`Ok((cid, false))`)
 /// runs the entry hook later, with payload 0, as `start`'s does: the
 /// caller must then leave what the hook needs where it looks.
-#[inline(always)]
 pub fn start_with(payload: usize, body: Option<Body>) -> Result<(Cid, bool), Error> {
     if fiber::switch_blocked() {
         let cid = reserve()?;
         return Ok((cid, run(cid, payload)?));
     }
-    let pooled = with_s(|s| {
-        let mut s = s.borrow_mut();
-        if s.coros.len() >= s.max {
-            return Err(Error::Limit(s.max));
-        }
-        let Some(ctx) = s.idle.pop() else {
-            return Ok(None);
-        };
-        let cid = add(&mut s, ctx);
-        set_handoff(cid, payload, body);
-        push_in(&mut s, cid);
-        Ok(Some((cid, ctx)))
-    })?;
+    let pooled = with_s(
+        #[inline(always)]
+        |s| {
+            let mut s = s.borrow_mut();
+            if s.coros.len() >= s.max {
+                return Err(Error::Limit(s.max));
+            }
+            let Some(ctx) = s.idle.pop() else {
+                return Ok(None);
+            };
+            let cid = add(&mut s, ctx);
+            set_handoff(cid, payload, body);
+            push_in(&mut s, cid);
+            Ok(Some((cid, ctx)))
+        },
+    )?;
     let Some((cid, ctx)) = pooled else {
         let cid = reserve()?;
         return Ok((cid, run_with(cid, payload, body)?));
@@ -717,16 +719,19 @@ fn finish_one(me: Ctx, cid: Cid) -> bool {
     // `finish` and `true_if_pooled` in one borrow, and off the running
     // stack here (the resumer's `switch_into` then has nothing to do).
     preempt::forget(cid);
-    let (joined, pooled) = with_s(|s| {
-        let mut s = s.borrow_mut();
-        pop_in(&mut s, cid);
-        s.coros.remove(&cid);
-        let pooled = s.idle.len() < POOL_MAX && !shutting_down();
-        if pooled {
-            s.idle.push(me);
-        }
-        (!s.join_waiters.is_empty(), pooled)
-    });
+    let (joined, pooled) = with_s(
+        #[inline(always)]
+        |s| {
+            let mut s = s.borrow_mut();
+            pop_in(&mut s, cid);
+            s.coros.remove(&cid);
+            let pooled = s.idle.len() < POOL_MAX && !shutting_down();
+            if pooled {
+                s.idle.push(me);
+            }
+            (!s.join_waiters.is_empty(), pooled)
+        },
+    );
     if joined {
         // Rare: somebody joins (the waiters are taken in a borrow of
         // their own, out of the common path).

@@ -1,5 +1,7 @@
 //! The boundary between the engine and the PHP interpreter: every call from
-//! Rust into PHP user code goes through [`call`].
+//! Rust into PHP user code goes through [`call`] (or [`call_in_context`], a
+//! request coroutine's handler, whose bailout its context's `zend_try`
+//! catches for it).
 //!
 //! After each call it decides, in this one place, what happens to what the
 //! call left behind (see docs/internals.md, "Failures"):
