@@ -151,7 +151,7 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
     } else {
         Ok(())
     };
-    settle(outcome, saved, last_error)?;
+    settle(outcome, Some(saved), last_error)?;
     Ok(retval)
 }
 
@@ -165,7 +165,6 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
 pub fn call_in_context(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
     crate::engine::rt::event_loop::note_activity();
     let mut retval = Zval::new();
-    let saved = Saved::take();
     let last_error = last_fatal();
     // SAFETY: the PHP thread inside a running request; `_call_user_function_impl`
     // only reads `args.len()` arguments; a bailout unwinds to the
@@ -180,7 +179,8 @@ pub fn call_in_context(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallE
             ptr::null_mut(),
         );
     }
-    settle(Ok(()), saved, last_error)?;
+    // It returned: the executor's state is the one before the call again.
+    settle(Ok(()), None, last_error)?;
     Ok(retval)
 }
 
@@ -249,7 +249,7 @@ pub fn release_with(free: impl FnOnce()) -> Result<(), CallError> {
     if !pending && last_fatal() == last_error {
         return Ok(());
     }
-    settle(Ok(()), Saved::take(), last_error)
+    settle(Ok(()), None, last_error)
 }
 
 /// The more serious of two outcomes (a fatal error or `exit()` wins).
@@ -263,14 +263,16 @@ pub fn worst(a: Result<(), CallError>, b: Result<(), CallError>) -> Result<(), C
 }
 
 /// What a call into PHP left behind, decided in one place (module docs).
+/// `saved`: the executor's state before the call; `None` after a call that
+/// returned, whose state is the one before it again (read when needed).
 fn settle(
     outcome: Result<(), CatchError>,
-    saved: Saved,
+    saved: Option<Saved>,
     last_error: Option<usize>,
 ) -> Result<(), CallError> {
     match outcome {
         Err(CatchError::Bailout) => {
-            restore(saved);
+            restore(saved.unwrap_or_else(Saved::take));
             lift_memory_limit();
             return Err(CallError::Fatal(255));
         }
@@ -294,6 +296,9 @@ fn settle(
     if unsafe { zend_is_graceful_exit(pending) } {
         return Err(CallError::Unwind);
     }
+    // Read before the report below runs user code (`__toString()`), which
+    // may bail out and leave the executor in its frames.
+    let saved = saved.unwrap_or_else(Saved::take);
     if let Some(ex) = ExecutorGlobals::take_exception() {
         // SAFETY: `ex` is a live exception object we now own.
         if unsafe { zend_is_unwind_exit(ptr::from_ref::<ZendObject>(&ex).cast()) } {
