@@ -151,7 +151,7 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
     } else {
         Ok(())
     };
-    settle(outcome, Some(saved), last_error)?;
+    settle(outcome, move || saved, last_error)?;
     Ok(retval)
 }
 
@@ -180,7 +180,7 @@ pub fn call_in_context(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallE
         );
     }
     // It returned: the executor's state is the one before the call again.
-    settle(Ok(()), None, last_error)?;
+    settle(Ok(()), Saved::take, last_error)?;
     Ok(retval)
 }
 
@@ -249,7 +249,7 @@ pub fn release_with(free: impl FnOnce()) -> Result<(), CallError> {
     if !pending && last_fatal() == last_error {
         return Ok(());
     }
-    settle(Ok(()), None, last_error)
+    settle(Ok(()), Saved::take, last_error)
 }
 
 /// The more serious of two outcomes (a fatal error or `exit()` wins).
@@ -263,16 +263,17 @@ pub fn worst(a: Result<(), CallError>, b: Result<(), CallError>) -> Result<(), C
 }
 
 /// What a call into PHP left behind, decided in one place (module docs).
-/// `saved`: the executor's state before the call; `None` after a call that
-/// returned, whose state is the one before it again (read when needed).
+/// `saved`: the executor's state before the call (`Saved::take` itself
+/// after a call that returned, whose state is the one before it again:
+/// read only when needed).
 fn settle(
     outcome: Result<(), CatchError>,
-    saved: Option<Saved>,
+    saved: impl FnOnce() -> Saved,
     last_error: Option<usize>,
 ) -> Result<(), CallError> {
     match outcome {
         Err(CatchError::Bailout) => {
-            restore(saved.unwrap_or_else(Saved::take));
+            restore(saved());
             lift_memory_limit();
             return Err(CallError::Fatal(255));
         }
@@ -298,7 +299,7 @@ fn settle(
     }
     // Read before the report below runs user code (`__toString()`), which
     // may bail out and leave the executor in its frames.
-    let saved = saved.unwrap_or_else(Saved::take);
+    let saved = saved();
     if let Some(ex) = ExecutorGlobals::take_exception() {
         // SAFETY: `ex` is a live exception object we now own.
         if unsafe { zend_is_unwind_exit(ptr::from_ref::<ZendObject>(&ex).cast()) } {
