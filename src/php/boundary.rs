@@ -179,6 +179,11 @@ pub fn call_in_context(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallE
             ptr::null_mut(),
         );
     }
+    // The usual case inline (as `settle` begins): no new fatal error, no
+    // exception pending.
+    if last_fatal() == last_error && pending_exception().is_null() {
+        return Ok(retval);
+    }
     // It returned: the executor's state is the one before the call again.
     settle(Ok(()), Saved::take, last_error)?;
     Ok(retval)
