@@ -146,6 +146,39 @@ pub struct Context {
     /// The scheduler's record of the coroutine on this context (in the
     /// context, so the scheduler's table of coroutines holds a pointer).
     rec: super::Coro,
+    /// Set while a body runs with no `zend_try` of its own (`rescue_slot`):
+    /// what the context's own `zend_try` does with its bailout.
+    rescue: Option<Rescue>,
+}
+
+/// How a body that runs under its context's `zend_try` (no `setjmp` of its
+/// own, see `rescue_slot`) ends when it bails out: `f(cid, data)`, called
+/// on the context's stack once the bailout reached the context's
+/// `zend_try` (the body's frames are gone: `data` is all it has). `f` must
+/// not bail out (it runs under a `zend_try` of its own, and a bailout
+/// there ends the context as an unrescued one does).
+#[derive(Clone, Copy)]
+pub struct Rescue {
+    pub f: fn(super::Cid, [usize; 2]),
+    pub cid: super::Cid,
+    pub data: [usize; 2],
+}
+
+/// The rescue slot of the running context when the caller runs on one of
+/// ours directly (a coroutine body, not a user `\Fiber` inside it); the
+/// body sets it before a call that may bail out and takes it back after
+/// (the slot stays valid while the body runs: it is the context's own).
+#[inline(always)]
+pub fn rescue_slot() -> Option<*mut Option<Rescue>> {
+    // SAFETY: the PHP thread; a fiber context of our kind is a live
+    // `Context` (its first field), running now.
+    unsafe {
+        let cur = (*eg()).current_fiber_context.cast::<ZendFiberContext>();
+        if cur.is_null() || (*cur).kind != (&raw const KIND).cast_mut().cast() {
+            return None;
+        }
+        Some(&raw mut (*cur.cast::<Context>()).rescue)
+    }
 }
 
 /// How a `resume` came back.
@@ -355,6 +388,7 @@ impl Ctx {
             dispose: false,
             unwind: false,
             rec: super::Coro::blank(),
+            rescue: None,
         });
         let raw = Box::into_raw(ctx);
         // SAFETY: `raw` is the live context just made.
@@ -540,11 +574,32 @@ extern "C" fn trampoline(data: BoostData) {
             zend_fiber_destroy_context(from);
         }
         let c = (*eg()).current_fiber_context.cast::<Context>();
-        // One zend_try for the context's whole life (not one per coroutine
-        // it runs): `EG(bailout)` is saved and restored with each switch,
-        // so it stays this context's between them.
-        let run = std::panic::AssertUnwindSafe(|| serve(c));
-        let _ = ext_php_rs::zend::try_catch(run);
+        loop {
+            // One zend_try for the context's whole life (not one per
+            // coroutine it runs): `EG(bailout)` is saved and restored with
+            // each switch, so it stays this context's between them.
+            let run = std::panic::AssertUnwindSafe(|| serve(c));
+            let _ = ext_php_rs::zend::try_catch(run);
+            // A bailout (or a panic) in a body that left it to this
+            // zend_try (`rescue_slot`): the body's owner ends it, the
+            // coroutine ends as a returning one does, and the context
+            // serves on (under a new zend_try).
+            let Some(r) = (*c).rescue.take() else {
+                break;
+            };
+            // The body's frames are gone: its owner runs on a fresh state.
+            fresh_state(c);
+            let rescued = std::panic::AssertUnwindSafe(|| (r.f)(r.cid, r.data));
+            if ext_php_rs::zend::try_catch(rescued).is_err() {
+                break;
+            }
+            let pooled = super::finish_one(Ctx(c), r.cid);
+            switch_to_caller(c, !pooled, 0);
+            if (*c).dispose {
+                // Nobody may resume a disposed context.
+                std::process::abort();
+            }
+        }
         // A bailout (or a panic) the body did not catch: the context is
         // dead; the resumer forgets it and goes on with the bailout.
         switch_to_caller(c, true, FLAG_BAILOUT);
@@ -574,6 +629,58 @@ unsafe fn switch_to_caller(c: *mut Context, dispose: bool, flags: u8) {
     }
 }
 
+/// A fresh executor state for a coroutine on `c`.
+///
+/// # Safety
+/// `c` is the running context, on its own stack.
+#[inline(always)]
+unsafe fn fresh_state(c: *mut Context) {
+    // SAFETY: see the function's contract; EG is PHP's (NTS) global.
+    unsafe {
+        // A fresh executor state for this coroutine: its own VM stack,
+        // no frame below its body (traces end at the coroutine, as in
+        // Swoole), no active `\Fiber`.
+        //
+        // The bottom frame is a dummy internal call, as a `\Fiber`'s is:
+        // with no frame at all, an exception left uncaught by the body
+        // would be a fatal error inside zend_call_function ("Uncaught
+        // ..." and a bailout) instead of reaching our boundary. Its
+        // `prev` is null, so backtraces stop there.
+        let page = (*c).vm_page;
+        let base = page.cast::<zval>();
+        let first = base.add(VM_HEADER_SLOTS);
+        let frame = first.cast::<zend_execute_data>();
+        ptr::write_bytes(frame, 0, 1);
+        (*frame).func = bottom_function();
+        (*page).top = first;
+        (*page).end = base.add(VM_PAGE / std::mem::size_of::<zval>());
+        (*page).prev = ptr::null_mut();
+        let e = eg();
+        (*e).vm_stack = page.cast();
+        (*e).vm_stack_top = first.add(frame_slots());
+        (*e).vm_stack_end = (*page).end;
+        (*e).vm_stack_page_size = VM_PAGE;
+        (*e).current_execute_data = frame;
+        (*e).active_fiber = ptr::null_mut();
+    }
+}
+
+/// True when the executor state is still `fresh_state`'s (the bottom
+/// frame running, nothing above it on the VM stack).
+///
+/// # Safety
+/// `c` is the running context, on its own stack.
+#[inline(always)]
+unsafe fn is_fresh(c: *mut Context) -> bool {
+    // SAFETY: see the function's contract; EG is PHP's (NTS) global.
+    unsafe {
+        let first = (*c).vm_page.cast::<zval>().add(VM_HEADER_SLOTS);
+        let e = eg();
+        std::ptr::eq((*e).current_execute_data, first.cast::<zend_execute_data>())
+            && std::ptr::eq((*e).vm_stack_top, first.add(frame_slots()))
+    }
+}
+
 /// The loop of a context: one coroutine per round, then back to the
 /// resumer until reused. Leaves only by a bailout.
 ///
@@ -583,32 +690,8 @@ unsafe fn serve(c: *mut Context) {
     let me = Ctx(c);
     // SAFETY: see the function's contract; EG is PHP's (NTS) global.
     unsafe {
+        fresh_state(c);
         loop {
-            // A fresh executor state for this coroutine: its own VM stack,
-            // no frame below its body (traces end at the coroutine, as in
-            // Swoole), no active `\Fiber`.
-            //
-            // The bottom frame is a dummy internal call, as a `\Fiber`'s is:
-            // with no frame at all, an exception left uncaught by the body
-            // would be a fatal error inside zend_call_function ("Uncaught
-            // ..." and a bailout) instead of reaching our boundary. Its
-            // `prev` is null, so backtraces stop there.
-            let page = (*c).vm_page;
-            let base = page.cast::<zval>();
-            let first = base.add(VM_HEADER_SLOTS);
-            let frame = first.cast::<zend_execute_data>();
-            ptr::write_bytes(frame, 0, 1);
-            (*frame).func = bottom_function();
-            (*page).top = first;
-            (*page).end = base.add(VM_PAGE / std::mem::size_of::<zval>());
-            (*page).prev = ptr::null_mut();
-            let e = eg();
-            (*e).vm_stack = page.cast();
-            (*e).vm_stack_top = first.add(frame_slots());
-            (*e).vm_stack_end = (*page).end;
-            (*e).vm_stack_page_size = VM_PAGE;
-            (*e).current_execute_data = frame;
-            (*e).active_fiber = ptr::null_mut();
             // The scheduler's body (`run_one`), called directly: it is
             // the only one, and a direct call is inlined here.
             let pooled = super::run_one(me);
@@ -616,6 +699,15 @@ unsafe fn serve(c: *mut Context) {
             if (*c).dispose {
                 // Nobody may resume a disposed context.
                 std::process::abort();
+            }
+            // Reused. The switch back in restored the executor state this
+            // context left at its switch-out: the fresh one again, as
+            // every body returns through `zend_call_function` (which pops
+            // its frames and puts the bottom frame back; nothing writes
+            // into that internal frame) or is put back by the boundary
+            // after a bailout. Checked, not rewritten, on every reuse.
+            if !is_fresh(c) {
+                fresh_state(c);
             }
         }
     }

@@ -335,16 +335,38 @@ pub fn init(entry: fn(Cid, usize)) {
 static ENTRY: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 static HANDOFF_CID: AtomicI64 = AtomicI64::new(0);
 static HANDOFF_PAYLOAD: AtomicUsize = AtomicUsize::new(0);
+/// The body to run instead of the entry hook (null: the entry hook), for a
+/// caller whose payload has a body of its own (`start_with`).
+static HANDOFF_BODY: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 
-fn set_handoff(cid: Cid, payload: usize) {
+/// A coroutine body: `(cid, payload)`, the payload as `start_with` got it.
+pub type Body = fn(Cid, usize);
+
+#[inline(always)]
+fn set_handoff(cid: Cid, payload: usize, body: Option<Body>) {
     HANDOFF_CID.store(cid, Ordering::Relaxed);
     HANDOFF_PAYLOAD.store(payload, Ordering::Relaxed);
+    HANDOFF_BODY.store(
+        body.map_or(std::ptr::null_mut(), |f| f as *mut ()),
+        Ordering::Relaxed,
+    );
 }
 
-fn take_handoff() -> Option<(Cid, usize)> {
+#[inline(always)]
+fn take_handoff() -> Option<(Cid, usize, Option<Body>)> {
     let cid = HANDOFF_CID.load(Ordering::Relaxed);
     HANDOFF_CID.store(0, Ordering::Relaxed);
-    (cid != 0).then(|| (cid, HANDOFF_PAYLOAD.load(Ordering::Relaxed)))
+    if cid == 0 {
+        return None;
+    }
+    let body = HANDOFF_BODY.load(Ordering::Relaxed);
+    let body = if body.is_null() {
+        entry_hook()
+    } else {
+        // SAFETY: only ever set from a `Body` in `set_handoff`.
+        Some(unsafe { std::mem::transmute::<*mut (), Body>(body) })
+    };
+    Some((cid, HANDOFF_PAYLOAD.load(Ordering::Relaxed), body))
 }
 
 fn entry_hook() -> Option<fn(Cid, usize)> {
@@ -451,26 +473,37 @@ pub fn reserve() -> Result<Cid, Error> {
 /// Reserves a cid and starts it (`reserve` and `run` in one borrow of the
 /// scheduler when a pooled context is free): `(cid, started now)`.
 pub fn start(payload: usize) -> Result<(Cid, bool), Error> {
+    start_with(payload, None)
+}
+
+/// `start`, the coroutine running `body(cid, payload)` instead of the
+/// entry hook when it starts now. A start put off (`Ok((cid, false))`)
+/// runs the entry hook later, with payload 0, as `start`'s does: the
+/// caller must then leave what the hook needs where it looks.
+pub fn start_with(payload: usize, body: Option<Body>) -> Result<(Cid, bool), Error> {
     if fiber::switch_blocked() {
         let cid = reserve()?;
         return Ok((cid, run(cid, payload)?));
     }
-    let pooled = with_s(|s| {
-        let mut s = s.borrow_mut();
-        if s.coros.len() >= s.max {
-            return Err(Error::Limit(s.max));
-        }
-        let Some(ctx) = s.idle.pop() else {
-            return Ok(None);
-        };
-        let cid = add(&mut s, ctx);
-        set_handoff(cid, payload);
-        push_in(&mut s, cid);
-        Ok(Some((cid, ctx)))
-    })?;
+    let pooled = with_s(
+        #[inline(always)]
+        |s| {
+            let mut s = s.borrow_mut();
+            if s.coros.len() >= s.max {
+                return Err(Error::Limit(s.max));
+            }
+            let Some(ctx) = s.idle.pop() else {
+                return Ok(None);
+            };
+            let cid = add(&mut s, ctx);
+            set_handoff(cid, payload, body);
+            push_in(&mut s, cid);
+            Ok(Some((cid, ctx)))
+        },
+    )?;
     let Some((cid, ctx)) = pooled else {
         let cid = reserve()?;
-        return Ok((cid, run(cid, payload)?));
+        return Ok((cid, run_with(cid, payload, body)?));
     };
     // A coroutine starting has no output stack of its own yet.
     switch_into_inline(cid, None, ctx);
@@ -511,6 +544,11 @@ fn add(s: &mut Sched, ctx: Ctx) -> Cid {
 /// `payload` is handed to the entry hook as is when it starts now (0 when
 /// it starts later): an opaque word of the caller's, valid for the call.
 pub fn run(cid: Cid, payload: usize) -> Result<bool, Error> {
+    run_with(cid, payload, None)
+}
+
+/// `run`, with `body` instead of the entry hook when it starts now.
+fn run_with(cid: Cid, payload: usize, body: Option<Body>) -> Result<bool, Error> {
     if fiber::switch_blocked() {
         // PHP forbids starting a fiber here (inside a destructor, say):
         // the coroutine starts on the loop's next round instead.
@@ -523,7 +561,7 @@ pub fn run(cid: Cid, payload: usize) -> Result<bool, Error> {
     let ctx = with_s(|s| {
         let mut s = s.borrow_mut();
         let ctx = s.coros.get(&cid)?;
-        set_handoff(cid, payload);
+        set_handoff(cid, payload, body);
         push_in(&mut s, cid);
         Some(ctx)
     });
@@ -656,13 +694,20 @@ fn pop_stack(s: &mut Sched, cid: Cid) {
 /// the handed-off cid to its end; true when `me` went back to the pool.
 #[inline]
 fn run_one(me: Ctx) -> bool {
-    let (handoff, entry) = (take_handoff(), entry_hook());
-    let Some((cid, payload)) = handoff else {
+    let Some((cid, payload, body)) = take_handoff() else {
         return true_if_pooled(me);
     };
-    if let Some(entry) = entry {
-        entry(cid, payload);
+    if let Some(body) = body {
+        body(cid, payload);
     }
+    finish_one(me, cid)
+}
+
+/// Coroutine `cid`'s body on `me` ended (returned, or bailed out and was
+/// rescued: `context::trampoline`): it leaves the table and the running
+/// stack; true when `me` went back to the pool.
+#[inline(always)]
+fn finish_one(me: Ctx, cid: Cid) -> bool {
     if shutting_down() {
         with_s(|s| {
             let mut s = s.borrow_mut();
@@ -674,16 +719,19 @@ fn run_one(me: Ctx) -> bool {
     // `finish` and `true_if_pooled` in one borrow, and off the running
     // stack here (the resumer's `switch_into` then has nothing to do).
     preempt::forget(cid);
-    let (joined, pooled) = with_s(|s| {
-        let mut s = s.borrow_mut();
-        pop_in(&mut s, cid);
-        s.coros.remove(&cid);
-        let pooled = s.idle.len() < POOL_MAX && !shutting_down();
-        if pooled {
-            s.idle.push(me);
-        }
-        (!s.join_waiters.is_empty(), pooled)
-    });
+    let (joined, pooled) = with_s(
+        #[inline(always)]
+        |s| {
+            let mut s = s.borrow_mut();
+            pop_in(&mut s, cid);
+            s.coros.remove(&cid);
+            let pooled = s.idle.len() < POOL_MAX && !shutting_down();
+            if pooled {
+                s.idle.push(me);
+            }
+            (!s.join_waiters.is_empty(), pooled)
+        },
+    );
     if joined {
         // Rare: somebody joins (the waiters are taken in a borrow of
         // their own, out of the common path).

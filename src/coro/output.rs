@@ -86,41 +86,30 @@ pub fn end_all() {
 
 /// The switcher's output state, put aside while a coroutine runs.
 pub enum Outer {
-    /// It had no handler stack (the usual case): the stack's bookkeeping,
-    /// where output started and the flags are all there is to keep, the
-    /// rest is empty.
-    Plain {
-        stack: [c_int; 3],
-        start_filename: *mut ffi::zend_string,
-        start_lineno: c_int,
-        flags: c_int,
-    },
+    /// It had no handler stack (the usual case): nothing is put aside. As
+    /// in Swoole, a coroutine starts on the switcher's handler-less state
+    /// and leaves it so: where output started and the flags (output sent,
+    /// disabled) are facts of the one stdout they share, not per
+    /// coroutine.
+    Plain,
     /// Its whole state, replaced by a fresh one.
     Full(OutputGlobals),
 }
 
-/// `swap_out` for a switch: with no handler stack, only the few words a
-/// fresh state would not have are read (not the whole state copied).
+/// `swap_out` for a switch: with no handler stack there is nothing to
+/// put aside (see `Outer::Plain`).
 #[inline]
 pub fn put_aside() -> Outer {
     // SAFETY: as in `swap_out`.
-    unsafe {
-        let g = &raw const output_globals;
-        if (*g).handlers.elements.is_null() {
-            return Outer::Plain {
-                stack: [(*g).handlers.size, (*g).handlers.top, (*g).handlers.max],
-                start_filename: (*g).output_start_filename,
-                start_lineno: (*g).output_start_lineno,
-                flags: (*g).flags,
-            };
-        }
+    if unsafe { output_globals.handlers.elements.is_null() } {
+        return Outer::Plain;
     }
     Outer::Full(swap_out())
 }
 
 /// True when the running state has no handler stack: what `put_aside`
-/// left in place is still there but for where output started and the
-/// flags (a handler stack is only ever made by a push).
+/// left in place is still there (a handler stack is only ever made by a
+/// push).
 #[inline]
 pub fn untouched() -> bool {
     // SAFETY: as in `swap_out`.
@@ -129,32 +118,25 @@ pub fn untouched() -> bool {
 
 /// Puts `outer` back as the running state, once the coroutine's own has
 /// been taken or ended; `untouched`: the coroutine's state never had a
-/// handler stack (see `untouched`), so only the few words differ.
+/// handler stack (see `untouched`), so there is nothing to put back.
 #[inline]
 pub fn put_back(outer: Outer, untouched: bool) {
     match outer {
         Outer::Full(g) => put(g),
-        Outer::Plain {
-            stack,
-            start_filename,
-            start_lineno,
-            flags,
-        } => {
-            // SAFETY: as in `swap_out`; the state replaced has no handler
-            // stack (taken or ended by the caller), nothing is leaked.
-            unsafe {
-                let g = &raw mut output_globals;
-                if !untouched {
-                    (*g).handlers.size = stack[0];
-                    (*g).handlers.top = stack[1];
-                    (*g).handlers.max = stack[2];
+        Outer::Plain => {
+            if !untouched {
+                // SAFETY: as in `swap_out`; the state replaced has no
+                // handler stack left (taken or ended by the caller), nothing
+                // is leaked. An ended stack keeps its `max` with no
+                // elements: emptied here, so the next push allocates.
+                unsafe {
+                    let g = &raw mut output_globals;
+                    (*g).handlers.top = 0;
+                    (*g).handlers.max = 0;
                     (*g).handlers.elements = std::ptr::null_mut();
                     (*g).active = std::ptr::null_mut();
                     (*g).running = std::ptr::null_mut();
                 }
-                (*g).output_start_filename = start_filename;
-                (*g).output_start_lineno = start_lineno;
-                (*g).flags = flags;
             }
         }
     }

@@ -1,5 +1,7 @@
 //! The boundary between the engine and the PHP interpreter: every call from
-//! Rust into PHP user code goes through [`call`].
+//! Rust into PHP user code goes through [`call`] (or [`call_in_context`], a
+//! request coroutine's handler, whose bailout its context's `zend_try`
+//! catches for it).
 //!
 //! After each call it decides, in this one place, what happens to what the
 //! call left behind (see docs/internals.md, "Failures"):
@@ -149,8 +151,50 @@ pub fn call(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
     } else {
         Ok(())
     };
-    settle(outcome, saved, last_error)?;
+    settle(outcome, move || saved, last_error)?;
     Ok(retval)
+}
+
+/// [`call`] for a coroutine body whose context's own `zend_try` catches
+/// its bailout (no `setjmp` here: the context's, set once for its life,
+/// is the innermost). The caller has armed its context's rescue
+/// (`coro::context::rescue_slot`), which ends the body with
+/// [`rescued_fatal`]'s outcome when it bails out; what else the call
+/// leaves is decided here as in [`call`].
+#[inline(always)]
+pub fn call_in_context(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallError> {
+    crate::engine::rt::event_loop::note_activity();
+    let mut retval = Zval::new();
+    let last_error = last_fatal();
+    // SAFETY: the PHP thread inside a running request; `_call_user_function_impl`
+    // only reads `args.len()` arguments; a bailout unwinds to the
+    // context's zend_try (see above).
+    unsafe {
+        ffi::_call_user_function_impl(
+            ptr::null_mut(),
+            ptr::from_ref(callable).cast_mut(),
+            &raw mut retval,
+            args.len() as u32,
+            args.as_mut_ptr(),
+            ptr::null_mut(),
+        );
+    }
+    // The usual case inline (as `settle` begins): no new fatal error, no
+    // exception pending.
+    if last_fatal() == last_error && pending_exception().is_null() {
+        return Ok(retval);
+    }
+    // It returned: the executor's state is the one before the call again.
+    settle(Ok(()), Saved::take, last_error)?;
+    Ok(retval)
+}
+
+/// The outcome of a body [`call_in_context`] ran that bailed out, once its
+/// context's `zend_try` caught it (the executor's state is the context's
+/// fresh one again): as [`call`]'s after a bailout.
+pub fn rescued_fatal() -> CallError {
+    lift_memory_limit();
+    CallError::Fatal(255)
 }
 
 /// What `call_frame` calls.
@@ -210,7 +254,7 @@ pub fn release_with(free: impl FnOnce()) -> Result<(), CallError> {
     if !pending && last_fatal() == last_error {
         return Ok(());
     }
-    settle(Ok(()), Saved::take(), last_error)
+    settle(Ok(()), Saved::take, last_error)
 }
 
 /// The more serious of two outcomes (a fatal error or `exit()` wins).
@@ -224,14 +268,17 @@ pub fn worst(a: Result<(), CallError>, b: Result<(), CallError>) -> Result<(), C
 }
 
 /// What a call into PHP left behind, decided in one place (module docs).
+/// `saved`: the executor's state before the call (`Saved::take` itself
+/// after a call that returned, whose state is the one before it again:
+/// read only when needed).
 fn settle(
     outcome: Result<(), CatchError>,
-    saved: Saved,
+    saved: impl FnOnce() -> Saved,
     last_error: Option<usize>,
 ) -> Result<(), CallError> {
     match outcome {
         Err(CatchError::Bailout) => {
-            restore(saved);
+            restore(saved());
             lift_memory_limit();
             return Err(CallError::Fatal(255));
         }
@@ -255,6 +302,9 @@ fn settle(
     if unsafe { zend_is_graceful_exit(pending) } {
         return Err(CallError::Unwind);
     }
+    // Read before the report below runs user code (`__toString()`), which
+    // may bail out and leave the executor in its frames.
+    let saved = saved();
     if let Some(ex) = ExecutorGlobals::take_exception() {
         // SAFETY: `ex` is a live exception object we now own.
         if unsafe { zend_is_unwind_exit(ptr::from_ref::<ZendObject>(&ex).cast()) } {

@@ -11,8 +11,9 @@ use ext_php_rs::error::php_error;
 use ext_php_rs::flags::ErrorType;
 use ext_php_rs::types::{ZendClassObject, ZendObject, Zval};
 
-use std::cell::Cell;
 use std::rc::Rc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicI64};
 
 use super::boundary::{self, CallError};
 use super::coroutine::{self, Job};
@@ -156,8 +157,6 @@ pub struct PhpHooks {
     event_object: bool,
     /// A WebSocket server (`cfg.ws.enabled`): its default `onRequest` is a 400.
     websocket: bool,
-    /// Where a coroutine reports `exit()` or a fatal error in its body.
-    fatal: Rc<FatalSink>,
 }
 
 impl PhpHooks {
@@ -181,7 +180,6 @@ impl PhpHooks {
             task_object: cfg.task_object,
             event_object: cfg.event_object,
             websocket: cfg.ws.enabled,
-            fatal: Rc::new(FatalSink::default()),
         }
     }
 
@@ -285,20 +283,18 @@ impl PhpHooks {
         resp: Responder,
         fd: i64,
     ) -> Outcome {
-        let fatal = self.fatal.clone();
-        let refused = resp.clone();
-        // Two arguments and a two-word `done`: started with no allocation.
+        // Two arguments and a one-word `done`: started with no allocation.
         let done = move |result| match result {
-            Ok(()) => {}
-            Err(CallError::Exception) | Err(CallError::Unwind) => resp.fail(500),
-            Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) => {
+            Some(Ok(())) => {}
+            Some(Err(CallError::Exception)) | Some(Err(CallError::Unwind)) => resp.fail(500),
+            Some(Err(CallError::Exit(code))) | Some(Err(CallError::Fatal(code))) => {
                 resp.fail(500);
-                fatal.report(code);
+                FATAL.report(code);
             }
+            // Swoole's answer at `max_coroutine` (after its warnings, below).
+            None => resp.fail(503),
         };
-        let spawned = self
-            .fatal
-            .spawning(|| coroutine::spawn_two(cb.shallow_clone(), args, done));
+        let spawned = FATAL.spawning(|| coroutine::spawn_two(cb, args, done));
         if let Ok(cid) = spawned {
             // request_timeout: the coroutine to wake when it passes.
             if super::watchdog::tracking() && coro::exists(cid) {
@@ -315,18 +311,17 @@ impl PhpHooks {
                 &ErrorType::Warning,
                 "Swoole\\Http\\Server->onRequest handler error",
             );
-            refused.fail(503);
         }
-        self.fatal.outcome()
+        FATAL.outcome()
     }
 
     /// Starts `job` in a coroutine; `Fatal` if its body already hit
     /// `exit()` or a fatal error before its first wait.
     fn spawn_job(&self, job: Job) -> Outcome {
-        if let Err(e) = self.fatal.spawning(|| coroutine::spawn(job)) {
+        if let Err(e) = FATAL.spawning(|| coroutine::spawn(job)) {
             crate::rlog!(Warning, "cannot start a coroutine for a callback: {e:?}");
         }
-        self.fatal.outcome()
+        FATAL.outcome()
     }
 
     /// `connect`, `receive` and `close`: `($server, $fd, $reactorId[, $data])`.
@@ -373,26 +368,39 @@ impl PhpHooks {
 /// the worker). After it, no hook is running: the worker is poisoned
 /// directly (`engine::worker::halt`), so it drains without `onWorkerStop` /
 /// `onWorkerExit` and exits with the code, as the docs' failure table says.
-#[derive(Default)]
+///
+/// Process-wide (NTS PHP runs hooks on one thread): a nested spawn from
+/// any server's hook is reported by the outermost one, and a request's
+/// `done` holds no reference to it.
 struct FatalSink {
     /// A spawn is running its coroutine up to the first wait.
-    spawning: Cell<bool>,
-    /// The code reported during that spawn.
-    code: Cell<Option<i32>>,
+    spawning: AtomicBool,
+    /// The code reported during that spawn (`NO_CODE`: none).
+    code: AtomicI64,
 }
 
+const NO_CODE: i64 = i64::MIN;
+
+static FATAL: FatalSink = FatalSink {
+    spawning: AtomicBool::new(false),
+    code: AtomicI64::new(NO_CODE),
+};
+
 impl FatalSink {
+    #[inline(always)]
     fn spawning<R>(&self, f: impl FnOnce() -> R) -> R {
-        let outer = self.spawning.replace(true);
+        // A load and a store (one thread), not a locked swap.
+        let outer = self.spawning.load(Relaxed);
+        self.spawning.store(true, Relaxed);
         let r = f();
-        self.spawning.set(outer);
+        self.spawning.store(outer, Relaxed);
         r
     }
 
     fn report(&self, code: i32) {
-        if self.spawning.get() {
-            if self.code.get().is_none() {
-                self.code.set(Some(code));
+        if self.spawning.load(Relaxed) {
+            if self.code.load(Relaxed) == NO_CODE {
+                self.code.store(i64::from(code), Relaxed);
             }
         } else if !crate::engine::worker::halt::poison(code) {
             // No serve loop to drain in: PHP cannot run on here.
@@ -401,16 +409,19 @@ impl FatalSink {
     }
 
     /// The failure reported during the spawn that just returned.
+    #[inline(always)]
     fn outcome(&self) -> Outcome {
-        if self.spawning.get() {
+        if self.spawning.load(Relaxed) {
             // A nested spawn (a hook fired from a coroutine's first run):
             // the outer one reports it.
             return Outcome::Done;
         }
-        match self.code.replace(None) {
-            Some(code) => Outcome::Fatal(code),
-            None => Outcome::Done,
+        let code = self.code.load(Relaxed);
+        if code == NO_CODE {
+            return Outcome::Done;
         }
+        self.code.store(NO_CODE, Relaxed);
+        Outcome::Fatal(code as i32)
     }
 }
 
@@ -419,13 +430,12 @@ impl PhpHooks {
     /// (`enable_coroutine`), plainly otherwise. `Fatal` when PHP cannot go on.
     fn run_event(&self, cb: &Zval, args: Vec<Zval>, in_coroutine: bool) -> Outcome {
         if in_coroutine {
-            let fatal = self.fatal.clone();
             let job = Job {
                 callable: cb.shallow_clone(),
                 args,
                 done: Some(Box::new(move |result| {
                     if let Err(CallError::Exit(code)) | Err(CallError::Fatal(code)) = result {
-                        fatal.report(code);
+                        FATAL.report(code);
                     }
                 })),
             };

@@ -364,26 +364,7 @@ fn entry(cid: Cid, payload: usize) {
             Err(e)
         }
     };
-    // No defers and no context objects anywhere (the usual case): one
-    // look at the tables.
-    let busy = TABLES_USED.get()
-        && with_tables(|t| {
-            let t = t.borrow();
-            !t.defers.is_empty() || !t.contexts.is_empty()
-        });
-    if busy {
-        run_defers(cid);
-        // The context object goes with its coroutine.
-        let ctx = with_tables(|t| {
-            let mut t = t.borrow_mut();
-            if t.contexts.is_empty() {
-                None
-            } else {
-                t.contexts.remove(&cid)
-            }
-        });
-        drop(ctx);
-    }
+    after_body(cid);
     // What is left of the job owns nothing (null zvals, an empty vector)
     // but its `done`, run (and so consumed) in place.
     match &mut job.done {
@@ -391,6 +372,35 @@ fn entry(cid: Cid, payload: usize) {
         Some(done) => unsafe { done.run_in_place(result) },
         None => after_failure(result),
     }
+}
+
+/// A body ended: its defers run, its context object goes. No defers and no
+/// context objects anywhere (the usual case): one look at the tables.
+#[inline(always)]
+fn after_body(cid: Cid) {
+    let busy = TABLES_USED.get()
+        && with_tables(|t| {
+            let t = t.borrow();
+            !t.defers.is_empty() || !t.contexts.is_empty()
+        });
+    if busy {
+        after_body_slow(cid);
+    }
+}
+
+#[cold]
+fn after_body_slow(cid: Cid) {
+    run_defers(cid);
+    // The context object goes with its coroutine.
+    let ctx = with_tables(|t| {
+        let mut t = t.borrow_mut();
+        if t.contexts.is_empty() {
+            None
+        } else {
+            t.contexts.remove(&cid)
+        }
+    });
+    drop(ctx);
 }
 
 fn run_defers(cid: Cid) {
@@ -638,18 +648,183 @@ fn spawn_go(callable: Zval, args: Vec<Zval>) -> Result<Cid, coro::Error> {
     }))
 }
 
+/// A request's body (`spawn_two`): a borrowed closure, two arguments and
+/// a small `done` of a type `entry_two` knows (called inline, not through
+/// `Done`'s pointers).
+struct TwoJob<F> {
+    /// The caller's closure, borrowed for the start (see `spawn_two`).
+    callable: *const Zval,
+    args: [Zval; 2],
+    done: F,
+}
+
 /// `spawn` for a body with two arguments (a request's) and a small `done`:
-/// nothing of it is allocated.
-pub fn spawn_two(
+/// nothing of it is allocated. `done` gets the body's outcome, or `None`
+/// (and is dropped) when `max_coroutine` refused the coroutine.
+///
+/// A closure `callable` is not even referenced: the coroutine starts at
+/// once, with the caller's `callable` alive on its stack, and from the
+/// call's start PHP holds the closure itself (`zend_call_function` adds a
+/// reference for the call's life). Anything else (a method callable's
+/// object is held by the callable alone), and a start put off, hold a
+/// reference of their own.
+#[inline(always)]
+pub fn spawn_two<F: FnOnce(Option<Result<(), CallError>>) + 'static>(
+    callable: &Zval,
+    args: [Zval; 2],
+    done: F,
+) -> Result<Cid, coro::Error> {
+    if !is_closure(callable) {
+        return spawn_two_owned(callable.shallow_clone(), args, done);
+    }
+    schedule_loop();
+    let mut slot = Some(TwoJob {
+        callable: std::ptr::from_ref(callable),
+        args,
+        done,
+    });
+    let r = coro::start_with(std::ptr::from_mut(&mut slot) as usize, Some(entry_two::<F>));
+    if let Some(job) = slot.take() {
+        // Not taken: the start was put off (the job waits in the map, with
+        // a reference of its own to the closure), or it failed.
+        match r {
+            Ok((cid, false)) => {
+                let done = job.done;
+                let pending = Pending {
+                    // SAFETY: the caller's live `callable` (see above).
+                    callable: unsafe { &*job.callable }.shallow_clone(),
+                    args: Args::Two(job.args),
+                    done: Some(Done::new(move |r| done(Some(r)))),
+                };
+                with_tables(|t| t.borrow_mut().jobs.insert(cid, pending));
+            }
+            Err(coro::Error::Limit(_)) => (job.done)(None),
+            _ => drop(job),
+        }
+    }
+    r.map(|(cid, _)| cid)
+}
+
+/// `spawn_two` for a callable that is not a closure.
+#[cold]
+fn spawn_two_owned<F: FnOnce(Option<Result<(), CallError>>) + 'static>(
     callable: Zval,
     args: [Zval; 2],
-    done: impl FnOnce(Result<(), CallError>) + 'static,
+    done: F,
 ) -> Result<Cid, coro::Error> {
-    spawn_pending(&mut Some(Pending {
+    // `done` is called once, by the body or (refused) here.
+    let cell = std::rc::Rc::new(std::cell::Cell::new(Some(done)));
+    let inner = cell.clone();
+    let mut slot = Some(Pending {
         callable,
         args: Args::Two(args),
-        done: Some(Done::new(done)),
-    }))
+        done: Some(Done::new(move |r| {
+            if let Some(d) = inner.take() {
+                d(Some(r));
+            }
+        })),
+    });
+    let r = spawn_pending(&mut slot);
+    if let Err(coro::Error::Limit(_)) = r {
+        if let Some(d) = cell.take() {
+            d(None);
+        }
+    }
+    r
+}
+
+/// Whether a `done` of type `F` fits a rescue's data (see `entry_two`).
+const fn fits_rescue<F>() -> bool {
+    std::mem::size_of::<F>() <= std::mem::size_of::<[usize; 2]>()
+        && std::mem::align_of::<F>() <= std::mem::align_of::<usize>()
+}
+
+/// A `spawn_two` body bailed out (its context's zend_try caught it): its
+/// `done`, kept in `data`, gets the fatal outcome, after its defers, as
+/// `entry_two` does for a call that returns `Fatal`. Its arguments are
+/// left to PHP's request end (the worker stops after a fatal error).
+fn rescue_two<F: FnOnce(Option<Result<(), CallError>>)>(cid: Cid, data: [usize; 2]) {
+    // SAFETY: `entry_two` wrote an `F` here and left it for this call.
+    let done = unsafe { data.as_ptr().cast::<F>().read() };
+    let e = boundary::rescued_fatal();
+    after_body(cid);
+    done(Some(Err(e)));
+}
+
+/// Runs a `spawn_two` body (`coro::start_with`'s body): as `entry`, with
+/// the job's types known.
+fn entry_two<F: FnOnce(Option<Result<(), CallError>>)>(cid: Cid, payload: usize) {
+    let slot = payload as *mut Option<TwoJob<F>>;
+    // SAFETY: `spawn_two` passed its live slot, on its stack for the
+    // whole start; the job is moved out once, onto this coroutine's stack.
+    let Some(job) = (unsafe { (*slot).take() }) else {
+        return;
+    };
+    let TwoJob {
+        callable,
+        args,
+        done,
+    } = job;
+    // Released in place below (`release_zval`): never dropped as a whole.
+    let mut args = std::mem::ManuallyDrop::new(args);
+    // SAFETY: the spawner's closure, alive until this call has started
+    // (see `spawn_two`); PHP holds it from then on.
+    let callable = unsafe { &*callable };
+    // The call runs under the context's own zend_try (no setjmp per
+    // request): `done` waits in the context's rescue slot meanwhile, for
+    // `rescue_two` to run if the body bails out. A `done` of more than two
+    // words (or a body not on a context of ours) takes the guarded call.
+    let slot = coro::context::rescue_slot().filter(|_| fits_rescue::<F>());
+    let (result, done) = match slot {
+        Some(slot) => {
+            let mut data = [0usize; 2];
+            // SAFETY: `F` fits `data` (`fits_rescue`); it is read back
+            // once, below or by `rescue_two`.
+            unsafe {
+                data.as_mut_ptr().cast::<F>().write(done);
+                slot.write(Some(coro::context::Rescue {
+                    f: rescue_two::<F>,
+                    cid,
+                    data,
+                }));
+            }
+            let result = boundary::call_in_context(callable, args.as_mut_slice());
+            // SAFETY: the slot of the context this body runs on (still
+            // set: only a bailout takes it, and then this never returns).
+            let data = unsafe { slot.replace(None) }.map_or([0; 2], |r| r.data);
+            // SAFETY: written above, read once.
+            (result, unsafe { data.as_ptr().cast::<F>().read() })
+        }
+        None => (boundary::call(callable, args.as_mut_slice()), done),
+    };
+    let result = result.map(|z| {
+        release_zval(&mut std::mem::ManuallyDrop::new(z));
+    });
+    let release = |args: &mut [Zval; 2]| {
+        release_zval(&mut args[0]);
+        release_zval(&mut args[1]);
+    };
+    let result = match result {
+        Ok(()) => boundary::release_with(|| release(&mut args)),
+        Err(CallError::Unwind) => {
+            // PHP is tearing the fiber down: no defers, no more PHP here.
+            coro::set_unwinding();
+            // SAFETY: dropped once, here.
+            unsafe { std::mem::ManuallyDrop::drop(&mut args) };
+            drop(done);
+            return;
+        }
+        Err(e @ CallError::Exception) => match boundary::release_with(|| release(&mut args)) {
+            Err(f @ (CallError::Fatal(_) | CallError::Exit(_))) => Err(f),
+            _ => Err(e),
+        },
+        Err(e) => {
+            release(&mut args);
+            Err(e)
+        }
+    };
+    after_body(cid);
+    done(Some(result));
 }
 
 /// Starts the job in `slot` (by reference: built in place by the caller).
