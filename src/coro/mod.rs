@@ -26,7 +26,7 @@ pub mod preempt;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicI64, AtomicPtr, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -42,29 +42,7 @@ pub type Cid = i64;
 pub type CidMap<V> = std::collections::HashMap<Cid, V, BuildHasherDefault<CidHasher>>;
 
 /// Fibonacci hashing of one integer (see `CidMap`).
-#[derive(Default, Clone, Copy)]
-pub struct CidHasher(u64);
-
-impl Hasher for CidHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Not used for integer keys; kept correct for any other input.
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_i64(&mut self, n: i64) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn write_i32(&mut self, n: i32) {
-        self.write_i64(i64::from(n));
-    }
-}
+pub use crate::engine::hash::IntHasher as CidHasher;
 
 /// Why a waiting coroutine was resumed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -204,17 +204,7 @@ impl Request {
             }
             ffi::zend_object_std_init(&raw mut (*obj).std, ce);
             ffi::object_properties_init(&raw mut (*obj).std, ce);
-            std::ptr::write(
-                &raw mut (*obj).obj,
-                Some(Request {
-                    req,
-                    opts,
-                    cache: RefCell::new(Cache::default()),
-                    tmpfiles: RefCell::new(Vec::new()),
-                    created: None,
-                    fd_override: std::cell::Cell::new(None),
-                }),
-            );
+            std::ptr::write(&raw mut (*obj).obj, Some(Request::new(req, opts)));
             (*obj).std.handlers = meta.handlers();
             ext_php_rs::boxed::ZBox::from_raw(obj).into()
         }

@@ -553,40 +553,31 @@ fn start<'a>(
     let Kit { text, lines, out } = ctx.http_bufs.take_kit();
     let lines = HeadLines::from_parts(text, lines);
     let mut answer = super::exchange::start(request, ctx, true, false, flow.clone(), Some(lines));
-    match answer {
-        // (Answered where it is: moving the response out costs a memcpy.)
-        Answer::Now(ref mut resp) => {
-            entry.end_request();
-            Err(send_now(
+    // (Answered where it is: moving the response out costs a memcpy.)
+    let resp = match answer {
+        Answer::Now(ref mut resp) => Some(resp),
+        Answer::Held(ref mut rx) => rx.value_mut(),
+        Answer::Later(wait) => {
+            return Ok(Box::pin(answer_later(
                 io,
                 ctx,
+                entry,
                 kill,
                 (version, counting, out),
-                Some(resp),
+                wait,
                 bytes,
-            ))
+            )));
         }
-        Answer::Held(ref mut rx) => {
-            entry.end_request();
-            Err(send_now(
-                io,
-                ctx,
-                kill,
-                (version, counting, out),
-                rx.value_mut(),
-                bytes,
-            ))
-        }
-        Answer::Later(wait) => Ok(Box::pin(answer_later(
-            io,
-            ctx,
-            entry,
-            kill,
-            (version, counting, out),
-            wait,
-            bytes,
-        ))),
-    }
+    };
+    entry.end_request();
+    Err(send_now(
+        io,
+        ctx,
+        kill,
+        (version, counting, out),
+        resp,
+        bytes,
+    ))
 }
 
 /// A slow answer: waited for (`None` when the script closed the connection

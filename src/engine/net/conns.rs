@@ -386,28 +386,7 @@ const LINGER_MAX: Duration = Duration::from_secs(5);
 /// (nothing to defend against), and every push, send and frame of a
 /// connection looks its id up (SipHash cost ~350 instructions per
 /// seed 003 message in the worker).
-type Table = HashMap<i64, Rc<Conn>, std::hash::BuildHasherDefault<IdHasher>>;
-
-/// Fibonacci hashing of one integer (see `Table`).
-#[derive(Default, Clone, Copy)]
-struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Not used for integer keys; kept correct for any other input.
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_i64(&mut self, n: i64) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
+type Table = HashMap<i64, Rc<Conn>, crate::engine::hash::IntBuild>;
 
 thread_local! {
     /// Boxed: the dlopen()ed extension has little static TLS room.
