@@ -511,11 +511,14 @@ async fn serve<S>(
     // `Counted` counted for hyper's side. (Writes leave the connection's
     // activity clock alone: the heartbeat looks at what arrives, as
     // Swoole's `last_recv_time`.)
-    let sent = |n: usize| {
-        conn.flow().sent(n);
+    let on_send = |n: usize| {
         if !counted {
             crate::engine::shared::stats::on_send(n);
         }
+    };
+    let sent = |n: usize| {
+        conn.flow().sent(n);
+        on_send(n);
     };
     let max = ctx.cfg.package_max_length;
     let control = ctx.cfg.ws.control;
@@ -632,9 +635,7 @@ async fn serve<S>(
                                 break 'outer;
                             }
                             conn.set_raw_fd(raw);
-                            if !counted {
-                                crate::engine::shared::stats::on_send(pong.len());
-                            }
+                            on_send(pong.len());
                         }
                         OP_PONG => {}
                         OP_CLOSE => {
@@ -720,13 +721,13 @@ async fn serve<S>(
     // Writers waiting for room give up; what was queued is freed with `rx`.
     conn.flow().close();
     if let Some(bytes) = last {
-        if !bytes.is_empty() && io.write_all(&bytes).await.is_ok() && !counted {
-            crate::engine::shared::stats::on_send(bytes.len());
+        if !bytes.is_empty() && io.write_all(&bytes).await.is_ok() {
+            on_send(bytes.len());
         }
     } else if let Some((code, reason)) = closing {
         let frame = encode(OP_CLOSE, FLAG_FIN, &close::encode(code, &reason));
-        if io.write_all(&frame).await.is_ok() && !counted {
-            crate::engine::shared::stats::on_send(frame.len());
+        if io.write_all(&frame).await.is_ok() {
+            on_send(frame.len());
         }
     }
     let _ = io.shutdown().await;
