@@ -166,19 +166,16 @@ pub fn call_in_context(callable: &Zval, args: &mut [Zval]) -> Result<Zval, CallE
     crate::engine::rt::event_loop::note_activity();
     let mut retval = Zval::new();
     let last_error = last_fatal();
-    // SAFETY: the PHP thread inside a running request; `_call_user_function_impl`
-    // only reads `args.len()` arguments; a bailout unwinds to the
+    let frame = CallFrame {
+        callable: ptr::from_ref(callable).cast_mut(),
+        retval: &raw mut retval,
+        argc: args.len() as u32,
+        argv: args.as_mut_ptr(),
+    };
+    // SAFETY: the PHP thread inside a running request; `frame` lives across
+    // the call (`call_frame`'s contract); a bailout unwinds to the
     // context's zend_try (see above).
-    unsafe {
-        ffi::_call_user_function_impl(
-            ptr::null_mut(),
-            ptr::from_ref(callable).cast_mut(),
-            &raw mut retval,
-            args.len() as u32,
-            args.as_mut_ptr(),
-            ptr::null_mut(),
-        );
-    }
+    unsafe { call_frame((&raw const frame).cast()) };
     // The usual case inline (as `settle` begins): no new fatal error, no
     // exception pending.
     if last_fatal() == last_error && pending_exception().is_null() {
