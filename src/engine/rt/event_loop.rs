@@ -451,8 +451,7 @@ mod tests {
                 }
             });
         }
-        let done = Rc::new(Notify::new());
-        let d = done.clone();
+        let d = Rc::new(Notify::new());
         block_on(&rt, async move {
             let wait = d.notified();
             tokio::pin!(wait);
