@@ -561,11 +561,7 @@ impl Responder {
                 peeked: None,
             };
             let resp = s.build(body, None);
-            if !s.head_open {
-                return Err(RespError::Unavailable);
-            }
-            s.head_open = false;
-            self.0.slot.send(resp).map_err(|_| RespError::Unavailable)?;
+            s.send_head(&self.0.slot, resp)?;
             s.chunk_tx = Some(tx);
         }
         if data.is_empty() {
@@ -782,6 +778,16 @@ impl State {
     ) -> Result<(), RespError> {
         self.ended = true;
         self.mark_ended();
+        self.send_head(slot, resp)
+    }
+
+    /// Hands `resp` (the head, with the whole body or a stream's receiving
+    /// end) to the exchange, once.
+    fn send_head(
+        &mut self,
+        slot: &answer::Slot<Response<RespBody>>,
+        resp: Response<RespBody>,
+    ) -> Result<(), RespError> {
         if !self.head_open {
             return Err(RespError::Unavailable);
         }
