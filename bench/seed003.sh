@@ -11,6 +11,8 @@
 #    all FANOUT_CONNS clients have it (the task worker pushes to every connection). Reported: median
 #    and max ms, messages lost. The client runs with memory_limit=1G (Swoole's client needs more than
 #    the default 128M for 1000 connections).
+# 3. Floor (SEED3_FLOOR=1, the default; needs cc and OpenSSL's headers): bench/seed003/relay.c, the
+#    seed's path with nothing else, 3 hops (as both servers) and 2 hops, with rswoole's client.
 # The server runs on CPU 0, the client on CPU 1 (taskset). If a real Swoole build exists (SWOOLE_SO,
 # default /tmp/swoole-build/modules/swoole.so), its rows run too, for comparison; nothing here builds
 # Swoole. Its BASE mode is expected to time out: Swoole's task workers cannot reach BASE-mode
@@ -83,6 +85,34 @@ for impl in "${IMPLS[@]}"; do
     done
 done
 
+# Floor: bench/seed003/relay.c, the seed's message path as two C processes doing nothing else, driven
+# by the same client as the rswoole rows (rswoole's). 3 hops is the path both servers take (a task
+# worker's push goes through the connection's owner); 2 hops lets the task worker write to the client
+# itself. Its msg/s is about the most any server with those hops can show here.
+FLOOR_RPS=()
+if [ "${SEED3_FLOOR:-1}" = 1 ]; then
+    if command -v cc >/dev/null 2>&1 && mkdir -p "$OUT/floor" \
+            && cc -O2 -o "$OUT/floor/relay" "$HERE/seed003/relay.c" -lcrypto >"$OUT/logs/relay-build.log" 2>&1; then
+        for hops in 3 2; do
+            port=$(free_port)
+            "${PIN_SRV[@]}" "$OUT/floor/relay" "$port" "$hops" >"$OUT/logs/seed003-floor-$hops.log" 2>&1 &
+            CUR_PID=$!
+            for ((i = 0; i < 50; i++)); do port_listening "$port" && break; sleep 0.1; done
+            out=$(RSW_PORT=$port timeout "$CAP" "${PIN_CLI[@]}" php -n -d extension="$OUT/seed003-so/librswoole.so" "$HERE/seed003/client.php" 2>&1)
+            echo "$out" >"$OUT/raw/seed003-floor-$hops-client.txt"
+            succ=$(echo "$out" | awk -F: '/^Success num/ {print $2}')
+            tt=$(echo "$out" | awk -F: '/^Total time/ {print $2}')
+            rps=$(echo "$out" | awk -F: '/^Request per second/ {print $2}')
+            log "floor, $hops hops: success=$succ time=$tt rps=$rps"
+            FLOOR_RPS+=("$hops hops: $(num "${rps:-}")")
+            stop_server "$CUR_PID"
+            ROWS+=("| floor (relay.c) | $hops hops | ${succ:-n/a} | ${tt:-n/a} s | $(num "${rps:-}") | n/a | |")
+        done
+    else
+        log "floor skipped: no C compiler (cc), or the build failed (OpenSSL headers: libssl-dev): $OUT/logs/relay-build.log"
+    fi
+fi
+
 {
     echo "# Seed 003 benchmark: WebSocket group chat through task workers"
     echo
@@ -94,5 +124,6 @@ done
     printf '%s\n' "${ROWS[@]}"
     echo
     echo "The seed (Swoole 4.x, 2-core VM) reported Success num:10000 in 0.85-0.91 s, 11,000-11,800 messages/s."
+    [ ${#FLOOR_RPS[@]} -gt 0 ] && echo "Floor rows: bench/seed003/relay.c (C, no PHP, the seed's path between two processes) with rswoole's client; no server with the same hops can pass it here."
 } >"$OUT/seed003.md"
 cat "$OUT/seed003.md"
