@@ -4,7 +4,10 @@
 #   make install  copies the extension to $(php-config --extension-dir)/rswoole.so
 #   make bench    reproduces seed 000's benchmark (bench/run.sh) the coroutine benchmarks (bench/coro.sh)
 #                 TCP echo / task round trips (bench/tcp.sh) and seed 001's 100 blocking workers with Redis
-#                 (bench/seed001.sh), seed 003's WebSocket chat and a 1000-client fan-out (bench/seed003.sh)
+#                 (bench/seed001.sh), seed 003's WebSocket chat and a 1000-client fan-out (bench/seed003.sh),
+#                 idle connections (bench/idle.sh), instructions per request (bench/instructions.sh), and
+#                 with SWOOLE_SO=/path/to/swoole.so the paired rounds (bench/pair.sh); it ends with issue 16's
+#                 targets in one table (bench/targets.php -> bench/out/targets.md)
 
 SHELL := /bin/bash
 CARGO ?= cargo
@@ -106,11 +109,15 @@ install: build
 
 bench: build
 	SO=$(SO) bash bench/run.sh
+	[ -z "$(SWOOLE_SO)" ] || SO=$(SO) SWOOLE_SO=$(SWOOLE_SO) bash bench/pair.sh
+	[ -z "$(SWOOLE_SO)" ] || SO=$(SO) SWOOLE_SO=$(SWOOLE_SO) PAIR_MODE=process bash bench/pair.sh
 	SO=$(SO) bash bench/coro.sh
 	SO=$(SO) bash bench/tcp.sh
 	SO=$(SO) bash bench/seed001.sh
 	SO=$(SO) bash bench/seed003.sh
 	SO=$(SO) bash bench/idle.sh
+	SO=$(SO) bash bench/instructions.sh
+	$(PHP) -n bench/targets.php
 
 bench-coro: build
 	SO=$(SO) bash bench/coro.sh

@@ -32,7 +32,11 @@ row() { # name so
     sleep 1
 }
 
-echo "| server | idle connections | worker RSS before (KiB) | with them open (KiB) | KiB per connection |"
-echo "|---|---:|---:|---:|---:|"
-row rswoole "$SO"
-if [ -n "${SWOOLE_SO:-}" ]; then row "Swoole 6.2.2" "$SWOOLE_SO"; else echo "| Swoole 6.2.2 | skipped: SWOOLE_SO not given | | | |"; fi
+OUT="${BENCH_OUT:-bench/out}"
+mkdir -p "$OUT"
+{
+    echo "| server | idle connections | worker RSS before (KiB) | with them open (KiB) | KiB per connection |"
+    echo "|---|---:|---:|---:|---:|"
+    row rswoole "$SO"
+    if [ -n "${SWOOLE_SO:-}" ]; then row "Swoole 6.2.2" "$SWOOLE_SO"; else echo "| Swoole 6.2.2 | skipped: SWOOLE_SO not given | | | |"; fi
+} | tee "$OUT/idle.md"
