@@ -58,7 +58,7 @@ rsw_run_server(rsw_tcp_server_fn(['receive' => $receive], [], SWOOLE_PROCESS, SW
     $c->send('tcp');
     rsw_read_until($c, fn($b) => str_contains($b, 'sport='), 3);
     echo 'tcp: ', preg_replace('/port=\d+/', 'port=N', $c->buf), "\n";
-});
+}, 10, ['ready_count' => 1]); // the TCP port listens from the constructor, the unix one from listen(): wait for workerStart
 echo 'port file exists after shutdown: ', var_export(file_exists($path), true), "\n";
 
 // A path that is taken fails like Swoole.
