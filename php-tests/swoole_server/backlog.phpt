@@ -37,14 +37,14 @@ foreach ([SWOOLE_BASE, SWOOLE_PROCESS] as $mode) {
         $c->send("x\n");
         rsw_read_until($c, fn($b) => $b === "x\n", 3);
         rsw_check('still serving', $c->buf === "x\n", $c->buf);
-    });
+    }, 10, ['ready_count' => 1]); // wait for workerStart: the main port listens from the constructor, before listen() and start()
 }
 // Without the setting: Swoole's default, 512.
 rsw_run_server(rsw_tcp_server_fn([
     'receive' => function (Swoole\Server $s, $fd, $rid, $data) { $s->send($fd, $data); },
 ], ['worker_num' => 1]), function (int $port) {
     rsw_check('default backlog 512', listen_queue($port) === 512, listen_queue($port));
-});
+}, 10, ['ready_count' => 1]); // wait for workerStart: the main port listens from the constructor, before listen() and start()
 ?>
 --EXPECT--
 main port backlog 1000: OK

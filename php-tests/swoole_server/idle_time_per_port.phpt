@@ -36,7 +36,7 @@ $t = rsw_run_server(rsw_tcp_server_fn([
     usleep(1600000);
     rsw_check('the port with its own heartbeat_idle_time closes its idle connection', $own->closedByPeer(0.2));
     rsw_check('the main port (no heartbeat) keeps its idle connection', !$main->closedByPeer(0.1));
-});
+}, 10, ['ready_count' => 1]); // wait for workerStart: the main port listens from the constructor, before listen() and start()
 ?>
 --EXPECT--
 max_idle_time: the quiet connection is closed after about 1 s: OK

@@ -22,7 +22,7 @@ rsw_run_server(function (int $port, callable $ready, string $host) use ($p2, $p3
     foreach ([$port, $p2, $p3] as $p) {
         echo rsw_http_get($p, '/')[2], "\n";
     }
-});
+}, 10, ['ready_count' => 1]); // wait for workerStart: the main port listens from the constructor, before listen() and start()
 ?>
 --EXPECT--
 server
