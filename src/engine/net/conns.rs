@@ -525,17 +525,6 @@ pub fn send_bounded(fd: i64, data: Bytes) -> Result<bool, Rc<Outflow>> {
     }
 }
 
-/// [`send_bounded`] of a whole WebSocket frame the caller encoded: false
-/// for a local connection that is not a WebSocket one. Whether a remote
-/// `fd` is one is the caller's to check (its session slot says).
-pub fn push_bounded(fd: i64, frame: Bytes) -> Result<bool, Rc<Outflow>> {
-    match get(fd) {
-        Some(c) if c.kind == Kind::WebSocket => c.queue_bounded(frame),
-        Some(_) => Ok(false),
-        None => Ok(route(fd, ipc::Kind::Send, 0, frame)),
-    }
-}
-
 /// Closes `fd` after what was queued on it (`reset`: at once, with an RST;
 /// an HTTP connection is dropped at once, its response in progress lost
 /// unless the script already ended it: that one is written first).

@@ -79,41 +79,47 @@ pub fn push(fd: i64, opcode: u8, flags: u8, data: Bytes) -> bool {
 pub fn push_bounded(fd: i64, opcode: u8, flags: u8, data: &[u8]) -> Result<bool, Rc<Outflow>> {
     // One look in the registry, or one at the session slot (a task
     // worker's broadcast pushes once per connection).
-    if let Some(c) = conns::get(fd) {
-        if c.kind() != conns::Kind::WebSocket {
-            return Ok(false);
+    match find(fd) {
+        Some((Where::Here(c), deflate)) => {
+            c.queue_bounded(outgoing(opcode, flags, data, deflate).freeze())
         }
-        return c.queue_bounded(outgoing(opcode, flags, data, c.compress()).freeze());
-    }
-    match session::get(fd).filter(|s| s.ws_status == STATUS_ACTIVE) {
-        Some(s) => {
-            let frame = outgoing(opcode, flags, data, s.ws_compress).freeze();
-            Ok(conns::to_owner(
-                s.worker,
-                crate::engine::ipc::Kind::Send,
-                fd,
-                0,
-                frame,
-            ))
-        }
+        Some((Where::Owner(worker), deflate)) => Ok(conns::to_owner(
+            worker,
+            crate::engine::ipc::Kind::Send,
+            fd,
+            0,
+            outgoing(opcode, flags, data, deflate).freeze(),
+        )),
         None => Ok(false),
     }
 }
 
-/// `Some(permessage-deflate on)` when `fd` is a WebSocket connection:
-/// ours, or open in another worker.
-fn compresses(fd: i64) -> Option<bool> {
+/// Where a WebSocket connection is served.
+enum Where {
+    /// In this worker's registry.
+    Here(Rc<conns::Conn>),
+    /// Open in another worker (its id).
+    Owner(i32),
+}
+
+/// WebSocket connection `fd`, ours or open in another worker, and whether
+/// it negotiated permessage-deflate; `None` for anything else.
+fn find(fd: i64) -> Option<(Where, bool)> {
     match conns::get(fd) {
-        Some(c) => (c.kind() == conns::Kind::WebSocket).then(|| c.compress()),
+        Some(c) if c.kind() == conns::Kind::WebSocket => {
+            let deflate = c.compress();
+            Some((Where::Here(c), deflate))
+        }
+        Some(_) => None,
         None => session::get(fd)
             .filter(|s| s.ws_status == STATUS_ACTIVE)
-            .map(|s| s.ws_compress),
+            .map(|s| (Where::Owner(s.worker), s.ws_compress)),
     }
 }
 
 /// Sends a close frame with `code` and `reason`, then closes `fd`.
 pub fn disconnect(fd: i64, code: u16, reason: Bytes) -> bool {
-    if compresses(fd).is_none() {
+    if find(fd).is_none() {
         return false;
     }
     let frame = encode(OP_CLOSE, FLAG_FIN, &close::encode(code, &reason));
@@ -122,7 +128,7 @@ pub fn disconnect(fd: i64, code: u16, reason: Bytes) -> bool {
 
 /// True when `fd` is a WebSocket connection (in any worker).
 pub fn is_websocket(fd: i64) -> bool {
-    compresses(fd).is_some()
+    find(fd).is_some()
 }
 
 /// True when `fd` is a WebSocket connection past its handshake.
