@@ -608,38 +608,34 @@ fn send_now(
     io: &mut Counted,
     ctx: &Rc<WorkerCtx>,
     kill: &Kill,
-    (version, counting, mut out): (Version, Counting, Vec<u8>),
+    (version, counting, out): (Version, Counting, Vec<u8>),
     answer: Option<&mut Response<RespBody>>,
     bytes: Bytes,
 ) -> Sent {
-    let give_out = |out: Vec<u8>| {
-        ctx.http_bufs.give_kit(Kit {
-            out,
-            ..Kit::default()
-        })
+    // Back to the pool with the lines' buffers, or alone when they went
+    // elsewhere.
+    let mut kit = Kit {
+        out,
+        ..Kit::default()
     };
     let Some(resp) = answer else {
-        give_out(out);
+        ctx.http_bufs.give_kit(kit);
         return Sent::End(End::Closed { failed: false });
     };
     counting.end(ctx, resp);
     if kill.drops_answer() {
         // Closed by the script: nothing is written.
-        give_out(out);
+        ctx.http_bufs.give_kit(kit);
         return Sent::End(End::Closed { failed: false });
     }
-    let Some(keep) = encode(resp, version, &mut out) else {
-        give_out(out);
+    let Some(keep) = encode(resp, version, &mut kit.out) else {
+        ctx.http_bufs.give_kit(kit);
         // hyper reads this request again (its bytes start `bytes`) and
         // writes this answer.
         super::response::materialize(resp);
         let resp = std::mem::replace(resp, Response::new(RespBody::empty()));
         let fd = kill.conn.fd();
         return Sent::End(handoff(fd, "answer", bytes, Some(Box::new(resp))));
-    };
-    let mut kit = Kit {
-        out,
-        ..Kit::default()
     };
     let body = match std::mem::replace(resp.body_mut(), RespBody::empty()) {
         RespBody::Full(b) => b,

@@ -415,9 +415,7 @@ impl Responder {
 
     pub fn status(&self, code: i64, reason: Option<&str>) -> Result<(), RespError> {
         let mut s = self.0.state.borrow_mut();
-        if s.ended || !s.head_open {
-            return Err(RespError::Unavailable);
-        }
+        s.open()?;
         if !(100..=999).contains(&code) {
             return Err(RespError::Invalid(format!("invalid status code {code}")));
         }
@@ -680,9 +678,7 @@ impl Responder {
         length: u64,
     ) -> Result<(), RespError> {
         let mut s = self.0.state.borrow_mut();
-        if s.ended || !s.head_open {
-            return Err(RespError::Unavailable);
-        }
+        s.open()?;
         let meta = std::fs::metadata(path)
             .map_err(|e| RespError::File(format!("stat({}) failed: {e}", path.display())))?;
         if !meta.is_file() {
@@ -722,8 +718,7 @@ impl Responder {
         s.ended = true;
         s.chunk_tx = None;
         if s.head_open {
-            s.head_open = false;
-            let _ = self.0.slot.send(simple(code, "", false));
+            let _ = s.send_head(&self.0.slot, simple(code, "", false));
         }
     }
 }
