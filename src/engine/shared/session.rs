@@ -327,30 +327,24 @@ pub fn get(fd: i64) -> Option<Session> {
 
 /// Every open connection id, ascending.
 pub fn list() -> Vec<i64> {
-    let Some(t) = table() else {
-        return Vec::new();
-    };
-    let mut v: Vec<i64> = Vec::new();
-    t.for_each_used(|s| {
-        let fd = s.fd.load(Ordering::Acquire);
-        if fd > 0 {
-            v.push(fd);
-        }
-    });
-    v.sort_unstable();
-    v
+    open_fds(|_| true)
 }
 
 /// Every open connection id accepted on port `port_index` (the server's
 /// ports in `listen()` order, 0 the main one), ascending.
 pub fn list_port(port_index: usize) -> Vec<i64> {
+    open_fds(|s| s.port_index.load(Ordering::Relaxed) == port_index as i32)
+}
+
+/// The ids of the open connections whose slot `keep` accepts, ascending.
+fn open_fds(keep: impl Fn(&Slot) -> bool) -> Vec<i64> {
     let Some(t) = table() else {
         return Vec::new();
     };
     let mut v: Vec<i64> = Vec::new();
     t.for_each_used(|s| {
         let fd = s.fd.load(Ordering::Acquire);
-        if fd > 0 && s.port_index.load(Ordering::Relaxed) == port_index as i32 {
+        if fd > 0 && keep(s) {
             v.push(fd);
         }
     });
