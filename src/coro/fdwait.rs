@@ -24,7 +24,6 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::future::Future;
-use std::hash::BuildHasherDefault;
 use std::os::fd::{AsRawFd, RawFd};
 use std::pin::Pin;
 use std::rc::Rc;
@@ -36,7 +35,7 @@ use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 use tokio::time::Sleep;
 
-use super::{io, Cid, CidHasher, Error, WaitKind, Wake};
+use super::{io, Cid, Error, WaitKind, Wake};
 use crate::engine::rt::event_loop;
 
 /// What to wait for.
@@ -73,7 +72,7 @@ struct Fast {
     write_timer: Cell<Option<Pin<Box<Sleep>>>>,
 }
 
-type FdMap<V> = HashMap<RawFd, V, BuildHasherDefault<CidHasher>>;
+type FdMap<V> = HashMap<RawFd, V, crate::engine::hash::IntBuild>;
 
 thread_local! {
     static TABLE: Box<RefCell<FdMap<Entry>>> = Box::new(RefCell::new(FdMap::default()));

@@ -26,7 +26,6 @@ pub mod preempt;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicI64, AtomicPtr, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -39,10 +38,7 @@ pub type Cid = i64;
 /// A `HashMap` keyed by cid with a multiplicative hash instead of SipHash:
 /// cids are our own sequential integers (nothing to defend against), and
 /// the request path looks a cid up several times per request.
-pub type CidMap<V> = std::collections::HashMap<Cid, V, BuildHasherDefault<CidHasher>>;
-
-/// Fibonacci hashing of one integer (see `CidMap`).
-pub use crate::engine::hash::IntHasher as CidHasher;
+pub type CidMap<V> = std::collections::HashMap<Cid, V, crate::engine::hash::IntBuild>;
 
 /// Why a waiting coroutine was resumed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -455,7 +455,7 @@ const OPS_FAST_MAX: usize = 16;
 static OPS_FAST: [AtomicUsize; OPS_FAST_MAX] = [const { AtomicUsize::new(0) }; OPS_FAST_MAX];
 static OPS_FAST_LEN: AtomicUsize = AtomicUsize::new(0);
 
-type FdMap<V> = HashMap<c_int, V, std::hash::BuildHasherDefault<crate::coro::CidHasher>>;
+type FdMap<V> = HashMap<c_int, V, crate::engine::hash::IntBuild>;
 
 thread_local! {
     /// The coroutine reading each hooked socket now, by fd. Boxed: the
