@@ -53,12 +53,11 @@ log() { printf '[coro] %s\n' "$*" >&2; }
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 mkdir -p "$OUT/raw" "$OUT/logs" "$OUT/coro-so"
-case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
 
 for t in php wrk; do
     command -v "$t" >/dev/null 2>&1 || { log "$t is required (apt-get install -y php-cli wrk); aborting"; exit 1; }
 done
-[ -f "$SO" ] || { log "$SO not found: build it first (cargo build --release)"; exit 1; }
+require_so
 
 # A private copy: other people rebuild target/release while this runs. A build in progress can
 # leave a file PHP refuses ("Invalid library"): wait up to CORO_SO_WAIT s for a loadable one.

@@ -12,9 +12,10 @@ ROOT=$(cd "$HERE/.." && pwd)
 OUT="${BENCH_OUT:-$HERE/out}"
 SO="${SO:-$ROOT/target/release/librswoole.so}"
 SWOOLE_SO="${SWOOLE_SO:-}"
-case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
-[ -f "$SO" ] || { echo "[instructions] $SO not found: build it first (cargo build --release)" >&2; exit 1; }
-command -v valgrind >/dev/null || { echo "[instructions] valgrind not installed" >&2; exit 1; }
+log() { printf '[instructions] %s\n' "$*" >&2; }
+. "$HERE/lib.sh"
+require_so
+command -v valgrind >/dev/null || { log "valgrind not installed"; exit 1; }
 mkdir -p "$OUT"
 
 count() { # count SO SETTINGS -> instructions per request, or n/a

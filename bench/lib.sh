@@ -32,6 +32,11 @@ children_of() {
         ps --ppid "$1" -o pid= 2>/dev/null | tr -d ' '
     fi
 }
+# Makes $SO absolute (relative to $ROOT) and stops the script, through its log(), when it is not built.
+require_so() {
+    case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
+    [ -f "$SO" ] || { log "$SO not found: build it first (cargo build --release)"; exit 1; }
+}
 # SIGTERM to the PID we started, SIGKILL to anything of its tree still alive after 5 s.
 stop_server() {
     local pid=$1 tree p i

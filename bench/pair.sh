@@ -25,8 +25,7 @@ CONNS="${PAIR_CONNS:-100}"
 
 log() { printf '[pair] %s\n' "$*" >&2; }
 . "$HERE/lib.sh"
-case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
-[ -f "$SO" ] || { log "$SO not found: build it first (cargo build --release)"; exit 1; }
+require_so
 [ -n "$SWOOLE_SO" ] && [ -f "$SWOOLE_SO" ] || { log "SWOOLE_SO (a real Swoole build's swoole.so) is required"; exit 1; }
 command -v wrk >/dev/null || { log "wrk not installed (make deps)"; exit 1; }
 case "$MODE" in

@@ -33,12 +33,11 @@ START_TS=$(date +%s)
 log() { printf '[seed001] %s\n' "$*" >&2; }
 . "$HERE/lib.sh"
 mkdir -p "$OUT/raw" "$OUT/logs"
-case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
 
 for t in php ab redis-server redis-cli; do
     command -v "$t" >/dev/null 2>&1 || { log "$t is required (make deps; apt-get install -y apache2-utils redis-server); aborting"; exit 1; }
 done
-[ -f "$SO" ] || { log "$SO not found: build it first (cargo build --release)"; exit 1; }
+require_so
 EXT=(-d "extension=$SO")
 [ -f "$(php -r 'echo ini_get("extension_dir");')/igbinary.so" ] && EXT+=(-d extension=igbinary)
 EXT+=(-d extension=redis)

@@ -33,8 +33,7 @@ START_TS=$(date +%s)
 log() { printf '[seed003] %s\n' "$*" >&2; }
 . "$HERE/lib.sh"
 mkdir -p "$OUT/raw" "$OUT/logs" "$OUT/seed003-so"
-case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
-[ -f "$SO" ] || { log "$SO not found: build it first (cargo build --release)"; exit 1; }
+require_so
 cp "$SO" "$OUT/seed003-so/librswoole.so"   # a concurrent rebuild must not change it mid-run
 setup_pinning
 CUR_PID=""
@@ -45,6 +44,18 @@ IMPLS=("rswoole:$OUT/seed003-so/librswoole.so")
 if [ -n "$SWOOLE_SO" ] && [ -f "$SWOOLE_SO" ] && php -n -d extension="$SWOOLE_SO" -r 'exit(class_exists("Swoole\\Coroutine\\Http\\Client") ? 0 : 1);' 2>/dev/null; then
     IMPLS+=("swoole:$SWOOLE_SO")
 fi
+
+# Runs the seed's client with extension $1 against port $2 (time cap CAP), its output kept in
+# raw/seed003-$3-client.txt; sets rc and its report's succ, tt and rps.
+seed_client() {
+    local out
+    out=$(RSW_PORT=$2 timeout "$CAP" "${PIN_CLI[@]}" php -n -d extension="$1" "$HERE/seed003/client.php" 2>&1)
+    rc=$?
+    echo "$out" >"$OUT/raw/seed003-$3-client.txt"
+    succ=$(echo "$out" | awk -F: '/^Success num/ {print $2}')
+    tt=$(echo "$out" | awk -F: '/^Total time/ {print $2}')
+    rps=$(echo "$out" | awk -F: '/^Request per second/ {print $2}')
+}
 
 ROWS=()
 for impl in "${IMPLS[@]}"; do
@@ -63,12 +74,7 @@ for impl in "${IMPLS[@]}"; do
             continue
         fi
         sleep 0.5   # the task workers start too
-        out=$(RSW_PORT=$port timeout "$CAP" "${PIN_CLI[@]}" php -n -d extension="$ext" "$HERE/seed003/client.php" 2>&1)
-        rc=$?
-        echo "$out" >"$OUT/raw/seed003-$tag-client.txt"
-        succ=$(echo "$out" | awk -F: '/^Success num/ {print $2}')
-        tt=$(echo "$out" | awk -F: '/^Total time/ {print $2}')
-        rps=$(echo "$out" | awk -F: '/^Request per second/ {print $2}')
+        seed_client "$ext" "$port" "$tag"
         [ "$rc" = 124 ] && succ="timed out after ${CAP} s"
         log "$tag: seed client: success=$succ time=$tt rps=$rps"
         fan="n/a"
@@ -98,11 +104,7 @@ if [ "${SEED3_FLOOR:-1}" = 1 ]; then
             "${PIN_SRV[@]}" "$OUT/floor/relay" "$port" "$hops" >"$OUT/logs/seed003-floor-$hops.log" 2>&1 &
             CUR_PID=$!
             for ((i = 0; i < 50; i++)); do port_listening "$port" && break; sleep 0.1; done
-            out=$(RSW_PORT=$port timeout "$CAP" "${PIN_CLI[@]}" php -n -d extension="$OUT/seed003-so/librswoole.so" "$HERE/seed003/client.php" 2>&1)
-            echo "$out" >"$OUT/raw/seed003-floor-$hops-client.txt"
-            succ=$(echo "$out" | awk -F: '/^Success num/ {print $2}')
-            tt=$(echo "$out" | awk -F: '/^Total time/ {print $2}')
-            rps=$(echo "$out" | awk -F: '/^Request per second/ {print $2}')
+            seed_client "$OUT/seed003-so/librswoole.so" "$port" "floor-$hops"
             log "floor, $hops hops: success=$succ time=$tt rps=$rps"
             FLOOR_RPS+=("$hops hops: $(num "${rps:-}")")
             stop_server "$CUR_PID"

@@ -50,12 +50,11 @@ log() { printf '[tcp] %s\n' "$*" >&2; }
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 mkdir -p "$OUT/raw" "$OUT/logs" "$OUT/tcp-so" "$OUT/go/gopath" "$OUT/go/cache"
-case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
 
 for t in php go; do
     command -v "$t" >/dev/null 2>&1 || { log "$t is required (apt-get install -y php-cli golang-go); aborting"; exit 1; }
 done
-[ -f "$SO" ] || { log "$SO not found: build it first (cargo build --release)"; exit 1; }
+require_so
 
 NCPU=$(nproc 2>/dev/null || echo 1)
 if [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
