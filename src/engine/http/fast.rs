@@ -477,17 +477,31 @@ fn drain_ready(
 
 /// Reads into `buf`; an idle connection's empty `buf` (no capacity) gets
 /// one from `pool` only once the socket is readable.
+///
+/// The socket's readiness can be stale: a read that took all there was
+/// without reaching `WouldBlock` (the common case) leaves it set. The read
+/// that then finds nothing clears it, and the buffer goes back to the pool
+/// before the wait: else every idle keep-alive connection would hold one
+/// (bench/idle.sh measured 1 KiB per connection).
 async fn read_some(
     io: &mut Counted,
     buf: &mut BytesMut,
     pool: &crate::engine::worker::bufpool::BufPool,
 ) -> std::io::Result<usize> {
     if buf.capacity() == 0 {
-        std::future::poll_fn(|cx| io.poll_readable(cx)).await?;
-        *buf = pool.take_read(READ_CHUNK);
-        // Readable: read at once (no second readiness look, no waker).
-        if let Some(r) = io.try_read_now(buf) {
-            return r;
+        loop {
+            std::future::poll_fn(|cx| io.poll_readable(cx)).await?;
+            *buf = pool.take_read(READ_CHUNK);
+            // Readable: read at once (no second readiness look, no waker).
+            if let Some(r) = io.try_read_now(buf) {
+                return r;
+            }
+            if !io.is_plain() {
+                break;
+            }
+            // Nothing there after all (readiness now cleared): wait with
+            // no buffer.
+            pool.give_read(std::mem::take(buf));
         }
     } else {
         buf.reserve(READ_CHUNK);
