@@ -161,6 +161,17 @@ class FastPathTest(unittest.TestCase):
             with self.subTest(parts=parts[0][:40]):
                 self.same(parts, min_responses=1)
 
+    def test_heads_in_pieces_after_pauses(self):
+        # Every read here takes all the socket has, so the server's readiness is cleared after each
+        # (stream.rs `forget_readable`): each later piece must still wake the connection, whether
+        # the connection was idle (no buffer) or had half a head.
+        mark = len(self.fast.read_log())
+        body = self.same([b"GET /echo?p=1 HT", 0.1, b"TP/1.1\r\nHo", 0.1, b"st: t\r\n", 0.1, b"\r\n", 0.2,
+                          get(b"/echo?p=2"), 0.2, b"G", 0.1, b"ET /echo?p=3 HTTP/1.1\r\nHost: t\r\n\r\n"],
+                         expect_closed=False, min_responses=3)
+        self.assertEqual(body.count(b"HTTP/1.1 200 OK"), 3, body)
+        self.assertEqual(self.log_lines(self.fast, mark), [], "a plain request left the fast path")
+
     def test_idle_and_silent_clients(self):
         # A connection that sends nothing, and one that closes after half a head.
         a = exchange(self.fast.port, [], quiet=0.3)

@@ -117,6 +117,20 @@ impl IoFlags {
     }
 }
 
+/// Marks `s` not readable after a read that found less than it asked for,
+/// as tokio's own `poll_read` does on epoll (tokio-rs/tokio#5866): the
+/// socket's queue was empty then, and bytes arriving after it raise a new
+/// edge. Else its readiness stays set, and the next wait for a request
+/// costs a `recvfrom` that finds nothing (bench/RESULTS.md: 1.5 `recvfrom`
+/// per request under wrk before, 1.0 after). The worker's runtime has one
+/// thread, so no event can reach the readiness between the read and this;
+/// and `try_io` clears only the readiness it saw (its tick).
+fn forget_readable(s: &tokio::net::TcpStream) {
+    let _ = s.try_io(tokio::io::Interest::READABLE, || {
+        Err::<(), _>(io::ErrorKind::WouldBlock.into())
+    });
+}
+
 impl Counted {
     /// Clear-text TCP (the fast path does not serve TLS).
     pub(super) fn is_plain(&self) -> bool {
@@ -155,11 +169,15 @@ impl Counted {
         let NetStream::Plain(s) = &self.0 else {
             return None;
         };
+        let room = buf.capacity() - buf.len();
         match s.try_read_buf(buf) {
             Ok(n) => {
                 if n > 0 {
                     stats::on_recv(n);
                     self.1.set();
+                }
+                if 0 < n && n < room {
+                    forget_readable(s);
                 }
                 Some(Ok(n))
             }
