@@ -7,10 +7,14 @@
 # (CPU 1) visits them in turn, ABBA order, PAIR_ROUNDS times; each round gives a ratio, and the
 # median of the rounds is reported with its spread. Also per round: p99 and the server's own CPU
 # per request (user + system, all its processes), which does not depend on how fast wrk is.
+# In BASE mode a third server joins each round when a C compiler is there: the `floor`
+# (bench/seed000/floor.c, the same answer bytes and no other work). Its req/s ÷ Swoole's is about the
+# most a server can show against Swoole in that round under this wrk on one CPU (one that answers in
+# larger batches, with fewer wake-ups of wrk, gets a little past it).
 #
 # Usage: SO=target/release/librswoole.so SWOOLE_SO=/path/to/swoole.so bash bench/pair.sh
 #   PAIR_MODE=base|process|base-nocoro (default base), PAIR_ROUNDS=6, PAIR_DURATION=3 (s per wrk run),
-#   PAIR_CONNS=100. Output: a markdown table on stdout and in bench/out/pair-<mode>.md.
+#   PAIR_CONNS=100, PAIR_FLOOR=0 (no floor rows). Output: a markdown table on stdout and in bench/out/pair-<mode>.md.
 set -u -o pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -62,6 +66,21 @@ start() { # start NAME EXT
 }
 start rswoole "$OUT/pair-so/librswoole.so"
 start swoole "$SWOOLE_SO"
+NAMES=(rswoole swoole)
+if [ "${PAIR_FLOOR:-1}" != 0 ] && [ "$MODE" != process ]; then
+    if command -v cc >/dev/null 2>&1 && mkdir -p "$OUT/floor" \
+            && cc -O2 -o "$OUT/floor/floor" "$HERE/seed000/floor.c" >"$OUT/logs/pair-floor-build.log" 2>&1; then
+        port=$(free_port)
+        "${PIN_SRV[@]}" "$OUT/floor/floor" "$port" >"$OUT/logs/pair-floor.log" 2>&1 &
+        PID[floor]=$!
+        PIDS+=("$!")
+        PORT[floor]=$port
+        for ((i = 0; i < 50; i++)); do curl -s -o /dev/null -m 1 "http://127.0.0.1:$port/" && break; sleep 0.1; done
+        NAMES+=(floor)
+    else
+        log "no floor rows: no C compiler (cc), or its build failed ($OUT/logs/pair-floor-build.log)"
+    fi
+fi
 
 # one NAME TAG: one wrk run; prints "rps p99_ms cpu_us_per_req"
 one() {
@@ -79,20 +98,28 @@ one() {
         END { printf "%s %s %s\n", rps, p, (n > 0 ? sprintf("%.2f", t / hz * 1e6 / n) : "") }' "$f"
 }
 
-for name in rswoole swoole; do "${PIN_CLI[@]}" wrk -t1 -c"$CONNS" -d1s "http://127.0.0.1:${PORT[$name]}/" >/dev/null 2>&1; done
+for name in "${NAMES[@]}"; do "${PIN_CLI[@]}" wrk -t1 -c"$CONNS" -d1s "http://127.0.0.1:${PORT[$name]}/" >/dev/null 2>&1; done
 ROWS=()
-RATIOS=() CPU_RATIOS=() P99_R=() P99_S=()
+RATIOS=() CPU_RATIOS=() P99_R=() P99_S=() FLOOR_R=()
 for ((r = 1; r <= ROUNDS; r++)); do
-    if ((r % 2)); then order=(rswoole swoole); else order=(swoole rswoole); fi
+    order=("${NAMES[@]}")
+    if ! ((r % 2)); then order=(); for ((i = ${#NAMES[@]} - 1; i >= 0; i--)); do order+=("${NAMES[$i]}"); done; fi
     declare -A RES=()
     for name in "${order[@]}"; do RES[$name]=$(one "$name" "$r"); done
     read -r a_rps a_p99 a_cpu <<<"${RES[rswoole]}"
     read -r b_rps b_p99 b_cpu <<<"${RES[swoole]}"
+    f_cells=""
+    if [ -n "${PID[floor]:-}" ]; then
+        read -r f_rps _ f_cpu <<<"${RES[floor]}"
+        fratio=$(awk -v a="$f_rps" -v b="$b_rps" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+        FLOOR_R+=("$fratio")
+        f_cells=" $(num "$f_rps") | $f_cpu | $fratio |"
+    fi
     ratio=$(awk -v a="$a_rps" -v b="$b_rps" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
     cratio=$(awk -v a="$a_cpu" -v b="$b_cpu" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')
     RATIOS+=("$ratio"); CPU_RATIOS+=("$cratio"); P99_R+=("$a_p99"); P99_S+=("$b_p99")
     log "round $r: rswoole $a_rps req/s (p99 $a_p99 ms, $a_cpu µs CPU/req), swoole $b_rps (p99 $b_p99 ms, $b_cpu µs); ratio $ratio"
-    ROWS+=("| $r | $(num "$a_rps") | $a_p99 ms | $a_cpu | $(num "$b_rps") | $b_p99 ms | $b_cpu | $ratio | $cratio |")
+    ROWS+=("| $r | $(num "$a_rps") | $a_p99 ms | $a_cpu | $(num "$b_rps") | $b_p99 ms | $b_cpu | $ratio | $cratio |$f_cells")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 minmax() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { a = $1 } { b = $1 } END { print a "-" b }'; }
@@ -105,10 +132,19 @@ rss_s=$(for p in ${PID[swoole]} $(descendants "${PID[swoole]}"); do [ -z "$(chil
     echo "- rswoole: $SO; Swoole: $SWOOLE_SO ($(php -n -d extension="$SWOOLE_SO" -r 'echo phpversion("swoole");' 2>/dev/null))"
     echo "- each round: \`wrk -t1 -c$CONNS -d${DURATION}s --latency\` on each server (ABBA order); CPU/req = the server's user + system time / requests"
     echo
-    echo "| round | rswoole req/s | p99 | CPU µs/req | Swoole req/s | p99 | CPU µs/req | req/s ratio | CPU ratio (Swoole ÷ ours) |"
-    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    if ((${#FLOOR_R[@]})); then
+        echo "| round | rswoole req/s | p99 | CPU µs/req | Swoole req/s | p99 | CPU µs/req | req/s ratio | CPU ratio (Swoole ÷ ours) | floor req/s | CPU µs/req | floor ÷ Swoole |"
+        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    else
+        echo "| round | rswoole req/s | p99 | CPU µs/req | Swoole req/s | p99 | CPU µs/req | req/s ratio | CPU ratio (Swoole ÷ ours) |"
+        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    fi
     printf '%s\n' "${ROWS[@]}"
     echo
     echo "**Median req/s ratio $(median "${RATIOS[@]}") (rounds $(minmax "${RATIOS[@]}")); median CPU ratio $(median "${CPU_RATIOS[@]}");" \
          "median p99 rswoole $(median "${P99_R[@]}") ms, Swoole $(median "${P99_S[@]}") ms; worker RSS after: rswoole $rss_r, Swoole $rss_s.**"
+    if ((${#FLOOR_R[@]})); then
+        echo
+        echo "Floor: median floor ÷ Swoole $(median "${FLOOR_R[@]}") (rounds $(minmax "${FLOOR_R[@]}")), about the most a server can show against Swoole in these rounds with this load generator (one that answers in larger batches gets a little past it)."
+    fi
 } | tee "$OUT/pair-$MODE.md"

@@ -129,6 +129,10 @@ if ($floor) {
     target('(reference) C floor under wrk, BASE', 'the most wrk drives here', $floor['wrk req/s'], $run['swoole-base']['wrk req/s'] ?? null,
         $r === null ? null : fmt($r) . '×', null, 'seed000.md');
 }
+if (is_file("$out/pair-base.md") && preg_match('/median floor ÷ Swoole ([0-9.]+) \(rounds ([0-9.]+)-([0-9.]+)\)/u', file_get_contents("$out/pair-base.md"), $m)) {
+    target('(reference) C floor in the paired rounds, BASE', 'the most wrk drives here', null, null,
+        "{$m[1]}× (rounds {$m[2]}-{$m[3]})", null, 'pair-base.md');
+}
 
 // Instructions per request: bench/instructions.sh.
 $ins = [];
