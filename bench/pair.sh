@@ -102,8 +102,9 @@ for name in "${NAMES[@]}"; do "${PIN_CLI[@]}" wrk -t1 -c"$CONNS" -d1s "http://12
 ROWS=()
 RATIOS=() CPU_RATIOS=() P99_R=() P99_S=() FLOOR_R=()
 for ((r = 1; r <= ROUNDS; r++)); do
-    order=("${NAMES[@]}")
-    if ! ((r % 2)); then order=(); for ((i = ${#NAMES[@]} - 1; i >= 0; i--)); do order+=("${NAMES[$i]}"); done; fi
+    # ABBA for the two servers, side by side in time; the floor after them.
+    if ((r % 2)); then order=(rswoole swoole); else order=(swoole rswoole); fi
+    order+=("${NAMES[@]:2}")
     declare -A RES=()
     for name in "${order[@]}"; do RES[$name]=$(one "$name" "$r"); done
     read -r a_rps a_p99 a_cpu <<<"${RES[rswoole]}"
