@@ -37,6 +37,14 @@ require_so() {
     case "$SO" in /*) ;; *) SO="$ROOT/$SO" ;; esac
     [ -f "$SO" ] || { log "$SO not found: build it first (cargo build --release)"; exit 1; }
 }
+# Builds C tool SRC as $OUT/floor/NAME (cc -O2, then any further arguments, e.g. -lcrypto), its
+# compiler output in $OUT/logs/NAME-build.log; fails when there is no cc or the build fails.
+build_c() {
+    local name=$1 src=$2
+    shift 2
+    command -v cc >/dev/null 2>&1 && mkdir -p "$OUT/floor" "$OUT/logs" \
+        && cc -O2 -o "$OUT/floor/$name" "$src" "$@" >"$OUT/logs/$name-build.log" 2>&1
+}
 # SIGTERM to the PID we started, SIGKILL to anything of its tree still alive after 5 s.
 stop_server() {
     local pid=$1 tree p i

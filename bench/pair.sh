@@ -68,8 +68,7 @@ start rswoole "$OUT/pair-so/librswoole.so"
 start swoole "$SWOOLE_SO"
 NAMES=(rswoole swoole)
 if [ "${PAIR_FLOOR:-1}" != 0 ] && [ "$MODE" != process ]; then
-    if command -v cc >/dev/null 2>&1 && mkdir -p "$OUT/floor" \
-            && cc -O2 -o "$OUT/floor/floor" "$HERE/seed000/floor.c" >"$OUT/logs/pair-floor-build.log" 2>&1; then
+    if build_c floor "$HERE/seed000/floor.c"; then
         port=$(free_port)
         "${PIN_SRV[@]}" "$OUT/floor/floor" "$port" >"$OUT/logs/pair-floor.log" 2>&1 &
         PID[floor]=$!
@@ -78,7 +77,7 @@ if [ "${PAIR_FLOOR:-1}" != 0 ] && [ "$MODE" != process ]; then
         for ((i = 0; i < 50; i++)); do curl -s -o /dev/null -m 1 "http://127.0.0.1:$port/" && break; sleep 0.1; done
         NAMES+=(floor)
     else
-        log "no floor rows: no C compiler (cc), or its build failed ($OUT/logs/pair-floor-build.log)"
+        log "no floor rows: no C compiler (cc), or its build failed ($OUT/logs/floor-build.log)"
     fi
 fi
 
@@ -99,6 +98,8 @@ one() {
 }
 
 for name in "${NAMES[@]}"; do "${PIN_CLI[@]}" wrk -t1 -c"$CONNS" -d1s "http://127.0.0.1:${PORT[$name]}/" >/dev/null 2>&1; done
+# quot A B: A / B to three places (0 when B is not above 0).
+quot() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 ROWS=()
 RATIOS=() CPU_RATIOS=() P99_R=() P99_S=() FLOOR_R=()
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -112,12 +113,12 @@ for ((r = 1; r <= ROUNDS; r++)); do
     f_cells=""
     if [ -n "${PID[floor]:-}" ]; then
         read -r f_rps _ f_cpu <<<"${RES[floor]}"
-        fratio=$(awk -v a="$f_rps" -v b="$b_rps" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+        fratio=$(quot "$f_rps" "$b_rps")
         FLOOR_R+=("$fratio")
         f_cells=" $(num "$f_rps") | $f_cpu | $fratio |"
     fi
-    ratio=$(awk -v a="$a_rps" -v b="$b_rps" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
-    cratio=$(awk -v a="$a_cpu" -v b="$b_cpu" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')
+    ratio=$(quot "$a_rps" "$b_rps")
+    cratio=$(quot "$b_cpu" "$a_cpu")
     RATIOS+=("$ratio"); CPU_RATIOS+=("$cratio"); P99_R+=("$a_p99"); P99_S+=("$b_p99")
     log "round $r: rswoole $a_rps req/s (p99 $a_p99 ms, $a_cpu µs CPU/req), swoole $b_rps (p99 $b_p99 ms, $b_cpu µs); ratio $ratio"
     ROWS+=("| $r | $(num "$a_rps") | $a_p99 ms | $a_cpu | $(num "$b_rps") | $b_p99 ms | $b_cpu | $ratio | $cratio |$f_cells")
@@ -133,13 +134,14 @@ rss_s=$(for p in ${PID[swoole]} $(descendants "${PID[swoole]}"); do [ -z "$(chil
     echo "- rswoole: $SO; Swoole: $SWOOLE_SO ($(php -n -d extension="$SWOOLE_SO" -r 'echo phpversion("swoole");' 2>/dev/null))"
     echo "- each round: \`wrk -t1 -c$CONNS -d${DURATION}s --latency\` on each server (ABBA order); CPU/req = the server's user + system time / requests"
     echo
+    head="| round | rswoole req/s | p99 | CPU µs/req | Swoole req/s | p99 | CPU µs/req | req/s ratio | CPU ratio (Swoole ÷ ours) |"
+    rule="|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     if ((${#FLOOR_R[@]})); then
-        echo "| round | rswoole req/s | p99 | CPU µs/req | Swoole req/s | p99 | CPU µs/req | req/s ratio | CPU ratio (Swoole ÷ ours) | floor req/s | CPU µs/req | floor ÷ Swoole |"
-        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    else
-        echo "| round | rswoole req/s | p99 | CPU µs/req | Swoole req/s | p99 | CPU µs/req | req/s ratio | CPU ratio (Swoole ÷ ours) |"
-        echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        head+=" floor req/s | CPU µs/req | floor ÷ Swoole |"
+        rule+="---:|---:|---:|"
     fi
+    echo "$head"
+    echo "$rule"
     printf '%s\n' "${ROWS[@]}"
     echo
     echo "**Median req/s ratio $(median "${RATIOS[@]}") (rounds $(minmax "${RATIOS[@]}")); median CPU ratio $(median "${CPU_RATIOS[@]}");" \

@@ -272,8 +272,7 @@ done
 # floor: an epoll loop in C that answers with the same bytes and does nothing else: the most the
 # load generator can drive on its CPU (about the ceiling of every ratio in this table).
 if wanted floor; then
-    if command -v cc >/dev/null 2>&1 && mkdir -p "$OUT/floor" \
-            && cc -O2 -o "$OUT/floor/floor" "$SEED/floor.c" >"$OUT/logs/floor-build.log" 2>&1; then
+    if build_c floor "$SEED/floor.c"; then
         port=$(free_port)
         bench_one floor "$port" "$OUT/floor/floor" "$port"
     else

@@ -97,8 +97,7 @@ done
 # itself. Its msg/s is about the most any server with those hops can show here.
 FLOOR_RPS=()
 if [ "${SEED3_FLOOR:-1}" = 1 ]; then
-    if command -v cc >/dev/null 2>&1 && mkdir -p "$OUT/floor" \
-            && cc -O2 -o "$OUT/floor/relay" "$HERE/seed003/relay.c" -lcrypto >"$OUT/logs/relay-build.log" 2>&1; then
+    if build_c relay "$HERE/seed003/relay.c" -lcrypto; then
         for hops in 3 2; do
             port=$(free_port)
             "${PIN_SRV[@]}" "$OUT/floor/relay" "$port" "$hops" >"$OUT/logs/seed003-floor-$hops.log" 2>&1 &
